@@ -1,0 +1,21 @@
+/** Error codes Switchyard raises; `code` lets callers branch without parsing messages. */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_MODEL'
+  | 'INVALID_SHAPE'
+  | 'INVALID_GRAPH'
+  | 'UNSUPPORTED'
+  | 'NO_PROVIDER'
+  | 'EP_FAILED'
+  | 'RUNTIME'
+  | 'OUT_OF_MEMORY'
+  | 'RELEASED';
+
+export class SwitchyardError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SwitchyardError';
+    this.code = code;
+  }
+}

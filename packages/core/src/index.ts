@@ -1,0 +1,10 @@
+export { SwitchyardError, type ErrorCode } from './errors.js';
+export * from './tensor/data-type.js';
+export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type DeviceData } from './tensor/tensor.js';
+export * from './tensor/float16.js';
+export * from './ir/graph.js';
+export { AttributeReader } from './ir/attributes.js';
+export * from './ops/schemas.js';
+export * from './registry/kernel-def.js';
+export { KernelRegistry, type KernelLookup, type LookupResult } from './registry/kernel-registry.js';
+export * from './ep/execution-provider.js';

@@ -1,0 +1,165 @@
+import {
+  type DataType,
+  type DataTypeMap,
+  type TensorData,
+  allocateData,
+  isDataOfType,
+  isDataType,
+  slotsPerElement,
+} from './data-type.js';
+import { SwitchyardError } from '../errors.js';
+
+/** Where a tensor's data lives: host memory, or a device named by its EP (e.g. `rocm:0`). */
+export type TensorLocation = 'cpu' | (string & {});
+
+/** Largest element count a tensor may declare: guards against multi-GB allocations from tiny inputs. */
+export const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
+
+/** Element count for `dims`, with each dimension checked. Throws on negative, fractional or absurd sizes. */
+export function elementCount(dims: readonly number[], what = 'tensor'): number {
+  let n = 1;
+  for (const d of dims) {
+    if (!Number.isSafeInteger(d) || d < 0) {
+      throw new SwitchyardError('INVALID_SHAPE', `${what}: dimension ${String(d)} in [${dims.join(', ')}] is not a non-negative integer`);
+    }
+    n *= d;
+    if (n > MAX_TENSOR_ELEMENTS) {
+      throw new SwitchyardError('INVALID_SHAPE', `${what}: shape [${dims.join(', ')}] has more than ${MAX_TENSOR_ELEMENTS} elements`);
+    }
+  }
+  return n;
+}
+
+/** Handle a device EP gives a tensor whose data is not in host memory. */
+export interface DeviceData {
+  /** `ep:deviceId`, e.g. `rocm:0`. */
+  readonly location: TensorLocation;
+  /** Copies the data to host memory. */
+  download(): Promise<TensorData>;
+  /** Releases the device memory; later reads fail. */
+  dispose?(): void;
+}
+
+const TYPE_OF_ARRAY: Array<[new (...args: never[]) => unknown, DataType]> = [
+  [Float32Array, 'float32'],
+  [Float64Array, 'float64'],
+  [Int8Array, 'int8'],
+  [Int16Array, 'int16'],
+  [Int32Array, 'int32'],
+  [BigInt64Array, 'int64'],
+  [Uint8Array, 'uint8'],
+  [Uint16Array, 'uint16'],
+  [Uint32Array, 'uint32'],
+  [BigUint64Array, 'uint64'],
+];
+
+function inferType(data: unknown): DataType {
+  if (Array.isArray(data)) {
+    if (data.every((v) => typeof v === 'string')) return 'string';
+    if (data.every((v) => typeof v === 'boolean')) return 'bool';
+    return 'float32';
+  }
+  for (const [ctor, type] of TYPE_OF_ARRAY) if (data instanceof ctor) return type;
+  throw new SwitchyardError('INVALID_ARGUMENT', 'Tensor: cannot infer the data type of this data; pass the type explicitly');
+}
+
+function coerceData(type: DataType, data: unknown, what: string): TensorData {
+  if (isDataOfType(type, data)) return data as TensorData;
+  if (Array.isArray(data)) {
+    if (type === 'string') throw new SwitchyardError('INVALID_ARGUMENT', `${what}: string tensors take an array of strings`);
+    const out = allocateData(type, data.length / slotsPerElement(type));
+    for (let i = 0; i < data.length; i++) {
+      const v = data[i];
+      if (out instanceof BigInt64Array || out instanceof BigUint64Array) out[i] = BigInt(v as number | bigint);
+      else (out as Exclude<TensorData, string[] | BigInt64Array | BigUint64Array>)[i] = Number(v);
+    }
+    return out;
+  }
+  // bool data may arrive as Uint8Array already (isDataOfType accepts it); anything else is a mismatch.
+  throw new SwitchyardError('INVALID_ARGUMENT', `${what}: data of type ${Object.prototype.toString.call(data)} does not hold '${type}'`);
+}
+
+/**
+ * A dense tensor, shaped like onnxruntime-node's `Tensor`: `new Tensor(type, data, dims)` or `new Tensor(data, dims)`.
+ */
+export class Tensor<T extends DataType = DataType> {
+  readonly type: T;
+  readonly dims: readonly number[];
+  readonly size: number;
+  readonly location: TensorLocation;
+  #data: DataTypeMap[T] | undefined;
+  #device: DeviceData | undefined;
+
+  constructor(type: T, data: DataTypeMap[T] | readonly (number | bigint | boolean | string)[], dims?: readonly number[]);
+  constructor(data: DataTypeMap[T], dims?: readonly number[]);
+  constructor(a: unknown, b?: unknown, c?: unknown) {
+    let type: DataType;
+    let data: unknown;
+    let dims: unknown;
+    if (typeof a === 'string') {
+      if (!isDataType(a)) throw new SwitchyardError('INVALID_ARGUMENT', `Tensor: unknown data type '${a}'`);
+      [type, data, dims] = [a, b, c];
+    } else {
+      [type, data, dims] = [inferType(a), a, b];
+    }
+    const coerced = coerceData(type, data, `Tensor(${type})`);
+    const length = coerced.length / slotsPerElement(type);
+    const shape = dims === undefined ? [length] : Array.from(dims as readonly number[]);
+    const size = elementCount(shape, `Tensor(${type})`);
+    if (size !== length) {
+      throw new SwitchyardError(
+        'INVALID_ARGUMENT',
+        `Tensor(${type}): data has ${length} elements but dims [${shape.join(', ')}] need ${size}`,
+      );
+    }
+    this.type = type as T;
+    this.dims = Object.freeze(shape);
+    this.size = size;
+    this.location = 'cpu';
+    this.#data = coerced as DataTypeMap[T];
+  }
+
+  /** A tensor whose data lives on a device; `data` throws until `getData()` downloads it. */
+  static fromDevice<T extends DataType>(type: T, dims: readonly number[], device: DeviceData): Tensor<T> {
+    const t = Object.create(Tensor.prototype) as Tensor<T>;
+    const size = elementCount(dims, `device tensor(${type})`);
+    Object.assign(t, { type, dims: Object.freeze([...dims]), size, location: device.location });
+    t.#data = undefined;
+    t.#device = device;
+    return t;
+  }
+
+  /** A zero-filled host tensor. */
+  static zeros<T extends DataType>(type: T, dims: readonly number[]): Tensor<T> {
+    return new Tensor(type, allocateData(type, elementCount(dims)), dims);
+  }
+
+  /** The host data. Throws for a device tensor: use `getData()`. */
+  get data(): DataTypeMap[T] {
+    if (this.#data === undefined) {
+      throw new SwitchyardError('INVALID_ARGUMENT', `tensor data is on '${this.location}'; call getData() to download it`);
+    }
+    return this.#data;
+  }
+
+  /** The device handle of a device tensor. */
+  get deviceData(): DeviceData | undefined {
+    return this.#device;
+  }
+
+  /** The host data, downloading it from the device when needed. */
+  async getData(): Promise<DataTypeMap[T]> {
+    if (this.#data !== undefined) return this.#data;
+    return (await this.#device!.download()) as DataTypeMap[T];
+  }
+
+  /** The same data with other dims (no copy). */
+  reshape(dims: readonly number[]): Tensor<T> {
+    return new Tensor(this.type, this.data, dims);
+  }
+
+  /** Releases device memory of a device tensor; no-op on the host. */
+  dispose(): void {
+    this.#device?.dispose?.();
+  }
+}

@@ -1,0 +1,1 @@
+export { runKernel, toAttribute, type PlainAttribute, type RunKernelOptions } from './kernel-harness.js';
