@@ -8,3 +8,27 @@ export * from './ops/schemas.js';
 export * from './registry/kernel-def.js';
 export { KernelRegistry, type KernelLookup, type LookupResult } from './registry/kernel-registry.js';
 export * from './ep/execution-provider.js';
+export {
+  registerExecutionProvider,
+  registeredExecutionProviders,
+  resolveExecutionProviders,
+  packageForProvider,
+  type ExecutionProviderFactory,
+  type ResolvedProviders,
+} from './ep/ep-registry.js';
+export { partitionGraph, defaultCapability, type PartitionPlan, type PartitionUnit, type DeclineRecord } from './partition/partition-graph.js';
+export type { Placement, NodePlacement, ProviderSummary, CopyPlacement } from './partition/placement.js';
+export * from './onnx/index.js';
+export * from './shape-inference/index.js';
+export * from './optimize/index.js';
+export * from './memory/index.js';
+export {
+  InferenceSession,
+  type ValueMetadata,
+  type FeedsType,
+  type FetchesType,
+  type ReturnType as InferenceSessionReturnType,
+} from './session/inference-session.js';
+export type { SessionOptions, RunOptions } from './session/session-options.js';
+export type { OptimizationSummary } from './session/optimize-model.js';
+export type { ProfileEvent } from './session/profiler.js';

@@ -61,7 +61,9 @@ export class KernelRegistry {
       const otherEnd = other.endVersion ?? Infinity;
       const overlaps = def.sinceVersion <= otherEnd && other.sinceVersion <= end;
       const sameTypes = JSON.stringify(def.typeConstraints ?? null) === JSON.stringify(other.typeConstraints ?? null);
-      if (overlaps && sameTypes) {
+      // Two implementations of one op (a native fast path and its TS fallback) may overlap; lookup tries them in order.
+      const sameImplementation = (def.implementation ?? '') === (other.implementation ?? '');
+      if (overlaps && sameTypes && sameImplementation) {
         throw new SwitchyardError(
           'INVALID_ARGUMENT',
           `duplicate kernel: ${def.ep} ${def.domain || 'ai.onnx'}::${def.opType} opset ${rangeText(def)} overlaps ${rangeText(other)}`,

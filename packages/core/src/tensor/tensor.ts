@@ -30,6 +30,9 @@ export function elementCount(dims: readonly number[], what = 'tensor'): number {
   return n;
 }
 
+/** Marks the private constructor path of device tensors. */
+const DEVICE_TENSOR = Symbol('device tensor');
+
 /** Handle a device EP gives a tensor whose data is not in host memory. */
 export interface DeviceData {
   /** `ep:deviceId`, e.g. `rocm:0`. */
@@ -93,6 +96,15 @@ export class Tensor<T extends DataType = DataType> {
   constructor(type: T, data: DataTypeMap[T] | readonly (number | bigint | boolean | string)[], dims?: readonly number[]);
   constructor(data: DataTypeMap[T], dims?: readonly number[]);
   constructor(a: unknown, b?: unknown, c?: unknown) {
+    if (a === DEVICE_TENSOR) {
+      const init = b as { type: T; dims: readonly number[]; device: DeviceData };
+      this.type = init.type;
+      this.dims = Object.freeze([...init.dims]);
+      this.size = elementCount(init.dims, `device tensor(${init.type})`);
+      this.location = init.device.location;
+      this.#device = init.device;
+      return;
+    }
     let type: DataType;
     let data: unknown;
     let dims: unknown;
@@ -121,12 +133,7 @@ export class Tensor<T extends DataType = DataType> {
 
   /** A tensor whose data lives on a device; `data` throws until `getData()` downloads it. */
   static fromDevice<T extends DataType>(type: T, dims: readonly number[], device: DeviceData): Tensor<T> {
-    const t = Object.create(Tensor.prototype) as Tensor<T>;
-    const size = elementCount(dims, `device tensor(${type})`);
-    Object.assign(t, { type, dims: Object.freeze([...dims]), size, location: device.location });
-    t.#data = undefined;
-    t.#device = device;
-    return t;
+    return new (Tensor as unknown as new (token: symbol, init: unknown) => Tensor<T>)(DEVICE_TENSOR, { type, dims, device });
   }
 
   /** A zero-filled host tensor. */

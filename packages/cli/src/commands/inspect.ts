@@ -1,0 +1,33 @@
+/** `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage — without running. */
+import { InferenceSession } from '@switchyard/core';
+import { formatCoverage, formatPlacement, formatProviders, placementJson } from '../format/placement.js';
+import { parseEpList } from '../providers.js';
+
+export async function inspectCommand(args: { model: string; ep?: string; json: boolean }): Promise<void> {
+  const eps = parseEpList(args.ep);
+  const session = await InferenceSession.create(args.model, { executionProviders: eps });
+  try {
+    if (args.json) {
+      process.stdout.write(JSON.stringify(placementJson(session, eps), null, 2) + '\n');
+      return;
+    }
+    const opt = session.optimization.report;
+    const mem = session.optimization.memory;
+    const lines = [
+      `Switchyard inspect — ${args.model}`,
+      `Inputs: ${session.inputMetadata.map((m) => `${m.name} ${m.type ?? ''}[${(m.shape ?? []).join(', ')}]`).join('; ')}`,
+      `Outputs: ${session.outputMetadata.map((m) => `${m.name} ${m.type ?? ''}[${(m.shape ?? []).join(', ')}]`).join('; ')}`,
+      `Optimizer (${opt.level}): ${opt.nodesBefore} → ${opt.nodesAfter} nodes; ${opt.passes.filter((p) => p.count).map((p) => `${p.name} ${p.count}`).join(', ') || 'no changes'}`,
+      mem.peakBytes !== undefined ? `Host memory plan: arena ${mem.peakBytes} bytes vs ${mem.naiveBytes} bytes without reuse` : '',
+      '',
+      formatProviders(session.placement, eps),
+      '',
+      formatPlacement(session.placement),
+      '',
+      formatCoverage(session.placement),
+    ].filter((l, i, a) => l !== '' || a[i - 1] !== '');
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await session.release();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * From a graph and ready EPs to an execution plan: partition, insert copies, build each node's kernel
+ * once, compile fused partitions, plan subgraphs, and lay out the host arena.
+ */
+import { SwitchyardError } from '../errors.js';
+import type { ExecutionProvider } from '../ep/execution-provider.js';
+import { AttributeReader } from '../ir/attributes.js';
+import { subgraphsOf, type Graph } from '../ir/graph.js';
+import { deviceOf, insertCopies, type UnitStep } from '../partition/copy-insertion.js';
+import { extractPartition } from '../partition/extract-partition.js';
+import { partitionGraph } from '../partition/partition-graph.js';
+import type { KernelRegistry } from '../registry/kernel-registry.js';
+import type { Tensor } from '../tensor/tensor.js';
+import type { ExecutionPlan, KernelStep, Step } from './execution-plan.js';
+import { planHostArena } from './host-arena.js';
+
+export interface PlanOptions {
+  providers: readonly ExecutionProvider[];
+  registry: KernelRegistry;
+  skipped: Array<{ name: string; reason: string }>;
+  /** Lay out a reusable host arena for node outputs (onnxruntime's enableMemPattern). */
+  memoryPattern: boolean;
+  /** Graph outputs to leave on their device (IO binding). */
+  keepOnDevice?: (output: string) => boolean;
+}
+
+function constantInputsOf(graph: Graph, inputs: string[]): Map<number, Tensor> {
+  const m = new Map<number, Tensor>();
+  inputs.forEach((name, i) => {
+    for (let g: Graph | undefined = graph; g && name; g = g.parent) {
+      const t = g.initializers.get(name);
+      if (t) {
+        m.set(i, t);
+        break;
+      }
+    }
+  });
+  return m;
+}
+
+async function prepareStep(graph: Graph, step: UnitStep): Promise<KernelStep> {
+  const unit = step.unit;
+  if (unit.kind === 'fused') {
+    const partition = extractPartition(graph, unit, step.outputs);
+    try {
+      const compiled = await unit.ep.compile!(partition);
+      return { ...step, compiled, partition, implementation: 'compiled' };
+    } catch (err) {
+      throw new SwitchyardError('EP_FAILED', `${unit.ep.name} could not compile partition '${unit.name}': ${(err as Error).message}`, { cause: err });
+    }
+  }
+  const node = unit.node;
+  const opset = graph.opsetFor(node.domain) ?? 1;
+  try {
+    const kernel = unit.def.create({
+      node,
+      graph,
+      opset,
+      attrs: new AttributeReader(node),
+      inputTypes: node.inputs.map((n) => (n ? graph.typeOf(n) : undefined)),
+      outputTypes: node.outputs.map((n) => (n ? graph.typeOf(n) : undefined)),
+      constantInputs: constantInputsOf(graph, node.inputs),
+      options: (unit.ep as { options?: unknown }).options ?? {},
+    });
+    const implementation = kernel.implementation ?? unit.def.implementation ?? (deviceOf(unit.ep) === 'cpu' && unit.ep.name === 'cpu' ? 'ts' : unit.ep.name);
+    return { ...step, kernel, implementation };
+  } catch (err) {
+    throw new SwitchyardError(
+      err instanceof SwitchyardError ? err.code : 'EP_FAILED',
+      `${unit.ep.name} could not prepare node '${node.name}' (${node.opType}): ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
+export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel = true): Promise<ExecutionPlan> {
+  const partition = await partitionGraph(graph, options.providers, options.registry, options.skipped);
+  const { steps: laidOut, hostNameOf } = insertCopies(graph, partition.units, { keepOnDevice: isTopLevel ? options.keepOnDevice : undefined });
+  const steps: Step[] = [];
+  for (const s of laidOut) steps.push(s.kind === 'copy' ? s : await prepareStep(graph, s));
+
+  const useCounts = new Map<string, number>();
+  const bump = (n: string) => useCounts.set(n, (useCounts.get(n) ?? 0) + 1);
+  for (const s of steps) {
+    if (s.kind === 'copy') bump(s.source);
+    else for (const n of s.inputs) bump(n);
+  }
+
+  const subplans = new Map<Graph, ExecutionPlan>();
+  for (const node of graph.nodes) for (const sub of subgraphsOf(node)) subplans.set(sub, await buildPlan(sub, options, false));
+
+  const outputs = graph.outputs.map((o) => ({ name: o.name, hostName: hostNameOf(o.name) }));
+  const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, useCounts, subplans, arenaSlots: new Map(), arenaBytes: 0 };
+  if (options.memoryPattern && isTopLevel) {
+    const arena = planHostArena(plan);
+    plan.arenaSlots = arena.arenaSlots;
+    plan.arenaBytes = arena.arenaBytes;
+    plan.memoryPlan = arena.memoryPlan;
+  }
+  return plan;
+}
+
+/** Disposes every kernel and compiled partition of a plan and its subplans. */
+export function disposePlan(plan: ExecutionPlan): void {
+  for (const s of plan.steps) {
+    if (s.kind === 'copy') continue;
+    s.kernel?.dispose?.();
+    s.compiled?.dispose?.();
+  }
+  for (const sub of plan.subplans.values()) disposePlan(sub);
+}

@@ -1,0 +1,43 @@
+/** The prepared form of a graph: steps with their kernels or compiled partitions, ready to run. */
+import type { CompiledPartition, FusedPartition } from '../ep/execution-provider.js';
+import type { Graph } from '../ir/graph.js';
+import type { CopyStep, UnitStep } from '../partition/copy-insertion.js';
+import type { PartitionPlan } from '../partition/partition-graph.js';
+import type { Kernel } from '../registry/kernel-def.js';
+import type { Tensor } from '../tensor/tensor.js';
+import type { MemoryPlan } from '../memory/index.js';
+
+export interface KernelStep extends UnitStep {
+  kernel?: Kernel;
+  compiled?: CompiledPartition;
+  partition?: FusedPartition;
+  /** Which implementation runs it (`ts`, `onednn`, `compiled`…), for the placement. */
+  implementation: string;
+}
+
+export type Step = KernelStep | CopyStep;
+
+/** Where a value lives in the host arena of a run. */
+export interface ArenaSlot {
+  offset: number;
+  bytes: number;
+}
+
+export interface ExecutionPlan {
+  graph: Graph;
+  partition: PartitionPlan;
+  steps: Step[];
+  /** Initializers, shared read-only by every run. */
+  constants: Map<string, Tensor>;
+  /** Graph outputs in order, with the name each has on the host after copies. */
+  outputs: Array<{ name: string; hostName: string }>;
+  /** How many steps read each value (by its on-device name); drives freeing during a run. */
+  useCounts: Map<string, number>;
+  /** Plans of subgraphs held by control-flow nodes. */
+  subplans: Map<Graph, ExecutionPlan>;
+  /** Host arena layout for node outputs of known size (empty when memory patterns are off). */
+  arenaSlots: Map<string, ArenaSlot>;
+  arenaBytes: number;
+  /** The memory planner's full report (peak vs naive), when memory patterns are on. */
+  memoryPlan?: MemoryPlan;
+}

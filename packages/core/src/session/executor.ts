@@ -1,0 +1,175 @@
+/**
+ * Walks an execution plan for one run. Each run has its own value map and arena, so concurrent runs
+ * of one session never share mutable state. Long runs yield to the event loop between steps.
+ */
+import { SwitchyardError } from '../errors.js';
+import type { Graph } from '../ir/graph.js';
+import type { CopyStep } from '../partition/copy-insertion.js';
+import type { RuntimeValue } from '../registry/kernel-def.js';
+import { Tensor } from '../tensor/tensor.js';
+import type { ExecutionPlan, KernelStep } from './execution-plan.js';
+import type { Profiler } from './profiler.js';
+import { NodeRunContext } from './run-context.js';
+
+export interface RunEnvironment {
+  threads: number;
+  profiler?: Profiler;
+  /** Takes an arena buffer of at least `bytes` for a run; `release` gives it back. */
+  acquireArena(bytes: number): ArrayBuffer | undefined;
+  releaseArena(buffer: ArrayBuffer): void;
+  /** Largest time (ms) the executor may hold the event loop before yielding. */
+  sliceMs: number;
+  /** Checked between steps; a released session stops runs early. */
+  checkAlive(): void;
+}
+
+type Lookup = (name: string) => RuntimeValue | undefined;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function shapesOf(values: readonly (RuntimeValue | undefined)[]): string[] {
+  return values.map((v) => (v instanceof Tensor ? `${v.type}[${v.dims.join(',')}]` : v === null ? 'none' : Array.isArray(v) ? `seq(${v.length})` : ''));
+}
+
+function kernelError(step: KernelStep, err: unknown): SwitchyardError {
+  const unit = step.unit;
+  const where = unit.kind === 'single' ? `node '${unit.node.name}' (${unit.node.opType})` : `partition '${unit.name}'`;
+  const msg = err instanceof Error ? err.message : String(err);
+  const code = err instanceof SwitchyardError ? err.code : 'RUNTIME';
+  return new SwitchyardError(code, `${where} on ${unit.ep.name} failed: ${msg}`, { cause: err });
+}
+
+/** Copies an output that aliases arena memory it was not given, so later reuse cannot clobber it. */
+function detachFromArena(value: RuntimeValue, arena: ArrayBuffer | undefined, own: Tensor | undefined): RuntimeValue {
+  if (!arena || !(value instanceof Tensor) || value === own || value.location !== 'cpu' || value.type === 'string') return value;
+  const data = value.data as { buffer?: ArrayBufferLike; slice?: () => unknown };
+  if (data.buffer !== arena) return value;
+  return new Tensor(value.type, (value.data as Float32Array).slice() as never, value.dims);
+}
+
+async function runCopy(step: CopyStep, lookup: Lookup, values: Map<string, RuntimeValue>): Promise<void> {
+  const v = lookup(step.source);
+  if (!(v instanceof Tensor)) {
+    throw new SwitchyardError('RUNTIME', `cannot copy '${step.source}' from ${step.from} to ${step.to}: only tensors cross devices`);
+  }
+  const copy = step.to === 'cpu' ? step.ep.copyToHost?.(v) : step.ep.copyToDevice?.(v);
+  if (!copy) throw new SwitchyardError('EP_FAILED', `${step.ep.name} cannot copy tensors ${step.to === 'cpu' ? 'to the host' : 'to its device'}`);
+  values.set(step.target, await copy);
+}
+
+/** Runs `plan` with `feeds` (by graph input name); returns the graph outputs in order. */
+export async function executePlan(
+  plan: ExecutionPlan,
+  feeds: ReadonlyMap<string, RuntimeValue>,
+  env: RunEnvironment,
+  outer?: Lookup,
+): Promise<RuntimeValue[]> {
+  const values = new Map<string, RuntimeValue>(feeds);
+  const lookup: Lookup = (name) => (values.has(name) ? values.get(name) : plan.constants.get(name) ?? outer?.(name));
+  const remaining = new Map(plan.useCounts);
+  const keep = new Set(plan.outputs.map((o) => o.hostName));
+  const arena = plan.arenaBytes > 0 ? env.acquireArena(plan.arenaBytes) : undefined;
+  let sliceStart = performance.now();
+  try {
+    for (const step of plan.steps) {
+      env.checkAlive();
+      const started = env.profiler ? performance.now() : 0;
+      if (step.kind === 'copy') {
+        await runCopy(step, lookup, values);
+        env.profiler?.record({ name: `copy ${step.source}`, op: 'MemcpyTo' + (step.to === 'cpu' ? 'Host' : 'Device'), ep: step.ep.name, start: started, end: performance.now(), inputs: [], outputs: [] });
+        release(step.source);
+      } else {
+        await runUnit(step, plan, lookup, values, env, arena, started);
+        for (const name of step.inputs) release(name);
+      }
+      if (performance.now() - sliceStart > env.sliceMs) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
+      }
+    }
+    return plan.outputs.map((o) => {
+      const v = lookup(o.hostName);
+      if (v === undefined) throw new SwitchyardError('RUNTIME', `graph output '${o.name}' was not produced`);
+      return v;
+    });
+  } finally {
+    if (arena) env.releaseArena(arena);
+  }
+
+  function release(name: string): void {
+    const left = (remaining.get(name) ?? 0) - 1;
+    remaining.set(name, left);
+    if (left <= 0 && !keep.has(name) && values.has(name)) {
+      const v = values.get(name);
+      if (v instanceof Tensor && v.location !== 'cpu') v.dispose();
+      values.delete(name);
+    }
+  }
+}
+
+async function runUnit(
+  step: KernelStep,
+  plan: ExecutionPlan,
+  lookup: Lookup,
+  values: Map<string, RuntimeValue>,
+  env: RunEnvironment,
+  arena: ArrayBuffer | undefined,
+  started: number,
+): Promise<void> {
+  const unit = step.unit;
+  const local: Lookup = (name) => lookup(step.rename.get(name) ?? name);
+  if (unit.kind === 'fused') {
+    const inputs = step.inputs.map((n) => {
+      const v = lookup(n);
+      if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${n}' is not available`);
+      return v;
+    });
+    let outs: RuntimeValue[];
+    try {
+      outs = await step.compiled!.run(inputs);
+    } catch (err) {
+      throw kernelError(step, err);
+    }
+    if (outs.length !== step.outputs.length) throw kernelError(step, new Error(`returned ${outs.length} outputs, expected ${step.outputs.length}`));
+    step.outputs.forEach((name, i) => values.set(name, outs[i]));
+    env.profiler?.record({ name: unit.name, op: 'FusedPartition', ep: unit.ep.name, start: started, end: performance.now(), inputs: shapesOf(inputs), outputs: shapesOf(outs) });
+    return;
+  }
+  const node = unit.node;
+  const inputs = node.inputs.map((n) => (n ? local(n) : undefined));
+  const ctx = new NodeRunContext({
+    node,
+    inputs,
+    arena,
+    slots: plan.arenaSlots,
+    threads: env.threads,
+    runSubgraph: (graph: Graph, feeds) => {
+      const sub = plan.subplans.get(graph);
+      if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${node.name}'`));
+      return executePlan(sub, feeds, env, local);
+    },
+  });
+  let outs: RuntimeValue[];
+  try {
+    outs = await step.kernel!.run(ctx);
+  } catch (err) {
+    throw kernelError(step, err);
+  }
+  const declared = node.outputs.length;
+  if (outs.length < declared && node.outputs.slice(outs.length).some((o) => o !== '')) {
+    throw kernelError(step, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
+  }
+  node.outputs.forEach((name, i) => {
+    if (name) values.set(name, detachFromArena(outs[i], arena, ctx.arenaOutputs.get(i)));
+  });
+  env.profiler?.record({
+    name: node.name,
+    op: node.opType,
+    ep: unit.ep.name,
+    implementation: step.implementation,
+    start: started,
+    end: performance.now(),
+    inputs: shapesOf(inputs),
+    outputs: shapesOf(outs),
+  });
+}

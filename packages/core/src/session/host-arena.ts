@@ -1,0 +1,51 @@
+/**
+ * Lays out the host arena of a plan with the memory planner: node outputs of known static size made
+ * by host kernels share one buffer per run wherever their lifetimes do not overlap.
+ */
+import { Graph } from '../ir/graph.js';
+import { planMemory, type MemoryPlan } from '../memory/index.js';
+import { deviceOf } from '../partition/copy-insertion.js';
+import { BYTES_PER_ELEMENT } from '../tensor/data-type.js';
+import type { ArenaSlot, ExecutionPlan } from './execution-plan.js';
+
+export interface HostArena {
+  arenaSlots: Map<string, ArenaSlot>;
+  arenaBytes: number;
+  memoryPlan: MemoryPlan;
+}
+
+export function planHostArena(plan: ExecutionPlan): HostArena {
+  const graph = plan.graph;
+  const hostProduced = new Set<string>();
+  const order = [];
+  for (const step of plan.steps) {
+    if (step.kind === 'copy') continue;
+    const unit = step.unit;
+    const nodes = unit.kind === 'single' ? [unit.node] : unit.nodes;
+    order.push(...nodes);
+    // Only single host kernels allocate through ctx.output; compiled and device units bring their own memory.
+    if (unit.kind === 'single' && deviceOf(unit.ep) === 'cpu') for (const o of unit.node.outputs) if (o) hostProduced.add(o);
+  }
+  const inExecutionOrder = new Graph({
+    name: graph.name,
+    nodes: order,
+    inputs: graph.inputs,
+    outputs: graph.outputs,
+    initializers: graph.initializers,
+    valueInfo: graph.valueInfo,
+    opsetImports: graph.opsetImports,
+    parent: graph.parent,
+  });
+  const memoryPlan = planMemory(inExecutionOrder, {
+    sizeOf: (name) => {
+      if (!hostProduced.has(name)) return undefined;
+      const t = graph.typeOf(name);
+      if (t?.kind !== 'tensor' || t.elemType === 'string' || !t.shape || !t.shape.every((d) => typeof d === 'number')) return undefined;
+      const elems = (t.shape as number[]).reduce((a, b) => a * b, 1);
+      return elems * BYTES_PER_ELEMENT[t.elemType];
+    },
+    deviceOf: (name) => (hostProduced.has(name) ? 'cpu' : 'other'),
+  });
+  const host = memoryPlan.devices.get('cpu');
+  return { arenaSlots: host?.slots ?? new Map(), arenaBytes: host?.arenaBytes ?? 0, memoryPlan };
+}

@@ -1,0 +1,237 @@
+/**
+ * `InferenceSession`: load → infer shapes → optimize → partition → prepare → run.
+ * Shaped like onnxruntime-node's so users can switch with little change.
+ */
+import { availableParallelism } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { SwitchyardError } from '../errors.js';
+import type { ExecutionProvider } from '../ep/execution-provider.js';
+import { resolveExecutionProviders } from '../ep/ep-registry.js';
+import { type Graph, type Model, type Node, type ValueInfo } from '../ir/graph.js';
+import { loadModel, encodeModel } from '../onnx/index.js';
+import { buildPlacement, type Placement, type PlacementSource } from '../partition/placement.js';
+import { KernelRegistry } from '../registry/kernel-registry.js';
+import type { RuntimeValue } from '../registry/kernel-def.js';
+import { inferShapes, estimateFlops } from '../shape-inference/index.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { optimizeModelGraph, type OptimizationSummary } from './optimize-model.js';
+import { buildPlan, disposePlan } from './build-plan.js';
+import type { ExecutionPlan } from './execution-plan.js';
+import { executePlan, type RunEnvironment } from './executor.js';
+import { hostEvaluator } from './evaluate-node.js';
+import { Logger } from './logger.js';
+import { Profiler } from './profiler.js';
+import type { RunOptions, SessionOptions } from './session-options.js';
+import { validateFeeds } from './validate-feeds.js';
+
+/** Metadata of one model input or output, as onnxruntime-node reports it. */
+export interface ValueMetadata {
+  name: string;
+  isTensor: boolean;
+  /** Element type for tensors. */
+  type?: string;
+  /** Dims: numbers, symbolic names, or -1 where unknown. */
+  shape?: Array<number | string>;
+}
+
+export type FeedsType = Record<string, Tensor | Tensor[] | null>;
+export type ReturnType = Record<string, RuntimeValue>;
+export type FetchesType = readonly string[] | Record<string, unknown>;
+
+function metadataOf(v: ValueInfo): ValueMetadata {
+  const t = v.type;
+  if (t?.kind === 'tensor') return { name: v.name, isTensor: true, type: t.elemType, shape: t.shape?.map((d) => d ?? -1) };
+  return { name: v.name, isTensor: false };
+}
+
+export class InferenceSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly inputMetadata: readonly ValueMetadata[];
+  readonly outputMetadata: readonly ValueMetadata[];
+  /** Where each node runs, why, and coverage per EP. */
+  readonly placement: Placement;
+  /** What the optimizer did, and the host memory plan. */
+  readonly optimization: OptimizationSummary;
+  readonly model: Model;
+  readonly #plan: ExecutionPlan;
+  readonly #providers: readonly ExecutionProvider[];
+  readonly #ownedProviders: readonly ExecutionProvider[];
+  readonly #profiler: Profiler | undefined;
+  readonly #threads: number;
+  readonly #optionalInputs: Set<string>;
+  readonly #arenas: ArrayBuffer[] = [];
+  readonly #log: Logger;
+  #released = false;
+
+  private constructor(init: {
+    model: Model;
+    plan: ExecutionPlan;
+    providers: readonly ExecutionProvider[];
+    owned: readonly ExecutionProvider[];
+    placement: Placement;
+    optimization: OptimizationSummary;
+    options: SessionOptions;
+    log: Logger;
+  }) {
+    const graph = init.model.graph;
+    this.model = init.model;
+    // Inputs that also have initializers (IR < 4) are optional: the initializer is the default.
+    const userInputs = graph.inputs;
+    this.#optionalInputs = new Set(userInputs.filter((i) => graph.initializers.has(i.name)).map((i) => i.name));
+    this.inputNames = userInputs.map((i) => i.name);
+    this.outputNames = graph.outputs.map((o) => o.name);
+    this.inputMetadata = userInputs.map(metadataOf);
+    this.outputMetadata = graph.outputs.map(metadataOf);
+    this.placement = init.placement;
+    this.optimization = init.optimization;
+    this.#plan = init.plan;
+    this.#providers = init.providers;
+    this.#ownedProviders = init.owned;
+    this.#log = init.log;
+    this.#profiler = init.options.enableProfiling ? new Profiler(init.options.profileFilePrefix) : undefined;
+    const threads = init.options.intraOpNumThreads ?? 0;
+    if (!Number.isInteger(threads) || threads < 0) {
+      throw new SwitchyardError('INVALID_ARGUMENT', `intraOpNumThreads must be a non-negative integer, got ${threads}`);
+    }
+    this.#threads = threads === 0 ? availableParallelism() : threads;
+  }
+
+  /** Loads a model from a path or bytes and prepares it on the requested execution providers. */
+  static async create(model: string | Uint8Array | ArrayBuffer, options: SessionOptions = {}): Promise<InferenceSession> {
+    if (typeof model !== 'string' && !(model instanceof Uint8Array) && !(model instanceof ArrayBuffer)) {
+      throw new SwitchyardError('INVALID_ARGUMENT', 'InferenceSession.create: pass a file path, a Uint8Array or an ArrayBuffer');
+    }
+    const bytes = model instanceof ArrayBuffer ? new Uint8Array(model) : model;
+    const loaded = await loadModel(bytes, { baseDir: options.externalDataFolder });
+    return InferenceSession.fromModel(loaded, options);
+  }
+
+  /** Prepares an already-loaded (or hand-built) model. The session takes ownership of it. */
+  static async fromModel(model: Model, options: SessionOptions = {}): Promise<InferenceSession> {
+    const log = new Logger(options.logSeverityLevel ?? 2, options.logId ?? 'switchyard');
+    const { providers, skipped } = await resolveExecutionProviders(options.executionProviders, {
+      disableCpuFallback: options.disableCpuFallback,
+    });
+    const owned = providers.filter((p) => !(options.executionProviders ?? []).includes(p));
+    for (const s of skipped) log.info(`execution provider '${s.name}' skipped: ${s.reason}`);
+    try {
+      const registry = new KernelRegistry();
+      for (const ep of providers) for (const k of ep.kernels ?? []) registry.register(k.ep === ep.name ? k : { ...k, ep: ep.name });
+      const graph = model.graph;
+      inferAll(graph);
+      const optimization = await optimizeModelGraph(graph, options.graphOptimizationLevel ?? 'all', hostEvaluator(providers, registry));
+      inferAll(graph);
+      if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
+      const keep = keepOnDevice(options.preferredOutputLocation);
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep });
+      optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes };
+      const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
+      log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
+      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log });
+    } catch (err) {
+      for (const p of owned) await p.dispose?.();
+      throw err;
+    }
+  }
+
+  /** Runs the model. `fetches` picks outputs by name (default: all). Concurrent calls are safe. */
+  async run(feeds: FeedsType, fetches?: FetchesType, runOptions: RunOptions = {}): Promise<ReturnType> {
+    this.#checkAlive();
+    const wanted = this.#fetchNames(fetches);
+    const values = validateFeeds(feeds as Record<string, unknown>, this.model.graph.inputs, this.#optionalInputs);
+    const started = performance.now();
+    const env: RunEnvironment = {
+      threads: this.#threads,
+      profiler: this.#profiler,
+      acquireArena: (bytes) => this.#arenas.pop() ?? new ArrayBuffer(bytes),
+      releaseArena: (buf) => {
+        if (this.#arenas.length < 4) this.#arenas.push(buf);
+      },
+      sliceMs: 4,
+      checkAlive: () => this.#checkAlive(),
+    };
+    const outputs = await executePlan(this.#plan, values, env);
+    this.#profiler?.mark(`run${runOptions.tag ? ' ' + runOptions.tag : ''}`, started, performance.now());
+    const result: ReturnType = {};
+    this.outputNames.forEach((name, i) => {
+      if (wanted.has(name)) result[name] = outputs[i];
+    });
+    return result;
+  }
+
+  /** Writes the Chrome trace of the runs so far and returns its path. */
+  endProfiling(): string {
+    if (!this.#profiler) throw new SwitchyardError('INVALID_ARGUMENT', 'profiling is off; create the session with enableProfiling: true');
+    return this.#profiler.write();
+  }
+
+  /** The recorded profile events (when profiling is on). */
+  get profileEvents() {
+    return this.#profiler?.events ?? [];
+  }
+
+  /** The EPs serving this session, in priority order. */
+  get providers(): readonly ExecutionProvider[] {
+    return this.#providers;
+  }
+
+  /** Releases kernels, compiled partitions and EPs this session created. Later calls fail. */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    disposePlan(this.#plan);
+    this.#arenas.length = 0;
+    for (const p of this.#ownedProviders) await p.dispose?.();
+  }
+
+  #checkAlive(): void {
+    if (this.#released) throw new SwitchyardError('RELEASED', 'this InferenceSession was released');
+  }
+
+  #fetchNames(fetches: FetchesType | undefined): Set<string> {
+    if (fetches === undefined) return new Set(this.outputNames);
+    const names = Array.isArray(fetches) ? (fetches as string[]) : Object.keys(fetches);
+    for (const n of names) {
+      if (!this.outputNames.includes(n)) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `run: unknown output '${n}'; the model's outputs are ${this.outputNames.map((o) => `'${o}'`).join(', ')}`);
+      }
+    }
+    return new Set(names);
+  }
+}
+
+function inferAll(graph: Graph): void {
+  inferShapes(graph);
+}
+
+function keepOnDevice(pref: SessionOptions['preferredOutputLocation']): ((name: string) => boolean) | undefined {
+  if (pref === undefined || pref === 'cpu') return undefined;
+  if (pref === 'device') return () => true;
+  return (name) => pref[name] === 'device';
+}
+
+function placementSource(plan: ExecutionPlan): PlacementSource {
+  const impl = new Map<Node, string>();
+  for (const s of plan.steps) {
+    if (s.kind === 'copy') continue;
+    const nodes = s.unit.kind === 'single' ? [s.unit.node] : s.unit.nodes;
+    for (const n of nodes) impl.set(n, s.implementation);
+  }
+  const subplans: Array<{ owner: Node; attribute: string; source: PlacementSource }> = [];
+  for (const node of plan.graph.nodes) {
+    for (const [attrName, a] of node.attributes) {
+      const graphs = a.type === 'graph' ? [a.value] : a.type === 'graphs' ? a.value : [];
+      for (const g of graphs) {
+        const sub = plan.subplans.get(g);
+        if (sub) subplans.push({ owner: node, attribute: attrName, source: placementSource(sub) });
+      }
+    }
+  }
+  return {
+    partition: plan.partition,
+    implementationOf: (n) => impl.get(n) ?? '',
+    copies: plan.steps.filter((s) => s.kind === 'copy'),
+    subplans,
+  };
+}

@@ -1,0 +1,38 @@
+/** Session and run options, named as onnxruntime-node names them where the concept is the same. */
+import type { ExecutionProviderConfig } from '../ep/execution-provider.js';
+
+export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'all';
+
+export interface SessionOptions {
+  /** EPs in priority order: names (`'rocm'`), `{name, ...options}` objects, or EP instances. CPU is appended last. Default: every registered EP by priority, then CPU. */
+  executionProviders?: readonly ExecutionProviderConfig[];
+  /** Do not append the CPU EP. Nodes no listed EP can run then make `create` fail. Default false. */
+  disableCpuFallback?: boolean;
+  /** Default `'all'`: every pass Switchyard has (basic: constant folding, dead code, identities, common sub-expressions). */
+  graphOptimizationLevel?: GraphOptimizationLevel;
+  /** Writes the optimized model (before partitioning) to this path as ONNX. */
+  optimizedModelFilePath?: string;
+  /** Records per-node timings; `endProfiling()` writes a Chrome trace. Default false. */
+  enableProfiling?: boolean;
+  /** File name prefix of the profile. Default `switchyard_profile`. */
+  profileFilePrefix?: string;
+  /** Threads a node's kernel may use. Default: 0 = the EP's choice (all cores for CPU). */
+  intraOpNumThreads?: number;
+  /** 0 verbose, 1 info, 2 warning, 3 error, 4 fatal. Default 2. */
+  logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
+  /** Prefix of log lines. */
+  logId?: string;
+  /** Reuse one planned host arena for intermediate values. Default true. */
+  enableMemPattern?: boolean;
+  /** Keep graph outputs on their device (`'device'`) instead of copying them to the host. Per output or for all. Default `'cpu'`. */
+  preferredOutputLocation?: 'cpu' | 'device' | Record<string, 'cpu' | 'device'>;
+  /** Folder to resolve external data against when the model is given as bytes. */
+  externalDataFolder?: string;
+}
+
+export interface RunOptions {
+  /** Overrides the session's log severity for this run. */
+  logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
+  /** Label for log lines of this run. */
+  tag?: string;
+}

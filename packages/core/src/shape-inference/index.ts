@@ -1,0 +1,6 @@
+/**
+ * Shape and type inference over the graph IR, and per-node FLOP estimates that build on it.
+ */
+export { inferShapes, type InferShapesOptions } from './infer.js';
+export { estimateFlops } from './flops.js';
+export { broadcastShapes, broadcastDim, dimProduct, isStaticShape, mergeTypes, formatShape } from './dims.js';

@@ -1,0 +1,94 @@
+/**
+ * Ops whose output size depends on data or on a count operand: TopK, NonZero, Unique, Compress,
+ * OneHot, NonMaxSuppression, Resize/Upsample. Data-dependent sizes stay unknown.
+ */
+import type { ShapeRule } from '../context.js';
+import type { Dim } from '../../ir/graph.js';
+import { normalizeAxis } from '../dims.js';
+
+const topK: ShapeRule = (ctx) => {
+  const x = ctx.shape(0);
+  if (!x) return;
+  const axis = normalizeAxis(ctx.attrs.int('axis', -1), x.length);
+  if (axis === undefined) return;
+  const k = ctx.opset < 10 ? ctx.attrs.int('k', -1) : ctx.scalar(1);
+  const out = [...x];
+  out[axis] = k !== undefined && k >= 0 ? k : undefined;
+  ctx.setShape(0, out);
+  ctx.setShape(1, [...out], 'int64');
+};
+
+const nonZero: ShapeRule = (ctx) => ctx.setShape(0, [ctx.rank(0), undefined], 'int64');
+
+const unique: ShapeRule = (ctx) => {
+  const x = ctx.shape(0);
+  const axisAttr = ctx.attrs.has('axis') ? ctx.attrs.int('axis') : undefined;
+  if (axisAttr === undefined) {
+    ctx.setShape(0, [undefined]);
+    const total = x && x.every((d) => typeof d === 'number') ? (x as number[]).reduce((a, b) => a * b, 1) : undefined;
+    ctx.setShape(2, [total], 'int64');
+  } else {
+    const axis = x ? normalizeAxis(axisAttr, x.length) : undefined;
+    ctx.setShape(0, x && axis !== undefined ? x.map((d, i) => (i === axis ? undefined : d)) : undefined);
+    ctx.setShape(2, [axis !== undefined ? x?.[axis] : undefined], 'int64');
+  }
+  ctx.setShape(1, [undefined], 'int64');
+  ctx.setShape(3, [undefined], 'int64');
+};
+
+const compress: ShapeRule = (ctx) => {
+  const x = ctx.shape(0);
+  if (!ctx.attrs.has('axis')) return ctx.setShape(0, [undefined]);
+  const axis = x ? normalizeAxis(ctx.attrs.int('axis'), x.length) : undefined;
+  ctx.setShape(0, x && axis !== undefined ? x.map((d, i) => (i === axis ? undefined : d)) : undefined);
+};
+
+const oneHot: ShapeRule = (ctx) => {
+  const indices = ctx.shape(0);
+  if (!indices) return ctx.setShape(0, undefined, ctx.elemType(2));
+  const axis = normalizeAxis(ctx.attrs.int('axis', -1), indices.length + 1);
+  if (axis === undefined) return;
+  const depth = ctx.scalar(1);
+  const out: Dim[] = [...indices];
+  out.splice(axis, 0, depth !== undefined ? Math.trunc(depth) : undefined);
+  ctx.setShape(0, out, ctx.elemType(2));
+};
+
+const nonMaxSuppression: ShapeRule = (ctx) => ctx.setShape(0, [undefined, 3], 'int64');
+
+/** Output sizes from explicit `sizes`, else `floor(dim × scale)`; both must be known constants. */
+function resizedShape(x: readonly Dim[], scales: number[] | undefined, sizes: number[] | undefined): Dim[] {
+  if (sizes && sizes.length === x.length) return [...sizes];
+  if (scales && scales.length === x.length) {
+    return x.map((d, i) => (scales[i] === 1 ? d : typeof d === 'number' ? Math.floor(d * scales[i]) : undefined));
+  }
+  return x.map(() => undefined);
+}
+
+/** Resize: opset 10 takes scales as input 1; from 11, roi/scales/sizes are inputs 1–3. */
+const resize: ShapeRule = (ctx) => {
+  const x = ctx.shape(0);
+  if (!x) return;
+  const scales = ctx.opset < 11 ? ctx.numbers(1) : ctx.numbers(2);
+  const sizes = ctx.opset < 11 ? undefined : ctx.ints(3);
+  ctx.setShape(0, resizedShape(x, scales?.length ? scales : undefined, sizes));
+};
+
+/** Upsample: scales are an attribute before opset 9, input 1 after. */
+const upsample: ShapeRule = (ctx) => {
+  const x = ctx.shape(0);
+  if (!x) return;
+  const scales = ctx.opset < 9 ? ctx.attrs.floats('scales', []) : ctx.numbers(1);
+  ctx.setShape(0, resizedShape(x, scales, undefined));
+};
+
+export const selectRules: Record<string, ShapeRule> = {
+  TopK: topK,
+  NonZero: nonZero,
+  Unique: unique,
+  Compress: compress,
+  OneHot: oneHot,
+  NonMaxSuppression: nonMaxSuppression,
+  Resize: resize,
+  Upsample: upsample,
+};

@@ -1,0 +1,74 @@
+/** Tolerance comparison of run results with expected values, as ONNX's backend tests compare them. */
+import type { RuntimeValue } from '../registry/kernel-def.js';
+import { Tensor } from '../tensor/tensor.js';
+import { bfloat16BitsToFloat32, float16BitsToFloat32 } from '../tensor/float16.js';
+
+export interface Tolerance {
+  /** Relative tolerance (ONNX default 1e-3). */
+  rtol: number;
+  /** Absolute tolerance (ONNX default 1e-7). */
+  atol: number;
+}
+
+export const ONNX_TOLERANCE: Tolerance = { rtol: 1e-3, atol: 1e-7 };
+
+function asNumbers(t: Tensor): ArrayLike<number> | undefined {
+  const d = t.data;
+  if (t.type === 'float16') return Array.from(d as Uint16Array, float16BitsToFloat32);
+  if (t.type === 'bfloat16') return Array.from(d as Uint16Array, bfloat16BitsToFloat32);
+  if (t.type === 'string' || t.type === 'int64' || t.type === 'uint64') return undefined;
+  return d as ArrayLike<number>;
+}
+
+/** Returns undefined when `actual` matches `expected`, else a short description of the first mismatch. */
+export function compareTensors(actual: Tensor, expected: Tensor, tol: Tolerance = ONNX_TOLERANCE): string | undefined {
+  if (actual.type !== expected.type) return `dtype ${actual.type}, expected ${expected.type}`;
+  if (actual.dims.length !== expected.dims.length || actual.dims.some((d, i) => d !== expected.dims[i])) {
+    return `shape [${actual.dims.join(',')}], expected [${expected.dims.join(',')}]`;
+  }
+  const a = actual.data;
+  const e = expected.data;
+  const isFloat = ['float32', 'float64', 'float16', 'bfloat16', 'complex64', 'complex128'].includes(actual.type);
+  if (!isFloat) {
+    for (let i = 0; i < e.length; i++) {
+      if (a[i] !== e[i]) return `element ${i}: ${String(a[i])}, expected ${String(e[i])}`;
+    }
+    return undefined;
+  }
+  const an = asNumbers(actual)!;
+  const en = asNumbers(expected)!;
+  let worst = -1;
+  let worstExcess = 0;
+  for (let i = 0; i < en.length; i++) {
+    const x = an[i];
+    const y = en[i];
+    if (Number.isNaN(y)) {
+      if (!Number.isNaN(x)) return `element ${i}: ${x}, expected NaN`;
+      continue;
+    }
+    if (x === y) continue; // covers matching infinities
+    const excess = Math.abs(x - y) - (tol.atol + tol.rtol * Math.abs(y));
+    if (!(excess <= 0) && (worst < 0 || excess > worstExcess)) {
+      worst = i;
+      worstExcess = excess;
+    }
+  }
+  if (worst >= 0) return `element ${worst}: ${an[worst]}, expected ${en[worst]} (beyond rtol ${tol.rtol}, atol ${tol.atol})`;
+  return undefined;
+}
+
+/** Compares any runtime value: tensors, sequences, empty optionals. */
+export function compareValues(actual: RuntimeValue | undefined, expected: RuntimeValue, tol: Tolerance = ONNX_TOLERANCE): string | undefined {
+  if (expected === null) return actual === null ? undefined : 'expected an empty optional';
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return 'expected a sequence';
+    if (actual.length !== expected.length) return `sequence of ${actual.length}, expected ${expected.length}`;
+    for (let i = 0; i < expected.length; i++) {
+      const r = compareTensors(actual[i], expected[i], tol);
+      if (r) return `sequence element ${i}: ${r}`;
+    }
+    return undefined;
+  }
+  if (!(actual instanceof Tensor)) return `expected a tensor, got ${actual === null ? 'an empty optional' : actual === undefined ? 'nothing' : 'a sequence'}`;
+  return compareTensors(actual, expected, tol);
+}

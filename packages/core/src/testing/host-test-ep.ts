@@ -1,0 +1,41 @@
+/** A tiny host EP for core's own tests: float32 Relu/Neg/Add/Mul/Sigmoid/Identity without broadcasting. */
+import type { ExecutionProvider } from '../ep/execution-provider.js';
+import { defineKernel, type KernelDef } from '../registry/kernel-def.js';
+
+const UNARY: Record<string, (x: number) => number> = {
+  Relu: (x) => (x > 0 ? x : 0),
+  Neg: (x) => -x,
+  Sigmoid: (x) => 1 / (1 + Math.exp(-x)),
+  Identity: (x) => x,
+};
+const BINARY: Record<string, (a: number, b: number) => number> = { Add: (a, b) => a + b, Mul: (a, b) => a * b };
+
+function kernel(name: string, op: string): KernelDef {
+  return defineKernel({
+    ep: name,
+    domain: '',
+    opType: op,
+    sinceVersion: 1,
+    typeConstraints: { T: ['float32'] },
+    create: () => ({
+      run: (ctx) => {
+        const a = ctx.input(0);
+        const x = a.data as Float32Array;
+        const out = ctx.output(0, 'float32', a.dims);
+        const o = out.data;
+        const u = UNARY[op];
+        if (u) for (let i = 0; i < x.length; i++) o[i] = u(x[i]);
+        else {
+          const y = ctx.input(1).data as Float32Array;
+          const f = BINARY[op];
+          for (let i = 0; i < x.length; i++) o[i] = f(x[i], y.length === 1 ? y[0] : y[i]);
+        }
+        return [out];
+      },
+    }),
+  });
+}
+
+export function hostTestProvider(name = 'hosttest', ops: readonly string[] = [...Object.keys(UNARY), ...Object.keys(BINARY)]): ExecutionProvider {
+  return { name, kernels: ops.map((op) => kernel(name, op)) };
+}

@@ -1,0 +1,165 @@
+#include "conv_kernel.h"
+
+#include <cstring>
+
+#include "engine.h"
+#include "errors.h"
+
+namespace switchyard {
+
+namespace {
+
+void Require(bool ok, const std::string& message) {
+  if (!ok) throw CodedError("INVALID_ARGUMENT", "Conv: " + message);
+}
+
+void FillDefault(Dims& values, size_t n, int64_t fallback, const char* name) {
+  if (values.empty()) values.assign(n, fallback);
+  Require(values.size() == n, std::string(name) + " has " + std::to_string(values.size()) + " entries, expected " +
+                                  std::to_string(n) + " (one per spatial axis)");
+}
+
+// A reorder from one layout to another, or nothing when they are the same.
+std::optional<Reorder> MaybeReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  if (from == to) return std::nullopt;
+  return Reorder(from, to);
+}
+
+}  // namespace
+
+Dims ConvOutputDims(ConvParams& p) {
+  Require(p.input.size() >= 3 && p.input.size() <= 5, "input must have rank 3, 4 or 5 (1-D, 2-D, 3-D conv), got " + DimsToString(p.input));
+  Require(p.weights.size() == p.input.size(), "weights " + DimsToString(p.weights) + " must have the input's rank " + std::to_string(p.input.size()));
+  const size_t spatial = p.input.size() - 2;
+  FillDefault(p.strides, spatial, 1, "strides");
+  FillDefault(p.dilations, spatial, 1, "dilations");
+  FillDefault(p.padsBegin, spatial, 0, "padsBegin");
+  FillDefault(p.padsEnd, spatial, 0, "padsEnd");
+  ElementCount(p.input, "Conv: input");
+  ElementCount(p.weights, "Conv: weights");
+  Require(p.group >= 1, "group must be >= 1, got " + std::to_string(p.group));
+  const int64_t channels = p.input[1], filters = p.weights[0];
+  Require(p.weights[1] * p.group == channels, "weights " + DimsToString(p.weights) + " with group " + std::to_string(p.group) +
+                                                   " need input channels " + std::to_string(p.weights[1] * p.group) + ", input has " +
+                                                   std::to_string(channels));
+  Require(filters % p.group == 0, "output channels " + std::to_string(filters) + " are not divisible by group " + std::to_string(p.group));
+
+  Dims out = {p.input[0], filters};
+  for (size_t i = 0; i < spatial; ++i) {
+    Require(p.strides[i] >= 1, "strides must be >= 1");
+    Require(p.dilations[i] >= 1, "dilations must be >= 1 (ONNX counting: 1 = no dilation)");
+    Require(p.padsBegin[i] >= 0 && p.padsEnd[i] >= 0, "pads must be >= 0");
+    const int64_t extent = (p.weights[i + 2] - 1) * p.dilations[i] + 1;
+    const int64_t padded = p.input[i + 2] + p.padsBegin[i] + p.padsEnd[i];
+    Require(padded >= extent, "spatial axis " + std::to_string(i) + ": padded input " + std::to_string(padded) +
+                                  " is smaller than the dilated kernel " + std::to_string(extent));
+    out.push_back((padded - extent) / p.strides[i] + 1);
+  }
+  return out;
+}
+
+ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, const float* constBias) : params_(params) {
+  outputDims_ = ConvOutputDims(params_);
+  const ConvParams& p = params_;
+  const int64_t filters = p.weights[0];
+
+  userSrc_ = PlainDesc(p.input);
+  userDst_ = PlainDesc(outputDims_);
+  userBias_ = PlainDesc({filters});
+  // ONNX's M x C/g x k... weights are, byte for byte, oneDNN's g x M/g x C/g x k... grouped weights.
+  Dims weightDims = p.weights;
+  if (p.group > 1) {
+    weightDims = {p.group, filters / p.group};
+    weightDims.insert(weightDims.end(), p.weights.begin() + 1, p.weights.end());
+  }
+  userWeights_ = PlainDesc(weightDims);
+
+  Dims dilations(p.dilations.size());
+  for (size_t i = 0; i < dilations.size(); ++i) dilations[i] = p.dilations[i] - 1;  // oneDNN counts gaps
+
+  dnnl::primitive_attr attr = UserScratchpadAttr();
+  if (p.fuseRelu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+
+  const auto prop = dnnl::prop_kind::forward_inference;
+  const auto alg = dnnl::algorithm::convolution_direct;
+  const auto srcAny = AnyDesc(p.input), weightsAny = AnyDesc(weightDims), dstAny = AnyDesc(outputDims_);
+  ThreadScope threads(p.threads);  // creation and execution must agree on the team size
+  if (p.hasBias) {
+    dnnl::convolution_forward::desc desc(prop, alg, srcAny, weightsAny, userBias_, dstAny, p.strides, dilations, p.padsBegin, p.padsEnd);
+    pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+  } else {
+    dnnl::convolution_forward::desc desc(prop, alg, srcAny, weightsAny, dstAny, p.strides, dilations, p.padsBegin, p.padsEnd);
+    pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+  }
+  primitive_ = dnnl::convolution_forward(pd_);
+  srcReorder_ = MaybeReorder(userSrc_, pd_.src_desc());
+  weightsReorder_ = MaybeReorder(userWeights_, pd_.weights_desc());
+  dstReorder_ = MaybeReorder(pd_.dst_desc(), userDst_);
+
+  if (constWeights) {
+    packedWeights_ = dnnl::memory(pd_.weights_desc(), CpuEngine());
+    dnnl::memory user(userWeights_, CpuEngine(), const_cast<float*>(constWeights));
+    if (weightsReorder_) {
+      auto stream = NewStream();
+      weightsReorder_->Execute(stream, user, *packedWeights_);
+      stream.wait();
+    } else {
+      std::memcpy(packedWeights_->get_data_handle(), constWeights, userWeights_.get_size());
+    }
+  }
+  if (p.hasBias && constBias) {
+    packedBias_ = dnnl::memory(userBias_, CpuEngine());
+    std::memcpy(packedBias_->get_data_handle(), constBias, userBias_.get_size());
+  }
+}
+
+void ConvKernel::Execute(const float* src, const float* weights, const float* bias, float* dst) const {
+  ThreadScope threads(params_.threads);
+  const auto& engine = CpuEngine();
+  auto stream = NewStream();
+
+  dnnl::memory userSrc(userSrc_, engine, const_cast<float*>(src));
+  dnnl::memory srcMem = userSrc;
+  if (srcReorder_) {
+    srcMem = dnnl::memory(pd_.src_desc(), engine);
+    srcReorder_->Execute(stream, userSrc, srcMem);
+  }
+
+  dnnl::memory weightsMem;
+  if (packedWeights_) {
+    weightsMem = *packedWeights_;
+  } else {
+    if (!weights) throw CodedError("INVALID_ARGUMENT", "Conv: weights were not packed at construction and none were given");
+    dnnl::memory user(userWeights_, engine, const_cast<float*>(weights));
+    weightsMem = user;
+    if (weightsReorder_) {
+      weightsMem = dnnl::memory(pd_.weights_desc(), engine);
+      weightsReorder_->Execute(stream, user, weightsMem);
+    }
+  }
+
+  dnnl::memory userDst(userDst_, engine, dst);
+  dnnl::memory dstMem = dstReorder_ ? dnnl::memory(pd_.dst_desc(), engine) : userDst;
+
+  std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, weightsMem}, {DNNL_ARG_DST, dstMem}};
+  if (params_.hasBias) {
+    if (packedBias_) {
+      args.emplace(DNNL_ARG_BIAS, *packedBias_);
+    } else {
+      if (!bias) throw CodedError("INVALID_ARGUMENT", "Conv: bias was not packed at construction and none was given");
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(userBias_, engine, const_cast<float*>(bias)));
+    }
+  }
+  ExecuteWithScratchpad(primitive_, stream, std::move(args), pd_.scratchpad_desc());
+  if (dstReorder_) dstReorder_->Execute(stream, dstMem, userDst);
+  stream.wait();
+}
+
+std::string ConvKernel::implementation() const { return pd_.impl_info_str(); }
+
+}  // namespace switchyard

@@ -1,0 +1,59 @@
+// A oneDNN convolution for one fixed configuration: V8-free, so it runs on any thread.
+// Built once (primitive descriptor, primitive, reorders, packed weights) and executed many times;
+// Execute is const and allocates its temporaries per call, so concurrent executions are safe.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
+#include <string>
+
+#include "memory_desc.h"
+#include "scratchpad.h"
+
+namespace switchyard {
+
+// ONNX Conv semantics: NC[D]H[W] input, M x C/group x k... weights, dilations counted ONNX-style
+// (1 = dense), explicit begin/end pads per spatial axis.
+struct ConvParams {
+  Dims input;
+  Dims weights;
+  int64_t group = 1;
+  Dims strides;    // empty → all 1
+  Dims dilations;  // empty → all 1
+  Dims padsBegin;  // empty → all 0
+  Dims padsEnd;    // empty → all 0
+  bool hasBias = false;
+  bool fuseRelu = false;  // post-op slot: the optimizer's Conv+Relu fusion lands here
+  int threads = 0;        // <= 0: OpenMP default
+};
+
+class ConvKernel {
+ public:
+  // Throws CodedError on invalid params and dnnl::error when oneDNN has no implementation.
+  // `constWeights` / `constBias` (may be null) are copied into oneDNN's preferred layout now.
+  ConvKernel(const ConvParams& params, const float* constWeights, const float* constBias);
+
+  // `weights` / `bias` are read only when they were not packed at construction.
+  void Execute(const float* src, const float* weights, const float* bias, float* dst) const;
+
+  const ConvParams& params() const { return params_; }
+  const Dims& outputDims() const { return outputDims_; }
+  bool weightsPacked() const { return packedWeights_.has_value(); }
+  bool biasPacked() const { return packedBias_.has_value(); }
+  std::string implementation() const;
+
+ private:
+  ConvParams params_;
+  Dims outputDims_;
+  dnnl::memory::desc userSrc_, userWeights_, userBias_, userDst_;
+  dnnl::convolution_forward::primitive_desc pd_;
+  dnnl::convolution_forward primitive_;
+  std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_;
+  std::optional<dnnl::memory> packedWeights_, packedBias_;
+};
+
+// Validates params and fills defaults; returns the output dims. Throws CodedError('INVALID_ARGUMENT').
+Dims ConvOutputDims(ConvParams& params);
+
+}  // namespace switchyard

@@ -1,0 +1,133 @@
+#include "conv_primitive.h"
+
+#include "engine.h"
+#include "errors.h"
+#include "js_args.h"
+#include "promise_worker.h"
+
+namespace switchyard {
+
+namespace {
+
+constexpr const char* kClass = "ConvPrimitive";
+
+// Plain data for one execution: no V8 handles.
+struct ConvBaton {
+  std::shared_ptr<const ConvKernel> kernel;
+  const float* src;
+  const float* weights;
+  const float* bias;
+  float* dst;
+  void Run() const { kernel->Execute(src, weights, bias, dst); }
+  const char* Context() const { return "ConvPrimitive.run"; }
+};
+
+struct ConvRunArgs {
+  ConvBaton baton;
+  Float32View x, w, b, y;
+};
+
+ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ConvKernel>& kernel, const std::string& method) {
+  Napi::Env env = info.Env();
+  const ConvParams& p = kernel->params();
+  ConvRunArgs args;
+  args.x = ExpectFloat32Array(env, info[0], ElementCount(p.input, "input"), method + ": x (input " + DimsToString(p.input) + ")");
+  if (kernel->weightsPacked()) {
+    if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", method + ": w must be null (weights were packed at construction)", true);
+  } else {
+    args.w = ExpectFloat32Array(env, info[1], ElementCount(p.weights, "weights"), method + ": w (weights " + DimsToString(p.weights) + ")");
+  }
+  if (!p.hasBias || kernel->biasPacked()) {
+    if (!IsNullish(info[2])) {
+      ThrowJs(env, "INVALID_ARGUMENT", method + (p.hasBias ? ": b must be null (bias was packed at construction)" : ": b must be null (built without bias)"), true);
+    }
+  } else {
+    args.b = ExpectFloat32Array(env, info[2], p.weights[0], method + ": b (bias)");
+  }
+  const Dims& out = kernel->outputDims();
+  args.y = ExpectFloat32Array(env, info[3], ElementCount(out, "output"), method + ": y (output " + DimsToString(out) + ")");
+  args.baton = ConvBaton{kernel, args.x.data, args.w.data, args.b.data, args.y.data};
+  return args;
+}
+
+}  // namespace
+
+Napi::Function ConvPrimitive::Define(Napi::Env env) {
+  return DefineClass(env, kClass,
+                     {
+                         InstanceMethod<&ConvPrimitive::Run>("run"),
+                         InstanceMethod<&ConvPrimitive::RunSync>("runSync"),
+                         InstanceMethod<&ConvPrimitive::Dispose>("dispose"),
+                         InstanceAccessor<&ConvPrimitive::OutputDims>("outputDims"),
+                         InstanceAccessor<&ConvPrimitive::Implementation>("implementation"),
+                         InstanceAccessor<&ConvPrimitive::Threads>("threads"),
+                         InstanceAccessor<&ConvPrimitive::WeightsPacked>("weightsPacked"),
+                     });
+}
+
+ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ConvPrimitive>(info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "new ConvPrimitive";
+  Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
+  ConvParams p;
+  p.input = ReadDims(env, options, "inputDims", ctx, true);
+  p.weights = ReadDims(env, options, "weightDims", ctx, true);
+  p.group = ReadInt(env, options, "group", ctx, 1);
+  p.strides = ReadDims(env, options, "strides", ctx, false);
+  p.dilations = ReadDims(env, options, "dilations", ctx, false);
+  p.padsBegin = ReadDims(env, options, "padsBegin", ctx, false);
+  p.padsEnd = ReadDims(env, options, "padsEnd", ctx, false);
+  p.hasBias = ReadBool(env, options, "hasBias", ctx, false);
+  p.fuseRelu = ReadBool(env, options, "fuseRelu", ctx, false);
+  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  GuardSync(env, ctx, [&] { ConvOutputDims(p); });  // validates before array lengths are derived from p
+  Float32View weights = ReadOptionalFloat32Array(env, options, "weights", ElementCount(p.weights, "weights"), ctx);
+  Float32View bias;
+  if (p.hasBias) bias = ReadOptionalFloat32Array(env, options, "bias", p.weights[0], ctx);
+  else if (!IsNullish(options.Get("bias"))) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.bias given but hasBias is false", true);
+  kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ConvKernel>(p, weights.data, bias.data); });
+}
+
+const ConvKernel& ConvPrimitive::Kernel(Napi::Env env, const char* method) const {
+  if (!kernel_) ThrowJs(env, "RELEASED", std::string("ConvPrimitive.") + method + ": the primitive was disposed");
+  return *kernel_;
+}
+
+Napi::Value ConvPrimitive::Run(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Kernel(env, "run");
+  ConvRunArgs args = ReadRunArgs(info, kernel_, "ConvPrimitive.run");
+  return PromiseWorker<ConvBaton>::Queue(env, args.baton, {info.This(), args.x.holder, args.w.holder, args.b.holder, args.y.holder});
+}
+
+Napi::Value ConvPrimitive::RunSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Kernel(env, "runSync");
+  ConvRunArgs args = ReadRunArgs(info, kernel_, "ConvPrimitive.runSync");
+  GuardSync(env, "ConvPrimitive.runSync", [&] { args.baton.Run(); });
+  return env.Undefined();
+}
+
+Napi::Value ConvPrimitive::Dispose(const Napi::CallbackInfo& info) {
+  kernel_.reset();
+  return info.Env().Undefined();
+}
+
+Napi::Value ConvPrimitive::OutputDims(const Napi::CallbackInfo& info) {
+  return DimsToJs(info.Env(), Kernel(info.Env(), "outputDims").outputDims());
+}
+
+Napi::Value ConvPrimitive::Implementation(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), Kernel(info.Env(), "implementation").implementation());
+}
+
+Napi::Value ConvPrimitive::Threads(const Napi::CallbackInfo& info) {
+  const int threads = Kernel(info.Env(), "threads").params().threads;
+  return Napi::Number::New(info.Env(), threads > 0 ? threads : DefaultThreads());
+}
+
+Napi::Value ConvPrimitive::WeightsPacked(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), Kernel(info.Env(), "weightsPacked").weightsPacked());
+}
+
+}  // namespace switchyard

@@ -1,0 +1,42 @@
+// JS class ConvPrimitive: one per Conv node, created at session creation with the node's static
+// shapes and attributes; holds a ConvKernel (primitive, reorders, packed weights) reused on every run.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+
+#include "conv_kernel.h"
+
+namespace switchyard {
+
+class ConvPrimitive : public Napi::ObjectWrap<ConvPrimitive> {
+ public:
+  static Napi::Function Define(Napi::Env env);
+
+  // [sync] new ConvPrimitive({inputDims, weightDims, group?, strides?, dilations?, padsBegin?, padsEnd?,
+  //        hasBias?, fuseRelu?, threads?, weights?, bias?}). Builds the oneDNN primitive and packs
+  //        `weights`/`bias` when given (constant initializers). Throws a coded Error on bad options.
+  explicit ConvPrimitive(const Napi::CallbackInfo& info);
+
+ private:
+  // [async] run(x, w | null, b | null, y): Promise<void>. Convolves on the libuv pool; x/w/b/y stay
+  //         referenced until the promise settles. w/b must be null when packed at construction.
+  Napi::Value Run(const Napi::CallbackInfo& info);
+  // [sync] runSync(x, w | null, b | null, y): void. Same, on the calling thread (for tiny convs).
+  Napi::Value RunSync(const Napi::CallbackInfo& info);
+  // [sync] dispose(): frees the primitive and packed weights once in-flight runs finish.
+  Napi::Value Dispose(const Napi::CallbackInfo& info);
+  // [sync] getters.
+  Napi::Value OutputDims(const Napi::CallbackInfo& info);
+  Napi::Value Implementation(const Napi::CallbackInfo& info);
+  Napi::Value Threads(const Napi::CallbackInfo& info);
+  Napi::Value WeightsPacked(const Napi::CallbackInfo& info);
+
+  const ConvKernel& Kernel(Napi::Env env, const char* method) const;
+
+  // Shared with in-flight batons so dispose() or GC never frees a kernel a worker is using.
+  std::shared_ptr<const ConvKernel> kernel_;
+};
+
+}  // namespace switchyard

@@ -1,0 +1,51 @@
+// Error translation: C++ / oneDNN failures → JS errors carrying a `code`.
+// Codes match @switchyard/core's ErrorCode ('INVALID_ARGUMENT', 'UNSUPPORTED', 'OUT_OF_MEMORY',
+// 'RUNTIME', 'RELEASED'), so the TS side can rethrow a SwitchyardError with the same code.
+#pragma once
+
+#include <napi.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace switchyard {
+
+// A failure described in plain data: safe to create and carry off the main thread.
+struct NativeError {
+  std::string code;
+  std::string message;
+};
+
+// An exception with a code, thrown by V8-free code (kernels, validation) on any thread.
+class CodedError : public std::runtime_error {
+ public:
+  CodedError(std::string code, const std::string& message);
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
+
+// Describes the exception being handled. Call only from inside a catch block; no V8 is touched.
+NativeError DescribeCurrentException(const std::string& context);
+
+// Builds a JS Error (TypeError for 'INVALID_ARGUMENT' when asked) with `code` set. Main thread only.
+Napi::Error ToJsError(Napi::Env env, const NativeError& error, bool typeError = false);
+
+// Throws a coded JS error (as a C++ exception that node-addon-api turns into a JS throw).
+[[noreturn]] void ThrowJs(Napi::Env env, const std::string& code, const std::string& message, bool typeError = false);
+
+// Runs `fn` on the main thread, turning any non-JS exception into a coded JS error.
+// Used by every [sync] method so a oneDNN failure never reaches node-addon-api as an unknown exception.
+template <typename Fn>
+auto GuardSync(Napi::Env env, const std::string& context, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ToJsError(env, DescribeCurrentException(context));
+  }
+}
+
+}  // namespace switchyard

@@ -1,0 +1,115 @@
+#include "js_args.h"
+
+#include <cmath>
+
+#include "errors.h"
+
+namespace switchyard {
+
+namespace {
+
+std::string DescribeValue(const Napi::Value& value) {
+  if (value.IsUndefined()) return "undefined";
+  if (value.IsNull()) return "null";
+  if (value.IsTypedArray()) {
+    switch (value.As<Napi::TypedArray>().TypedArrayType()) {
+      case napi_int8_array: return "Int8Array";
+      case napi_uint8_array: return "Uint8Array";
+      case napi_uint8_clamped_array: return "Uint8ClampedArray";
+      case napi_int16_array: return "Int16Array";
+      case napi_uint16_array: return "Uint16Array";
+      case napi_int32_array: return "Int32Array";
+      case napi_uint32_array: return "Uint32Array";
+      case napi_float32_array: return "Float32Array";
+      case napi_float64_array: return "Float64Array";
+      case napi_bigint64_array: return "BigInt64Array";
+      case napi_biguint64_array: return "BigUint64Array";
+      default: return "a typed array";
+    }
+  }
+  if (value.IsArray()) return "an Array";
+  if (value.IsNumber()) return "a number";
+  if (value.IsString()) return "a string";
+  if (value.IsObject()) return "an object";
+  return "a value of another type";
+}
+
+int64_t ToSafeInteger(Napi::Env env, const Napi::Value& value, const std::string& what) {
+  if (!value.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be an integer, got " + DescribeValue(value), true);
+  double d = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9007199254740991.0) {
+    ThrowJs(env, "INVALID_ARGUMENT", what + " must be an integer, got " + std::to_string(d), true);
+  }
+  return static_cast<int64_t>(d);
+}
+
+}  // namespace
+
+bool IsNullish(const Napi::Value& value) { return value.IsUndefined() || value.IsNull(); }
+
+Float32View ExpectFloat32Array(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+    ThrowJs(env, "INVALID_ARGUMENT", what + " must be a Float32Array, got " + DescribeValue(value), true);
+  }
+  auto array = value.As<Napi::Float32Array>();
+  if (static_cast<int64_t>(array.ElementLength()) != expected) {
+    ThrowJs(env, "INVALID_ARGUMENT",
+            what + " must have " + std::to_string(expected) + " elements, got " + std::to_string(array.ElementLength()),
+            true);
+  }
+  return Float32View{array.Data(), array.ElementLength(), value};
+}
+
+Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::string& what) {
+  if (!value.IsObject() || value.IsArray()) {
+    ThrowJs(env, "INVALID_ARGUMENT", what + " must be an options object, got " + DescribeValue(value), true);
+  }
+  return value.As<Napi::Object>();
+}
+
+Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required,
+              const Dims& fallback) {
+  Napi::Value value = options.Get(key);
+  const std::string what = context + ": options." + key;
+  if (IsNullish(value)) {
+    if (required) ThrowJs(env, "INVALID_ARGUMENT", what + " is required", true);
+    return fallback;
+  }
+  if (!value.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be an array of integers, got " + DescribeValue(value), true);
+  auto array = value.As<Napi::Array>();
+  if (array.Length() > DNNL_MAX_NDIMS) ThrowJs(env, "INVALID_ARGUMENT", what + " has more than " + std::to_string(DNNL_MAX_NDIMS) + " entries", true);
+  Dims dims(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    dims[i] = ToSafeInteger(env, array.Get(i), what + "[" + std::to_string(i) + "]");
+    if (dims[i] < 0) ThrowJs(env, "INVALID_ARGUMENT", what + "[" + std::to_string(i) + "] must be >= 0", true);
+  }
+  return dims;
+}
+
+int64_t ReadInt(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, int64_t fallback) {
+  Napi::Value value = options.Get(key);
+  if (IsNullish(value)) return fallback;
+  return ToSafeInteger(env, value, context + ": options." + key);
+}
+
+bool ReadBool(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool fallback) {
+  Napi::Value value = options.Get(key);
+  if (IsNullish(value)) return fallback;
+  if (!value.IsBoolean()) ThrowJs(env, "INVALID_ARGUMENT", context + ": options." + key + " must be a boolean, got " + DescribeValue(value), true);
+  return value.As<Napi::Boolean>().Value();
+}
+
+Float32View ReadOptionalFloat32Array(Napi::Env env, const Napi::Object& options, const char* key, int64_t expected,
+                                     const std::string& context) {
+  Napi::Value value = options.Get(key);
+  if (IsNullish(value)) return Float32View{};
+  return ExpectFloat32Array(env, value, expected, context + ": options." + key);
+}
+
+Napi::Array DimsToJs(Napi::Env env, const Dims& dims) {
+  auto array = Napi::Array::New(env, dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) array.Set(static_cast<uint32_t>(i), Napi::Number::New(env, static_cast<double>(dims[i])));
+  return array;
+}
+
+}  // namespace switchyard

@@ -1,0 +1,43 @@
+// Reading and checking arguments that come from JS. Main thread only (these touch V8).
+// Every failure throws a coded JS TypeError naming the argument, so bad input never crashes.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+
+#include "memory_desc.h"
+
+namespace switchyard {
+
+// A checked view of a Float32Array's memory. `holder` is what must stay referenced while async
+// work reads or writes `data`.
+struct Float32View {
+  float* data = nullptr;
+  size_t length = 0;
+  Napi::Value holder;
+};
+
+bool IsNullish(const Napi::Value& value);
+
+// `value` must be a Float32Array of exactly `expected` elements.
+Float32View ExpectFloat32Array(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what);
+
+// An options object (the constructors' single argument).
+Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::string& what);
+
+// Array of non-negative safe integers under `key`; `fallback` when absent and not required.
+Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required,
+              const Dims& fallback = {});
+
+int64_t ReadInt(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, int64_t fallback);
+
+bool ReadBool(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool fallback);
+
+// Float32Array under `key`, or a view with data == nullptr when absent; length checked when present.
+Float32View ReadOptionalFloat32Array(Napi::Env env, const Napi::Object& options, const char* key, int64_t expected,
+                                     const std::string& context);
+
+Napi::Array DimsToJs(Napi::Env env, const Dims& dims);
+
+}  // namespace switchyard

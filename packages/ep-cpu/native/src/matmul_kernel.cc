@@ -1,0 +1,100 @@
+#include "matmul_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine.h"
+#include "errors.h"
+
+namespace switchyard {
+
+namespace {
+
+void Require(bool ok, const std::string& message) {
+  if (!ok) throw CodedError("INVALID_ARGUMENT", "MatMul: " + message);
+}
+
+Dims LeftPad(const Dims& dims, size_t rank) {
+  Dims out(rank - dims.size(), 1);
+  out.insert(out.end(), dims.begin(), dims.end());
+  return out;
+}
+
+}  // namespace
+
+Dims MatMulOutputDims(const MatMulParams& p) {
+  Require(p.a.size() >= 2 && p.b.size() >= 2, "operands must have rank >= 2, got A " + DimsToString(p.a) + " and B " + DimsToString(p.b));
+  const size_t rank = std::max(p.a.size(), p.b.size());
+  Require(rank <= DNNL_MAX_NDIMS, "rank " + std::to_string(rank) + " exceeds oneDNN's " + std::to_string(DNNL_MAX_NDIMS));
+  ElementCount(p.a, "MatMul: A");
+  ElementCount(p.b, "MatMul: B");
+  const Dims a = LeftPad(p.a, rank), b = LeftPad(p.b, rank);
+  Require(a[rank - 1] == b[rank - 2], "inner dimensions differ: A " + DimsToString(p.a) + " × B " + DimsToString(p.b));
+  Dims out(rank);
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    Require(a[i] == b[i] || a[i] == 1 || b[i] == 1,
+            "batch dimensions of A " + DimsToString(p.a) + " and B " + DimsToString(p.b) + " do not broadcast");
+    out[i] = std::max(a[i], b[i]);
+  }
+  out[rank - 2] = a[rank - 2];
+  out[rank - 1] = b[rank - 1];
+  ElementCount(out, "MatMul: output");
+  return out;
+}
+
+MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB) : params_(params) {
+  outputDims_ = MatMulOutputDims(params_);
+  const size_t rank = outputDims_.size();
+  userA_ = PlainDesc(LeftPad(params_.a, rank));
+  userB_ = PlainDesc(LeftPad(params_.b, rank));
+  userDst_ = PlainDesc(outputDims_);
+
+  dnnl::primitive_attr attr = UserScratchpadAttr();
+  if (params_.fuseRelu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  ThreadScope threads(params_.threads);
+  // A constant B may take oneDNN's preferred layout (packed once here); a runtime B stays plain.
+  const auto bDesc = constB ? AnyDesc(LeftPad(params_.b, rank)) : userB_;
+  dnnl::matmul::desc desc(userA_, bDesc, userDst_);
+  pd_ = dnnl::matmul::primitive_desc(desc, attr, CpuEngine());
+  primitive_ = dnnl::matmul(pd_);
+
+  if (constB) {
+    packedB_ = dnnl::memory(pd_.weights_desc(), CpuEngine());
+    if (pd_.weights_desc() == userB_) {
+      std::memcpy(packedB_->get_data_handle(), constB, userB_.get_size());
+    } else {
+      Reorder reorder(userB_, pd_.weights_desc());
+      dnnl::memory user(userB_, CpuEngine(), const_cast<float*>(constB));
+      auto stream = NewStream();
+      reorder.Execute(stream, user, *packedB_);
+      stream.wait();
+    }
+  }
+}
+
+void MatMulKernel::Execute(const float* a, const float* b, float* y) const {
+  ThreadScope threads(params_.threads);
+  const auto& engine = CpuEngine();
+  auto stream = NewStream();
+  dnnl::memory bMem;
+  if (packedB_) {
+    bMem = *packedB_;
+  } else {
+    if (!b) throw CodedError("INVALID_ARGUMENT", "MatMul: B was not packed at construction and none was given");
+    bMem = dnnl::memory(userB_, engine, const_cast<float*>(b));
+  }
+  ExecuteWithScratchpad(primitive_, stream,
+                        {{DNNL_ARG_SRC, dnnl::memory(userA_, engine, const_cast<float*>(a))},
+                         {DNNL_ARG_WEIGHTS, bMem},
+                         {DNNL_ARG_DST, dnnl::memory(userDst_, engine, y)}},
+                        pd_.scratchpad_desc());
+  stream.wait();
+}
+
+std::string MatMulKernel::implementation() const { return pd_.impl_info_str(); }
+
+}  // namespace switchyard

@@ -1,0 +1,49 @@
+// A oneDNN matmul for one fixed pair of shapes (ONNX MatMul, numpy semantics for rank >= 2):
+// V8-free, built once, executed many times; Execute is const and safe to call concurrently.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
+#include <string>
+
+#include "memory_desc.h"
+#include "scratchpad.h"
+
+namespace switchyard {
+
+// Both operands have rank >= 2 (the caller turns ONNX's 1-D operands into matrices). Batch dims
+// broadcast numpy-style: ranks are left-padded with 1s, then each batch dim must match or be 1.
+struct MatMulParams {
+  Dims a;
+  Dims b;
+  bool fuseRelu = false;
+  int threads = 0;  // <= 0: OpenMP default
+};
+
+class MatMulKernel {
+ public:
+  // `constB` (may be null) is copied now into the layout oneDNN prefers for weights.
+  MatMulKernel(const MatMulParams& params, const float* constB);
+
+  // `b` is read only when B was not packed at construction.
+  void Execute(const float* a, const float* b, float* y) const;
+
+  const MatMulParams& params() const { return params_; }
+  const Dims& outputDims() const { return outputDims_; }
+  bool bPacked() const { return packedB_.has_value(); }
+  std::string implementation() const;
+
+ private:
+  MatMulParams params_;
+  Dims outputDims_;
+  dnnl::memory::desc userA_, userB_, userDst_;
+  dnnl::matmul::primitive_desc pd_;
+  dnnl::matmul primitive_;
+  std::optional<dnnl::memory> packedB_;
+};
+
+// Validates shapes and returns the output dims (batch dims broadcast, then M, N).
+Dims MatMulOutputDims(const MatMulParams& params);
+
+}  // namespace switchyard

@@ -1,0 +1,46 @@
+/**
+ * The CPU execution provider: every op in TypeScript, and oneDNN fast paths from the native addon
+ * when it loads (tried first; their `supports` hands anything they don't do to the TS kernel).
+ */
+import { availableParallelism } from 'node:os';
+import { SwitchyardError, type ExecutionProvider, type ExecutionProviderFactory, type KernelDef } from '@switchyard/core';
+import { typescriptKernels } from './register-all.js';
+import { nativeBinding } from './native/load-native.js';
+import { nativeKernels } from './native/native-kernels.js';
+
+export interface CpuProviderOptions {
+  /** Use the oneDNN addon when it loads. Default true (`SWITCHYARD_CPU_NATIVE=0` also turns it off). */
+  useNative?: boolean;
+}
+
+export class CpuExecutionProvider implements ExecutionProvider {
+  readonly name = 'cpu';
+  readonly device = 'cpu';
+  readonly kernels: readonly KernelDef[];
+  readonly options: CpuProviderOptions;
+  /** Why the native addon is not in use, when it is not. */
+  readonly nativeUnavailable: string | undefined;
+
+  constructor(options: CpuProviderOptions = {}) {
+    this.options = options;
+    const native = options.useNative === false ? { ok: false as const, reason: 'disabled by useNative: false' } : nativeBinding();
+    // Native kernels first: lookup tries kernels in registration order.
+    this.kernels = native.ok ? [...nativeKernels(native.binding), ...typescriptKernels] : typescriptKernels;
+    this.nativeUnavailable = native.ok ? undefined : native.reason;
+  }
+
+  describe(): string {
+    return this.nativeUnavailable ? `TypeScript kernels only (oneDNN addon: ${this.nativeUnavailable})` : `TypeScript kernels + oneDNN, ${availableParallelism()} cores`;
+  }
+}
+
+export const executionProviderFactory: ExecutionProviderFactory = {
+  name: 'cpu',
+  priority: -Infinity,
+  create(options) {
+    const { useNative, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
+    const unknown = Object.keys(rest);
+    if (unknown.length) throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: unknown option(s) ${unknown.join(', ')}; it takes useNative`);
+    return new CpuExecutionProvider({ useNative });
+  },
+};

@@ -1,0 +1,19 @@
+import { defineKernel } from '@switchyard/core';
+import { INTS } from '../math/dtypes.js';
+import { binaryKernel } from '../math/elementwise.js';
+
+/** ONNX BitwiseXor. Opset 18. int64 always takes the BigInt path: bit operators on doubles cut them to 32 bits. */
+export const bitwiseXorKernel = defineKernel({
+  ep: 'cpu',
+  domain: '',
+  opType: 'BitwiseXor',
+  sinceVersion: 18,
+  typeConstraints: { T: INTS },
+  create: binaryKernel({
+    opType: 'BitwiseXor',
+    types: INTS,
+    int: 'x ^ y',
+    big: 'x ^ y',
+    bigOnly: true,
+  }),
+});

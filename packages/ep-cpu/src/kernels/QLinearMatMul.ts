@@ -1,0 +1,45 @@
+/**
+ * QLinearMatMul: y = saturate(round((a - a_zp)·(b - b_zp) · a_scale·b_scale / y_scale) + y_zp), the
+ * requantization done in float32 like onnxruntime. Scales and zero points may be per row of a /
+ * per column of b.
+ */
+import { SwitchyardError, defineKernel, simpleKernel, type Tensor } from '@switchyard/core';
+import { floatData } from '../nn/float-io.js';
+import { integerMatMul } from '../nn/qgemm.js';
+import { intData, quantRange, roundHalfEven, saturate } from '../nn/quantize.js';
+
+function perIndex(op: string, what: string, t: Tensor, count: number): (i: number) => number {
+  const v = t.type === 'float32' || t.type === 'float64' ? floatData(t) : intData(t, what);
+  if (t.size === 1) return () => v[0];
+  if (t.size === count) return (i) => v[i];
+  throw new SwitchyardError('INVALID_SHAPE', `${op}: ${what} must be a scalar or have ${count} entries`);
+}
+
+export const qLinearMatMulKernel = defineKernel({
+  ep: 'cpu',
+  domain: '',
+  opType: 'QLinearMatMul',
+  sinceVersion: 10,
+  typeConstraints: { T1: ['int8', 'uint8'], T2: ['int8', 'uint8'], T3: ['int8', 'uint8'] },
+  create: simpleKernel((ctx) => {
+    const A = ctx.input(0);
+    const B = ctx.input(3);
+    const yZero = ctx.input(7);
+    const { acc, plan } = integerMatMul('QLinearMatMul', A, B, ctx.input(2), ctx.input(5));
+    const { M, N } = plan;
+    const aScale = perIndex('QLinearMatMul', 'a_scale', ctx.input(1), M);
+    const bScale = perIndex('QLinearMatMul', 'b_scale', ctx.input(4), N);
+    const yScale = floatData(ctx.input(6))[0];
+    const zp = intData(yZero, 'QLinearMatMul y_zero_point')[0];
+    const outType = yZero.type;
+    const range = quantRange(outType);
+    const y = ctx.output(0, outType, plan.outDims);
+    const out = y.data as Uint8Array | Int8Array;
+    for (let i = 0; i < acc.length; i++) {
+      const row = Math.floor(i / N) % M;
+      const mult = Math.fround(Math.fround(aScale(row) * bScale(i % N)) / yScale);
+      out[i] = saturate(roundHalfEven(Math.fround(acc[i] * mult)) + zp, range);
+    }
+    return [y];
+  }),
+});

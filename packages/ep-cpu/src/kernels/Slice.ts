@@ -1,0 +1,95 @@
+/** Slice: opset 1–9 attributes, 10+ inputs; negative steps; starts/ends clamped as the spec says. */
+import { SwitchyardError, type KernelRunContext, type Tensor } from '@switchyard/core';
+import { allocOutput, checkMovable, TENSOR_TYPES, INDEX_TYPES } from '../tensor-ops/elements.js';
+import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
+import { copyStrided, rowMajorStrides } from '../tensor-ops/strided.js';
+import { tensorKernel } from '../tensor-ops/define.js';
+
+interface SliceSpec {
+  starts: readonly number[];
+  ends: readonly number[];
+  axes?: readonly number[];
+  steps?: readonly number[];
+}
+
+/** The first index, step and length along each axis. */
+export function sliceRanges(dims: readonly number[], spec: SliceSpec): { start: number[]; step: number[]; count: number[] } {
+  const r = dims.length;
+  const n = spec.starts.length;
+  if (spec.ends.length !== n || (spec.axes && spec.axes.length !== n) || (spec.steps && spec.steps.length !== n)) {
+    throw new SwitchyardError('INVALID_SHAPE', 'Slice: starts, ends, axes and steps must have the same length');
+  }
+  const axes = normalizeAxes(spec.axes ?? Array.from({ length: n }, (_, i) => i), r, 'Slice');
+  const start = new Array<number>(r).fill(0);
+  const step = new Array<number>(r).fill(1);
+  const count = [...dims];
+  axes.forEach((axis, i) => {
+    const d = dims[axis];
+    const st = spec.steps ? spec.steps[i] : 1;
+    if (st === 0) throw new SwitchyardError('INVALID_SHAPE', 'Slice: step must not be 0');
+    let s = spec.starts[i];
+    let e = spec.ends[i];
+    if (s < 0) s += d;
+    if (e < 0) e += d;
+    if (st > 0) {
+      s = Math.min(Math.max(s, 0), d);
+      e = Math.min(Math.max(e, 0), d);
+    } else {
+      s = Math.min(Math.max(s, 0), d - 1);
+      e = Math.min(Math.max(e, -1), d - 1);
+    }
+    start[axis] = s;
+    step[axis] = st;
+    count[axis] = Math.max(0, Math.ceil((e - s) / st));
+  });
+  return { start, step, count };
+}
+
+function slice(ctx: KernelRunContext, x: Tensor, spec: SliceSpec): Tensor {
+  checkMovable(x, 'Slice');
+  const { start, step, count } = sliceRanges(x.dims, spec);
+  const out = allocOutput(ctx, 0, x.type, count);
+  if (out.size === 0) return out;
+  const strides = rowMajorStrides(x.dims);
+  let offset = 0;
+  for (let i = 0; i < strides.length; i++) offset += start[i] * strides[i];
+  copyStrided(
+    x.data,
+    offset,
+    strides.map((s, i) => s * step[i]),
+    count,
+    out.data,
+  );
+  return out;
+}
+
+export const sliceV1Kernel = tensorKernel({
+  opType: 'Slice',
+  sinceVersion: 1,
+  endVersion: 9,
+  typeConstraints: { T: TENSOR_TYPES },
+  create({ attrs }) {
+    const spec: SliceSpec = {
+      starts: attrs.ints('starts'),
+      ends: attrs.ints('ends'),
+      axes: attrs.has('axes') ? attrs.ints('axes') : undefined,
+    };
+    return { run: (ctx) => [slice(ctx, ctx.input(0), spec)] };
+  },
+});
+
+export const sliceKernel = tensorKernel({
+  opType: 'Slice',
+  sinceVersion: 10,
+  typeConstraints: { T: TENSOR_TYPES, Tind: INDEX_TYPES },
+  create: () => ({
+    run(ctx) {
+      const opt = (i: number, what: string) => {
+        const t = ctx.optionalInput(i);
+        return t ? readInts(t, `Slice ${what}`, { clamp: true }) : undefined;
+      };
+      const spec: SliceSpec = { starts: opt(1, 'starts') ?? [], ends: opt(2, 'ends') ?? [], axes: opt(3, 'axes'), steps: opt(4, 'steps') };
+      return [slice(ctx, ctx.input(0), spec)];
+    },
+  }),
+});

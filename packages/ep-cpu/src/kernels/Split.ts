@@ -1,0 +1,67 @@
+/** Split: sizes from the `split` attribute (opset 1–12) or input (1 and 13+), else equal parts per output. */
+import { SwitchyardError, type KernelRunContext, type Tensor } from '@switchyard/core';
+import { allocOutput, checkMovable, copyRun, TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { normalizeAxis, product, readInts } from '../tensor-ops/indices.js';
+import { tensorKernel } from '../tensor-ops/define.js';
+
+/** Part sizes along a dim of `size`: the given ones (checked), or `parts` equal parts. */
+export function splitSizes(size: number, given: readonly number[] | undefined, parts: number, op: string): number[] {
+  if (given) {
+    if (given.some((s) => s < 0) || given.reduce((a, b) => a + b, 0) !== size) {
+      throw new SwitchyardError('INVALID_SHAPE', `${op}: split [${given.join(', ')}] does not add up to the dimension ${size}`);
+    }
+    return [...given];
+  }
+  if (parts <= 0 || size % parts !== 0) {
+    throw new SwitchyardError('INVALID_SHAPE', `${op}: a dimension of ${size} does not split into ${parts} equal parts`);
+  }
+  return new Array<number>(parts).fill(size / parts);
+}
+
+/** Copies each part of `x` along `axis` into a tensor from `alloc` (outputs, or sequence elements). */
+export function splitInto(x: Tensor, axis: number, sizes: readonly number[], alloc: (i: number, dims: number[]) => Tensor): Tensor[] {
+  const outer = product(x.dims, 0, axis);
+  const inner = product(x.dims, axis + 1);
+  const rowIn = x.dims[axis] * inner;
+  let base = 0;
+  return sizes.map((s, i) => {
+    const dims = [...x.dims];
+    dims[axis] = s;
+    const out = alloc(i, dims);
+    const run = s * inner;
+    for (let o = 0; o < outer; o++) copyRun(x.data, o * rowIn + base, out.data, o * run, run);
+    base += run;
+    return out;
+  });
+}
+
+/** Split into the node's outputs. */
+export function splitTensor(ctx: KernelRunContext, x: Tensor, axis: number, sizes: readonly number[]): Tensor[] {
+  checkMovable(x, ctx.node.opType);
+  return splitInto(x, axis, sizes, (i, dims) => allocOutput(ctx, i, x.type, dims));
+}
+
+export const splitKernel = tensorKernel({
+  opType: 'Split',
+  sinceVersion: 1,
+  typeConstraints: { T: TENSOR_TYPES },
+  create({ attrs, opset, node }) {
+    const axisAttr = attrs.int('axis', 0);
+    const splitAttr = attrs.has('split') ? attrs.ints('split') : undefined;
+    const parts = node.outputs.length;
+    // Opset 2–12 have no split input; opset 1 and 13+ do.
+    const splitFromInput = opset < 2 || opset >= 13;
+    return {
+      run(ctx) {
+        const x = ctx.input(0);
+        const axis = normalizeAxis(axisAttr, x.dims.length, 'Split');
+        const splitT = splitFromInput ? ctx.optionalInput(1) : undefined;
+        const given = splitT ? readInts(splitT, 'Split split') : splitAttr;
+        if (given && given.length !== parts) {
+          throw new SwitchyardError('INVALID_SHAPE', `Split: ${given.length} sizes given for ${parts} outputs`);
+        }
+        return splitTensor(ctx, x, axis, splitSizes(x.dims[axis], given, parts, 'Split'));
+      },
+    };
+  },
+});

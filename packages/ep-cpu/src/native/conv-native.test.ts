@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { SwitchyardError, Tensor, type KernelDef } from '@switchyard/core';
+import { runKernel, type PlainAttribute } from '@switchyard/core/testing';
+import { loadNative } from './load-native.js';
+import { nativeKernels } from './native-kernels.js';
+
+// The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
+const native = loadNative({ env: {} });
+const title = native.ok ? 'oneDNN Conv' : `oneDNN Conv (skipped: ${native.reason})`;
+
+/** Deterministic values in [-1, 1). */
+function random(n: number, seed: number): Float32Array {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+interface RefConv {
+  x: Float32Array;
+  xDims: number[];
+  w: Float32Array;
+  wDims: number[];
+  b?: Float32Array;
+  group: number;
+  strides: number[];
+  dilations: number[];
+  padsBegin: number[];
+  padsEnd: number[];
+  relu?: boolean;
+}
+
+/** The textbook loop, straight from the ONNX Conv definition; spatial axes padded to 3 with size-1 axes. */
+function referenceConv(c: RefConv): { dims: number[]; data: Float32Array } {
+  const spatial = c.xDims.length - 2;
+  const pad3 = (v: number[], fill: number) => [...Array<number>(3 - spatial).fill(fill), ...v];
+  const [N, C] = c.xDims;
+  const M = c.wDims[0];
+  const [iD, iH, iW] = pad3(c.xDims.slice(2), 1);
+  const [kD, kH, kW] = pad3(c.wDims.slice(2), 1);
+  const [sD, sH, sW] = pad3(c.strides, 1);
+  const [dD, dH, dW] = pad3(c.dilations, 1);
+  const [pD, pH, pW] = pad3(c.padsBegin, 0);
+  const [eD, eH, eW] = pad3(c.padsEnd, 0);
+  const out = (i: number, p: number, e: number, k: number, d: number, s: number) => Math.floor((i + p + e - (k - 1) * d - 1) / s) + 1;
+  const [oD, oH, oW] = [out(iD, pD, eD, kD, dD, sD), out(iH, pH, eH, kH, dH, sH), out(iW, pW, eW, kW, dW, sW)];
+  const cg = C / c.group;
+  const mg = M / c.group;
+  const y = new Float32Array(N * M * oD * oH * oW);
+  let idx = 0;
+  for (let n = 0; n < N; n++)
+    for (let m = 0; m < M; m++) {
+      const g = Math.floor(m / mg);
+      for (let od = 0; od < oD; od++)
+        for (let oh = 0; oh < oH; oh++)
+          for (let ow = 0; ow < oW; ow++) {
+            let acc = c.b ? c.b[m] : 0;
+            for (let ci = 0; ci < cg; ci++)
+              for (let kd = 0; kd < kD; kd++)
+                for (let kh = 0; kh < kH; kh++)
+                  for (let kw = 0; kw < kW; kw++) {
+                    const id = od * sD - pD + kd * dD;
+                    const ih = oh * sH - pH + kh * dH;
+                    const iw = ow * sW - pW + kw * dW;
+                    if (id < 0 || id >= iD || ih < 0 || ih >= iH || iw < 0 || iw >= iW) continue;
+                    const xv = c.x[((((n * C + g * cg + ci) * iD + id) * iH + ih) * iW + iw)];
+                    const wv = c.w[((((m * cg + ci) * kD + kd) * kH + kh) * kW + kw)];
+                    acc += xv * wv;
+                  }
+            y[idx++] = c.relu ? Math.max(0, acc) : acc;
+          }
+    }
+  const dims = [N, M, ...[oD, oH, oW].slice(3 - spatial)];
+  return { dims, data: y };
+}
+
+function expectClose(actual: Float32Array, expected: Float32Array): void {
+  expect(actual.length).toBe(expected.length);
+  let worst = 0;
+  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]) / (1 + Math.abs(expected[i])));
+  expect(worst).toBeLessThan(1e-4);
+}
+
+interface Case {
+  name: string;
+  x: number[];
+  w: number[];
+  group?: number;
+  strides?: number[];
+  dilations?: number[];
+  pads?: number[];
+  bias?: boolean;
+}
+
+const cases: Case[] = [
+  { name: '2-D 3x3, pad 1', x: [1, 3, 8, 8], w: [4, 3, 3, 3], pads: [1, 1, 1, 1], bias: true },
+  { name: '2-D stride 2, asymmetric pads', x: [2, 4, 9, 7], w: [6, 4, 3, 2], strides: [2, 2], pads: [1, 0, 2, 1] },
+  { name: '2-D dilation 2', x: [1, 2, 10, 10], w: [3, 2, 3, 3], dilations: [2, 2], pads: [2, 2, 2, 2], bias: true },
+  { name: '2-D groups 2', x: [1, 4, 6, 6], w: [6, 2, 3, 3], group: 2, pads: [1, 1, 1, 1], bias: true },
+  { name: '2-D depthwise', x: [2, 8, 7, 7], w: [8, 1, 3, 3], group: 8, strides: [2, 1], pads: [1, 1, 1, 1] },
+  { name: '2-D 1x1 16→32 (blocked layouts)', x: [1, 16, 5, 5], w: [32, 16, 1, 1], bias: true },
+  { name: '1-D with dilation and stride', x: [2, 3, 20], w: [5, 3, 4], strides: [3], dilations: [2], pads: [2, 1], bias: true },
+  { name: '3-D', x: [1, 2, 5, 6, 4], w: [3, 2, 2, 3, 2], strides: [1, 2, 1], pads: [0, 1, 1, 1, 0, 0], bias: true },
+];
+
+describe.skipIf(!native.ok)(title, () => {
+  const binding = native.ok ? native.binding : undefined!;
+  const defs = nativeKernels(binding);
+  const def = (opType: string): KernelDef => defs.find((d) => d.opType === opType)!;
+
+  for (const c of cases) {
+    it(`matches the reference loop: ${c.name}`, async () => {
+      const spatial = c.x.length - 2;
+      const x = random(c.x.reduce((a, b) => a * b), 1);
+      const w = random(c.w.reduce((a, b) => a * b), 2);
+      const b = c.bias ? random(c.w[0], 3) : undefined;
+      const pads = c.pads ?? Array<number>(2 * spatial).fill(0);
+      const attributes: Record<string, PlainAttribute> = { group: c.group ?? 1, pads };
+      if (c.strides) attributes.strides = c.strides;
+      if (c.dilations) attributes.dilations = c.dilations;
+      const inputs = [new Tensor('float32', x, c.x), new Tensor('float32', w, c.w), ...(b ? [new Tensor('float32', b, [c.w[0]])] : [])];
+      const [y] = await runKernel(def('Conv'), inputs, { attributes, threads: 2 });
+      const ref = referenceConv({
+        x, xDims: c.x, w, wDims: c.w, b, group: c.group ?? 1,
+        strides: c.strides ?? Array<number>(spatial).fill(1),
+        dilations: c.dilations ?? Array<number>(spatial).fill(1),
+        padsBegin: pads.slice(0, spatial), padsEnd: pads.slice(spatial),
+      });
+      expect(y).toBeInstanceOf(Tensor);
+      const t = y as Tensor;
+      expect(t.dims).toEqual(ref.dims);
+      expectClose(t.data as Float32Array, ref.data);
+    });
+  }
+
+  it('resolves auto_pad SAME_UPPER / SAME_LOWER like ONNX', async () => {
+    const xDims = [1, 2, 7, 7];
+    const wDims = [3, 2, 4, 4]; // even kernel: the odd pad goes to the end (UPPER) or the start (LOWER)
+    const x = random(98, 4);
+    const w = random(96, 5);
+    for (const [autoPad, begin, end] of [['SAME_UPPER', 1, 2], ['SAME_LOWER', 2, 1]] as const) {
+      const [y] = await runKernel(def('Conv'), [new Tensor('float32', x, xDims), new Tensor('float32', w, wDims)], {
+        attributes: { auto_pad: autoPad, strides: [1, 1] },
+      });
+      const ref = referenceConv({ x, xDims, w, wDims, group: 1, strides: [1, 1], dilations: [1, 1], padsBegin: [begin, begin], padsEnd: [end, end] });
+      expect((y as Tensor).dims).toEqual([1, 3, 7, 7]);
+      expectClose((y as Tensor).data as Float32Array, ref.data);
+    }
+  });
+
+  it('fuses Relu (com.microsoft FusedConv) and packs constant weights at construction', async () => {
+    const xDims = [1, 8, 6, 6];
+    const wDims = [16, 8, 3, 3];
+    const x = random(288, 6);
+    const w = random(1152, 7);
+    const b = random(16, 8);
+    const [y] = await runKernel(
+      def('FusedConv'),
+      [new Tensor('float32', x, xDims), new Tensor('float32', w, wDims), new Tensor('float32', b, [16])],
+      { attributes: { activation: 'Relu', pads: [1, 1, 1, 1] }, domain: 'com.microsoft', opset: 1 },
+    );
+    const ref = referenceConv({ x, xDims, w, wDims, b, group: 1, strides: [1, 1], dilations: [1, 1], padsBegin: [1, 1], padsEnd: [1, 1], relu: true });
+    expectClose((y as Tensor).data as Float32Array, ref.data);
+    expect(ref.data.some((v) => v === 0)).toBe(true); // the test exercises the clamp
+
+    const conv = new binding.ConvPrimitive({ inputDims: xDims, weightDims: wDims, padsBegin: [1, 1], padsEnd: [1, 1], hasBias: true, fuseRelu: true, weights: w, bias: b });
+    expect(conv.weightsPacked).toBe(true);
+    const out = new Float32Array(ref.data.length);
+    w.fill(0); // packed means copied: later changes to the caller's array do not matter
+    await conv.run(x, null, null, out);
+    conv.dispose();
+    expectClose(out, ref.data);
+  });
+
+  it('raises a SwitchyardError for inconsistent inputs instead of crashing', async () => {
+    const x = new Tensor('float32', random(50, 9), [1, 2, 5, 5]);
+    const w = new Tensor('float32', random(27, 10), [1, 3, 3, 3]);
+    await expect(runKernel(def('Conv'), [x, w])).rejects.toBeInstanceOf(SwitchyardError);
+    const xi = new Tensor('float64', new Float64Array(75), [1, 3, 5, 5]);
+    await expect(runKernel(def('Conv'), [xi, w])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});

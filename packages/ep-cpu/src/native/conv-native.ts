@@ -1,0 +1,235 @@
+/**
+ * Conv (and com.microsoft FusedConv with activation 'Relu') on oneDNN. One ConvPrimitive per node
+ * and input shape: built at session creation when shape inference fixed the input shape, else on the
+ * first run; constant weights and bias are packed into oneDNN's layout once.
+ */
+import {
+  SwitchyardError,
+  elementCount,
+  type Graph,
+  type Kernel,
+  type KernelDef,
+  type KernelInit,
+  type KernelRunContext,
+  type Node,
+  type Tensor,
+} from '@switchyard/core';
+import type { ConvPrimitive, NativeBinding } from './binding.js';
+import { fromNativeError, withNativeErrors } from './native-errors.js';
+import {
+  SYNC_MAC_LIMIT,
+  effectiveThreads,
+  float32Data,
+  float32Reason,
+  hasZeroDim,
+  staticDims,
+  staticRank,
+  threadsFromOptions,
+} from './native-support.js';
+import { PrimitiveCache } from './primitive-cache.js';
+
+type AutoPad = 'NOTSET' | 'SAME_UPPER' | 'SAME_LOWER' | 'VALID';
+const AUTO_PADS: readonly string[] = ['NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'];
+
+function isAutoPad(s: string): s is AutoPad {
+  return AUTO_PADS.includes(s);
+}
+
+interface ConvAttributes {
+  autoPad: AutoPad;
+  group: number;
+  strides?: number[];
+  dilations?: number[];
+  pads?: number[];
+  kernelShape?: number[];
+  fuseRelu: boolean;
+}
+
+function readAttributes(init: KernelInit): ConvAttributes {
+  const { attrs, node } = init;
+  const autoPad = attrs.string('auto_pad', 'NOTSET');
+  if (!isAutoPad(autoPad)) throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (Conv): unknown auto_pad '${autoPad}'`);
+  return {
+    autoPad,
+    group: attrs.int('group', 1),
+    strides: attrs.has('strides') ? attrs.ints('strides') : undefined,
+    dilations: attrs.has('dilations') ? attrs.ints('dilations') : undefined,
+    pads: attrs.has('pads') ? attrs.ints('pads') : undefined,
+    kernelShape: attrs.has('kernel_shape') ? attrs.ints('kernel_shape') : undefined,
+    fuseRelu: node.opType === 'FusedConv',
+  };
+}
+
+/** Everything a ConvPrimitive needs that depends on the input shape: auto_pad resolved, defaults filled. */
+interface ConvGeometry {
+  strides: number[];
+  dilations: number[];
+  padsBegin: number[];
+  padsEnd: number[];
+  outputDims: number[];
+}
+
+function convGeometry(node: Node, a: ConvAttributes, x: readonly number[], w: readonly number[]): ConvGeometry {
+  const fail = (message: string) => new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): ${message}`);
+  const spatial = x.length - 2;
+  if (spatial < 1 || spatial > 3) throw fail(`input [${x.join(', ')}] must have rank 3, 4 or 5`);
+  if (w.length !== x.length) throw fail(`weights [${w.join(', ')}] must have the input's rank ${x.length}`);
+  if (w[1] * a.group !== x[1]) throw fail(`input has ${x[1]} channels; weights [${w.join(', ')}] with group ${a.group} need ${w[1] * a.group}`);
+  const perAxis = (v: number[] | undefined, fallback: number, name: string, len = spatial) => {
+    if (v === undefined) return Array<number>(len).fill(fallback);
+    if (v.length !== len) throw fail(`${name} has ${v.length} entries, expected ${len}`);
+    return v;
+  };
+  const kernel = w.slice(2);
+  if (a.kernelShape && a.kernelShape.join() !== kernel.join()) throw fail(`kernel_shape [${a.kernelShape.join(', ')}] differs from weights [${w.join(', ')}]`);
+  const strides = perAxis(a.strides, 1, 'strides');
+  const dilations = perAxis(a.dilations, 1, 'dilations');
+  let padsBegin: number[];
+  let padsEnd: number[];
+  if (a.autoPad === 'NOTSET') {
+    const pads = perAxis(a.pads, 0, 'pads', 2 * spatial);
+    padsBegin = pads.slice(0, spatial);
+    padsEnd = pads.slice(spatial);
+  } else if (a.autoPad === 'VALID') {
+    padsBegin = Array<number>(spatial).fill(0);
+    padsEnd = Array<number>(spatial).fill(0);
+  } else {
+    // SAME_*: output = ceil(input / stride); the odd pad goes to the end (UPPER) or the beginning (LOWER).
+    padsBegin = [];
+    padsEnd = [];
+    for (let i = 0; i < spatial; i++) {
+      const out = Math.ceil(x[i + 2] / strides[i]);
+      const total = Math.max(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - x[i + 2]);
+      const small = Math.floor(total / 2);
+      padsBegin.push(a.autoPad === 'SAME_UPPER' ? small : total - small);
+      padsEnd.push(total - padsBegin[i]);
+    }
+  }
+  const outputDims = [x[0], w[0]];
+  for (let i = 0; i < spatial; i++) {
+    const extent = (kernel[i] - 1) * dilations[i] + 1;
+    const padded = x[i + 2] + padsBegin[i] + padsEnd[i];
+    if (strides[i] < 1 || dilations[i] < 1) throw fail('strides and dilations must be >= 1');
+    if (padded < extent) throw fail(`spatial axis ${i}: padded input ${padded} is smaller than the dilated kernel ${extent}`);
+    outputDims.push(Math.floor((padded - extent) / strides[i]) + 1);
+  }
+  return { strides, dilations, padsBegin, padsEnd, outputDims };
+}
+
+function supportsConv(node: Node, graph: Graph): true | string {
+  const [x, w, , z] = node.inputs;
+  if (!x || !w) return 'Conv needs X and W';
+  const dtype = float32Reason(graph, x, 'X') ?? float32Reason(graph, w, 'W');
+  if (dtype) return dtype;
+  const rank = staticRank(graph, w);
+  if (rank === undefined) return 'weight rank is unknown at session creation (onednn serves 1-D, 2-D and 3-D conv)';
+  if (rank < 3 || rank > 5) return `weights have rank ${rank}; onednn serves 1-D, 2-D and 3-D conv (rank 3–5)`;
+  if (node.opType === 'FusedConv') {
+    if (z) return 'FusedConv with a sum input (Z) is not served by onednn';
+    const act = node.attributes.get('activation');
+    if (act?.type !== 'string' || act.value !== 'Relu') return "FusedConv: onednn fuses activation 'Relu' only";
+  }
+  return true;
+}
+
+/**
+ * oneDNN rejects empty tensors. With an empty batch the output is empty; with no input channels (or
+ * only padding in view) every output is just the bias of its channel.
+ */
+function fillWithoutInput(y: Tensor, bias: Float32Array | null, fuseRelu: boolean): void {
+  if (y.size === 0 || !(y.data instanceof Float32Array)) return;
+  const out = y.data;
+  const perChannel = y.size / (y.dims[0] * y.dims[1]);
+  for (let i = 0; i < y.size; i++) {
+    const v = bias ? bias[Math.floor(i / perChannel) % y.dims[1]] : 0;
+    out[i] = fuseRelu ? Math.max(0, v) : v;
+  }
+}
+
+function createConv(binding: NativeBinding, init: KernelInit): Kernel {
+  const { node } = init;
+  const attrs = readAttributes(init);
+  const constW = init.constantInputs.get(1);
+  const constB = init.constantInputs.get(2);
+  const hasBiasInput = Boolean(node.inputs[2]);
+  const cache = new PrimitiveCache<ConvPrimitive>();
+
+  const primitiveFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitive => {
+    const key = `${xDims.join(',')}|${w.dims.join(',')}|${threads}`;
+    return cache.get(key, () =>
+      new binding.ConvPrimitive({
+        inputDims: xDims,
+        weightDims: w.dims,
+        group: attrs.group,
+        strides: geometry.strides,
+        dilations: geometry.dilations,
+        padsBegin: geometry.padsBegin,
+        padsEnd: geometry.padsEnd,
+        hasBias: hasBiasInput,
+        fuseRelu: attrs.fuseRelu,
+        threads,
+        weights: constW ? float32Data(node, constW, 'W') : undefined,
+        bias: constB ? float32Data(node, constB, 'B') : undefined,
+      }),
+    );
+  };
+
+  // Session creation: build now when the input shape is static and the weights are known.
+  const xStatic = staticDims(init.inputTypes[0]);
+  if (xStatic && constW && !hasZeroDim(xStatic)) {
+    const threads = effectiveThreads(binding, threadsFromOptions(init.options));
+    try {
+      primitiveFor(xStatic, constW, convGeometry(node, attrs, xStatic, constW.dims), threads);
+    } catch (error) {
+      throw fromNativeError(node, error);
+    }
+  }
+
+  return {
+    implementation: 'onednn',
+    async run(ctx: KernelRunContext) {
+      const x = ctx.input(0);
+      const w = constW ?? ctx.input(1);
+      const b = constB ?? ctx.optionalInput(2);
+      const xData = float32Data(node, x, 'X');
+      const wData = float32Data(node, w, 'W');
+      const bData = b ? float32Data(node, b, 'B') : null;
+      if (hasBiasInput !== Boolean(b)) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}': bias input is declared but empty`);
+      if (b && (b.dims.length !== 1 || b.dims[0] !== w.dims[0])) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): bias [${b.dims.join(', ')}] must be [${w.dims[0]}]`);
+      }
+      const geometry = convGeometry(node, attrs, x.dims, w.dims);
+      const y = ctx.output(0, 'float32', geometry.outputDims);
+      if (hasZeroDim(x.dims) || hasZeroDim(w.dims) || elementCount(geometry.outputDims) === 0) {
+        fillWithoutInput(y, bData, attrs.fuseRelu);
+        return [y];
+      }
+      const yData = float32Data(node, y, 'Y');
+      const macs = (y.size * w.size) / w.dims[0];
+      await withNativeErrors(node, () => {
+        const primitive = primitiveFor(x.dims, w, geometry, effectiveThreads(binding, ctx.threads));
+        const wArg = primitive.weightsPacked ? null : wData;
+        const bArg = constB ? null : bData;
+        return macs < SYNC_MAC_LIMIT ? primitive.runSync(xData, wArg, bArg, yData) : primitive.run(xData, wArg, bArg, yData);
+      });
+      return [y];
+    },
+    dispose() {
+      cache.dispose();
+    },
+  };
+}
+
+/** Kernel defs for ai.onnx Conv and com.microsoft FusedConv (Relu) on oneDNN. */
+export function nativeConvKernels(binding: NativeBinding): KernelDef[] {
+  const common = {
+    ep: 'cpu',
+    implementation: 'onednn',
+    supports: supportsConv,
+    create: (init: KernelInit) => createConv(binding, init),
+  } satisfies Partial<KernelDef>;
+  return [
+    { ...common, domain: '', opType: 'Conv', sinceVersion: 1, typeConstraints: { T: ['float32'] } },
+    { ...common, domain: 'com.microsoft', opType: 'FusedConv', sinceVersion: 1, typeConstraints: { T: ['float32'] } },
+  ];
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { Tensor, type KernelDef } from '@switchyard/core';
+import { runKernel } from '@switchyard/core/testing';
+import { loadNative } from './load-native.js';
+import { nativeKernels } from './native-kernels.js';
+
+// The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
+const native = loadNative({ env: {} });
+const title = native.ok ? 'oneDNN MatMul' : `oneDNN MatMul (skipped: ${native.reason})`;
+
+function random(n: number, seed: number): Float32Array {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+const size = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
+
+/** numpy.matmul by definition: promote 1-D operands, broadcast batch dims, then drop promoted axes. */
+function referenceMatMul(a: Float32Array, aDims: number[], b: Float32Array, bDims: number[]): { dims: number[]; data: Float32Array } {
+  const A = aDims.length === 1 ? [1, aDims[0]] : aDims;
+  const B = bDims.length === 1 ? [bDims[0], 1] : bDims;
+  const rank = Math.max(A.length, B.length);
+  const pa = [...Array<number>(rank - A.length).fill(1), ...A];
+  const pb = [...Array<number>(rank - B.length).fill(1), ...B];
+  const batch = pa.slice(0, -2).map((d, i) => Math.max(d, pb[i]));
+  const [M, K, N] = [pa[rank - 2], pa[rank - 1], pb[rank - 1]];
+  const batches = size(batch);
+  const y = new Float32Array(batches * M * N);
+  for (let t = 0; t < batches; t++) {
+    // Decompose the output batch index and map it into each operand (index 0 where that operand has 1).
+    let rem = t;
+    let offA = 0;
+    let offB = 0;
+    let strideA = M * K;
+    let strideB = K * N;
+    for (let i = batch.length - 1; i >= 0; i--) {
+      const idx = rem % batch[i];
+      rem = Math.floor(rem / batch[i]);
+      offA += (pa[i] === 1 ? 0 : idx) * strideA;
+      offB += (pb[i] === 1 ? 0 : idx) * strideB;
+      strideA *= pa[i];
+      strideB *= pb[i];
+    }
+    for (let m = 0; m < M; m++)
+      for (let n = 0; n < N; n++) {
+        let acc = 0;
+        for (let k = 0; k < K; k++) acc += a[offA + m * K + k] * b[offB + k * N + n];
+        y[(t * M + m) * N + n] = acc;
+      }
+  }
+  const dims = [...batch, ...(aDims.length > 1 ? [M] : []), ...(bDims.length > 1 ? [N] : [])];
+  return { dims, data: y };
+}
+
+function expectClose(actual: Float32Array, expected: Float32Array): void {
+  expect(actual.length).toBe(expected.length);
+  let worst = 0;
+  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]) / (1 + Math.abs(expected[i])));
+  expect(worst).toBeLessThan(1e-4);
+}
+
+const cases: Array<[string, number[], number[]]> = [
+  ['2-D', [7, 5], [5, 9]],
+  ['2-D large enough to go async', [64, 96], [96, 80]],
+  ['batched, same batch', [3, 4, 6], [3, 6, 5]],
+  ['batch broadcast on B (B is 2-D)', [2, 3, 4, 6], [6, 5]],
+  ['batch broadcast on A (A batch 1)', [1, 4, 6], [3, 6, 5]],
+  ['batch dims broadcast both ways', [2, 1, 3, 4], [1, 5, 4, 2]],
+  ['1-D A', [6], [2, 6, 3]],
+  ['1-D B', [2, 4, 6], [6]],
+  ['1-D × 1-D', [6], [6]],
+];
+
+describe.skipIf(!native.ok)(title, () => {
+  const binding = native.ok ? native.binding : undefined!;
+  const def: KernelDef = nativeKernels(binding).find((d) => d.opType === 'MatMul')!;
+
+  for (const [name, aDims, bDims] of cases) {
+    it(`matches the reference loop: ${name} ${JSON.stringify(aDims)} × ${JSON.stringify(bDims)}`, async () => {
+      const a = random(size(aDims), 11);
+      const b = random(size(bDims), 12);
+      const [y] = await runKernel(def, [new Tensor('float32', a, aDims), new Tensor('float32', b, bDims)], { threads: 2 });
+      const ref = referenceMatMul(a, aDims, b, bDims);
+      expect((y as Tensor).dims).toEqual(ref.dims);
+      expectClose((y as Tensor).data as Float32Array, ref.data);
+    });
+  }
+
+  it('gives zeros when the inner dimension is 0 and an empty result for an empty batch', async () => {
+    const [y] = await runKernel(def, [new Tensor('float32', new Float32Array(0), [3, 0]), new Tensor('float32', new Float32Array(0), [0, 2])]);
+    expect((y as Tensor).dims).toEqual([3, 2]);
+    expect(Array.from((y as Tensor).data as Float32Array)).toEqual([0, 0, 0, 0, 0, 0]);
+    const [e] = await runKernel(def, [new Tensor('float32', new Float32Array(0), [0, 3, 4]), new Tensor('float32', random(8, 1), [4, 2])]);
+    expect((e as Tensor).dims).toEqual([0, 3, 2]);
+  });
+
+  it('packs a constant B at construction (and copies it)', async () => {
+    const aDims = [2, 5, 8];
+    const bDims = [8, 3];
+    const a = random(size(aDims), 13);
+    const b = random(size(bDims), 14);
+    const ref = referenceMatMul(a, aDims, b, bDims);
+    const mm = new binding.MatMulPrimitive({ aDims, bDims, b });
+    expect(mm.weightsPacked).toBe(true);
+    expect(mm.outputDims).toEqual([2, 5, 3]);
+    b.fill(0);
+    const y = new Float32Array(30);
+    await mm.run(a, null, y);
+    expectClose(y, ref.data);
+    mm.dispose();
+  });
+
+  it('fuses Relu when asked', () => {
+    const a = random(12, 15);
+    const b = random(12, 16);
+    const ref = referenceMatMul(a, [3, 4], b, [4, 3]);
+    const mm = new binding.MatMulPrimitive({ aDims: [3, 4], bDims: [4, 3], fuseRelu: true });
+    const y = new Float32Array(9);
+    mm.runSync(a, b, y);
+    expectClose(y, ref.data.map((v) => Math.max(0, v)));
+    expect(ref.data.some((v) => v < 0)).toBe(true);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * MatMul on oneDNN (numpy semantics: batch dims broadcast, 1-D operands promoted and their axis
+ * dropped from the result). One MatMulPrimitive per node and shape pair; a constant B is packed once.
+ */
+import {
+  SwitchyardError,
+  type Graph,
+  type Kernel,
+  type KernelDef,
+  type KernelInit,
+  type KernelRunContext,
+  type Node,
+} from '@switchyard/core';
+import type { MatMulPrimitive, NativeBinding } from './binding.js';
+import { fromNativeError, withNativeErrors } from './native-errors.js';
+import {
+  SYNC_MAC_LIMIT,
+  effectiveThreads,
+  float32Data,
+  float32Reason,
+  hasZeroDim,
+  staticDims,
+  staticRank,
+  threadsFromOptions,
+} from './native-support.js';
+import { PrimitiveCache } from './primitive-cache.js';
+
+/** oneDNN's DNNL_MAX_NDIMS. */
+const MAX_RANK = 12;
+
+/** The operands as matrices (rank >= 2) and ONNX's output dims. */
+interface MatMulShapes {
+  a: number[];
+  b: number[];
+  output: number[];
+  /** K, the contracted length. */
+  inner: number;
+}
+
+function matMulShapes(node: Node, aDims: readonly number[], bDims: readonly number[]): MatMulShapes {
+  const fail = (message: string) =>
+    new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (MatMul): A [${aDims.join(', ')}] × B [${bDims.join(', ')}]: ${message}`);
+  if (aDims.length === 0 || bDims.length === 0) throw fail('operands must have rank >= 1');
+  const a = aDims.length === 1 ? [1, aDims[0]] : [...aDims];
+  const b = bDims.length === 1 ? [bDims[0], 1] : [...bDims];
+  const rank = Math.max(a.length, b.length);
+  if (rank > MAX_RANK) throw fail(`rank ${rank} exceeds ${MAX_RANK}`);
+  const inner = a[a.length - 1];
+  if (b[b.length - 2] !== inner) throw fail('inner dimensions differ');
+  const pa = [...Array<number>(rank - a.length).fill(1), ...a];
+  const pb = [...Array<number>(rank - b.length).fill(1), ...b];
+  const output: number[] = [];
+  for (let i = 0; i < rank - 2; i++) {
+    if (pa[i] !== pb[i] && pa[i] !== 1 && pb[i] !== 1) throw fail(`batch dimension ${i} does not broadcast`);
+    output.push(pa[i] === 1 ? pb[i] : pa[i]);
+  }
+  if (aDims.length > 1) output.push(a[a.length - 2]);
+  if (bDims.length > 1) output.push(b[b.length - 1]);
+  return { a, b, output, inner };
+}
+
+function supportsMatMul(node: Node, graph: Graph): true | string {
+  const [a, b] = node.inputs;
+  if (!a || !b) return 'MatMul needs A and B';
+  const dtype = float32Reason(graph, a, 'A') ?? float32Reason(graph, b, 'B');
+  if (dtype) return dtype;
+  const ra = staticRank(graph, a);
+  const rb = staticRank(graph, b);
+  if (ra === undefined || rb === undefined) return 'operand ranks are unknown at session creation';
+  if (ra < 1 || rb < 1) return 'MatMul of a scalar is not served by onednn';
+  if (Math.max(ra, rb) > MAX_RANK) return `rank ${Math.max(ra, rb)} exceeds oneDNN's ${MAX_RANK}`;
+  return true;
+}
+
+function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
+  const { node } = init;
+  const constB = init.constantInputs.get(1);
+  const cache = new PrimitiveCache<MatMulPrimitive>();
+
+  const primitiveFor = (shapes: MatMulShapes, threads: number): MatMulPrimitive =>
+    cache.get(`${shapes.a.join(',')}|${shapes.b.join(',')}|${threads}`, () =>
+      new binding.MatMulPrimitive({
+        aDims: shapes.a,
+        bDims: shapes.b,
+        threads,
+        b: constB ? float32Data(node, constB, 'B') : undefined,
+      }),
+    );
+
+  // Session creation: build now when both shapes are static and B is a constant worth packing.
+  const aStatic = staticDims(init.inputTypes[0]);
+  if (aStatic && constB && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims)) {
+    try {
+      primitiveFor(matMulShapes(node, aStatic, constB.dims), effectiveThreads(binding, threadsFromOptions(init.options)));
+    } catch (error) {
+      throw fromNativeError(node, error);
+    }
+  }
+
+  return {
+    implementation: 'onednn',
+    async run(ctx: KernelRunContext) {
+      const a = ctx.input(0);
+      const b = constB ?? ctx.input(1);
+      const aData = float32Data(node, a, 'A');
+      const bData = float32Data(node, b, 'B');
+      const shapes = matMulShapes(node, a.dims, b.dims);
+      const y = ctx.output(0, 'float32', shapes.output);
+      const yData = float32Data(node, y, 'Y');
+      if (y.size === 0) return [y];
+      if (shapes.inner === 0 || hasZeroDim(shapes.a) || hasZeroDim(shapes.b)) {
+        yData.fill(0); // an empty sum (K = 0); oneDNN rejects empty operands
+        return [y];
+      }
+      const macs = y.size * shapes.inner;
+      await withNativeErrors(node, () => {
+        const primitive = primitiveFor(shapes, effectiveThreads(binding, ctx.threads));
+        const bArg = primitive.weightsPacked ? null : bData;
+        return macs < SYNC_MAC_LIMIT ? primitive.runSync(aData, bArg, yData) : primitive.run(aData, bArg, yData);
+      });
+      return [y];
+    },
+    dispose() {
+      cache.dispose();
+    },
+  };
+}
+
+/** The kernel def for ai.onnx MatMul (float32) on oneDNN. */
+export function nativeMatMulKernel(binding: NativeBinding): KernelDef {
+  return {
+    ep: 'cpu',
+    domain: '',
+    opType: 'MatMul',
+    sinceVersion: 1,
+    typeConstraints: { T: ['float32'] },
+    implementation: 'onednn',
+    supports: supportsMatMul,
+    create: (init) => createMatMul(binding, init),
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * The CPU EP's oneDNN kernel defs. Registered ahead of the TS kernels when the addon loads; each
+ * def's `supports` declines (with the reason) what the addon does not do, so the TS kernel takes it.
+ */
+import type { KernelDef } from '@switchyard/core';
+import type { NativeBinding } from './binding.js';
+import { nativeConvKernels } from './conv-native.js';
+import { nativeMatMulKernel } from './matmul-native.js';
+
+export function nativeKernels(binding: NativeBinding): KernelDef[] {
+  return [...nativeConvKernels(binding), nativeMatMulKernel(binding)];
+}

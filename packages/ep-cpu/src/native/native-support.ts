@@ -1,0 +1,59 @@
+/** What the native kernel defs share: static-shape questions, thread counts, and the sync/async choice. */
+import { SwitchyardError, type Graph, type Node, type Tensor, type ValueType } from '@switchyard/core';
+import type { NativeBinding } from './binding.js';
+
+/** Fully known dims of a tensor type, or undefined when any is symbolic or unknown. */
+export function staticDims(type: ValueType | undefined): number[] | undefined {
+  if (type?.kind !== 'tensor' || !type.shape) return undefined;
+  const dims: number[] = [];
+  for (const d of type.shape) {
+    if (typeof d !== 'number') return undefined;
+    dims.push(d);
+  }
+  return dims;
+}
+
+/** Rank of a value when shape inference (or an initializer) fixed it. */
+export function staticRank(graph: Graph, name: string): number | undefined {
+  const type = graph.typeOf(name);
+  return type?.kind === 'tensor' ? type.shape?.length : undefined;
+}
+
+/** Why a value is not a float32 tensor (undefined when it is). Unknown dtypes are declined, not guessed. */
+export function float32Reason(graph: Graph, name: string, what: string): string | undefined {
+  const elemType = graph.elemTypeOf(name);
+  if (elemType === undefined) return `${what} dtype is unknown at session creation; onednn serves float32 only`;
+  if (elemType !== 'float32') return `${what} is ${elemType}; onednn serves float32 only`;
+  return undefined;
+}
+
+/** The thread count the EP options ask for (`intraOpNumThreads`), or 0 for OpenMP's default. */
+export function threadsFromOptions(options: unknown): number {
+  if (typeof options !== 'object' || options === null || !('intraOpNumThreads' in options)) return 0;
+  const n = options.intraOpNumThreads;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+/** A requested count (0 = default) as the team size the addon will actually use: the cache key. */
+export function effectiveThreads(binding: NativeBinding, requested: number): number {
+  return requested > 0 ? requested : binding.runtimeInfo().defaultThreads;
+}
+
+/**
+ * Below this many multiply-adds a run stays on the calling thread: the libuv hop costs tens of µs,
+ * more than such a product takes, and it blocks the event loop for less than that anyway.
+ */
+export const SYNC_MAC_LIMIT = 1 << 16;
+
+export function hasZeroDim(dims: readonly number[]): boolean {
+  return dims.some((d) => d === 0);
+}
+
+/** The Float32Array behind input `what` of `node`, or a clear error when the tensor is not float32. */
+export function float32Data(node: Node, t: Tensor, what: string): Float32Array {
+  const data = t.type === 'float32' ? t.data : undefined;
+  if (!(data instanceof Float32Array)) {
+    throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}, onednn): ${what} is ${t.type}, expected float32`);
+  }
+  return data;
+}

@@ -1,0 +1,7 @@
+/** Every TypeScript kernel of the CPU EP, one list per op family (each op in its own file under kernels/). */
+import type { KernelDef } from '@switchyard/core';
+import { mathKernels } from './kernels/math-kernels.js';
+import { tensorKernels } from './kernels/tensor-kernels.js';
+import { nnKernels } from './kernels/nn-kernels.js';
+
+export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels];

@@ -1,0 +1,112 @@
+/**
+ * Dtype-agnostic element access for data-movement kernels: one element type covers every
+ * TypedArray and string[], so copies and gathers need no per-dtype code.
+ */
+import {
+  ALL_DATA_TYPES,
+  SwitchyardError,
+  Tensor,
+  allocateData,
+  elementCount,
+  type DataType,
+  type KernelRunContext,
+  type TensorData,
+  bfloat16BitsToFloat32,
+  float16BitsToFloat32,
+  float32ToBfloat16Bits,
+  float32ToFloat16Bits,
+} from '@switchyard/core';
+
+/** Read/write view of any tensor's elements (numbers, bigints or strings by dtype). */
+export type Elements = { [index: number]: number | bigint | string; readonly length: number };
+
+/** Every dtype the data-movement kernels serve: all but complex (which needs two slots per element). */
+export const TENSOR_TYPES: readonly DataType[] = ALL_DATA_TYPES.filter((t) => t !== 'complex64' && t !== 'complex128');
+
+export const INDEX_TYPES: readonly DataType[] = ['int32', 'int64'];
+
+export const NUMERIC_TYPES: readonly DataType[] = TENSOR_TYPES.filter((t) => t !== 'string' && t !== 'bool');
+
+type NumericData = Exclude<TensorData, string[]>;
+
+/** Rejects complex tensors, which these kernels cannot move element by element. */
+export function checkMovable(t: Tensor, op: string): void {
+  if (t.type === 'complex64' || t.type === 'complex128') {
+    throw new SwitchyardError('UNSUPPORTED', `${op}: ${t.type} tensors are not supported by the CPU data-movement kernels`);
+  }
+}
+
+/**
+ * Allocates output `i`. Numeric outputs come from the run's planner via `ctx.output`; strings are plain
+ * arrays the planner does not manage. The size is checked first so a bad shape never allocates.
+ */
+export function allocOutput<T extends DataType>(ctx: KernelRunContext, i: number, type: T, dims: readonly number[]): Tensor<T> {
+  const n = elementCount(dims, `${ctx.node.opType} output ${i}`);
+  if (type === 'string') return new Tensor(type, allocateData(type, n), dims);
+  return ctx.output(i, type, dims);
+}
+
+/** A tensor outside the planner's arena (for values kept inside sequences, whose lifetime the planner does not see). */
+export function cloneTensor<T extends DataType>(t: Tensor<T>): Tensor<T> {
+  const d = t.data;
+  const copy = (Array.isArray(d) ? d.slice() : (d as NumericData).slice()) as typeof d;
+  return new Tensor(t.type, copy, t.dims);
+}
+
+/** Copies `n` consecutive elements; TypedArray.set when the run is long enough to pay for the view. */
+export function copyRun(src: Elements, srcOffset: number, dst: Elements, dstOffset: number, n: number): void {
+  if (n >= 16 && !Array.isArray(src)) {
+    // Same dtype on both sides (callers guarantee it), so the narrowing only picks `set`'s signature.
+    (dst as Float32Array).set((src as Float32Array).subarray(srcOffset, srcOffset + n), dstOffset);
+    return;
+  }
+  for (let j = 0; j < n; j++) dst[dstOffset + j] = src[srcOffset + j];
+}
+
+/** Fills `n` elements with one value. */
+export function fillRun(dst: Elements, offset: number, n: number, value: number | bigint | string): void {
+  for (let j = 0; j < n; j++) dst[offset + j] = value;
+}
+
+/** Copies a whole tensor's elements into an output allocated with other dims (Reshape, Squeeze, Flatten, …). */
+export function copyToOutput<T extends DataType>(ctx: KernelRunContext, i: number, input: Tensor<T>, dims: readonly number[]): Tensor<T> {
+  checkMovable(input, ctx.node.opType);
+  const out = allocOutput(ctx, i, input.type, dims);
+  if (out.size !== input.size) {
+    throw new SwitchyardError('INVALID_SHAPE', `${ctx.node.opType}: cannot give [${input.dims.join(', ')}] the shape [${dims.join(', ')}]`);
+  }
+  copyRun(input.data, 0, out.data, 0, input.size);
+  return out;
+}
+
+/** The zero of a dtype, as its array stores it. */
+export function zeroOf(type: DataType): number | bigint | string {
+  if (type === 'string') return '';
+  return type === 'int64' || type === 'uint64' ? 0n : 0;
+}
+
+/** A JS number as `type` stores it (float16 bits, bigint for 64-bit ints, 0/1 for bool). */
+export function storageValue(type: DataType, v: number): number | bigint | string {
+  switch (type) {
+    case 'float16':
+      return float32ToFloat16Bits(v);
+    case 'bfloat16':
+      return float32ToBfloat16Bits(v);
+    case 'int64':
+    case 'uint64':
+      return BigInt(Math.trunc(v));
+    case 'bool':
+      return v ? 1 : 0;
+    case 'string':
+      return String(v);
+    default:
+      return v;
+  }
+}
+
+/** An element as a JS number (float16/bfloat16 decoded, bigints converted). */
+export function numberValue(type: DataType, v: number | bigint | string): number {
+  if (type === 'float16') return float16BitsToFloat32(v as number);
+  if (type === 'bfloat16') return bfloat16BitsToFloat32(v as number);
+  return Number(v);
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Brings a fresh Debian 12 + Node 20 machine (run as root) to a state where Switchyard builds,
+# tests and runs. Idempotent: every step checks first and does nothing when already done, so a
+# second run takes a few seconds. Stamps live where the step's output lives (node_modules, dist,
+# build), so deleting an output is enough to redo its step.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+PNPM_VERSION=12.4.2
+REQUIRED_APT=(build-essential cmake python3 libdnnl-dev libonnx-testdata python3-onnx python3-numpy
+  python3-torch python3-torchvision)
+# Only the AMD build of @switchyard/native-hip needs these; without them the ROCm EP declines.
+OPTIONAL_APT=(hipcc libamdhip64-dev)
+
+say() { printf 'setup: %s\n' "$*"; }
+warn() { printf 'setup: warning: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+state_dir="$root/.cache/setup"
+mkdir -p "$state_dir"
+# Two scripts started together (demo + test) must not run pnpm install or tsup side by side.
+if command -v flock >/dev/null; then
+  exec 9>"$state_dir/lock"
+  flock 9
+fi
+
+# --- apt ---------------------------------------------------------------------------------------
+missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" != "install ok installed" ]]; then
+      printf '%s\n' "$pkg"
+    fi
+  done
+}
+
+as_root() {
+  if [[ $EUID -eq 0 ]]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else return 1
+  fi
+}
+
+apt_updated=0
+apt_install() {
+  if [[ $apt_updated -eq 0 ]]; then
+    say "apt-get update"
+    as_root apt-get update -qq >>"$state_dir/apt.log" 2>&1 || return 1
+    apt_updated=1
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" \
+    >>"$state_dir/apt.log" 2>&1
+}
+
+mapfile -t missing < <(missing_packages "${REQUIRED_APT[@]}")
+if [[ ${#missing[@]} -gt 0 ]]; then
+  say "installing apt packages: ${missing[*]}"
+  apt_install "${missing[@]}" || die "could not install ${missing[*]} (run as root on Debian 12; log: .cache/setup/apt.log)"
+fi
+mapfile -t missing < <(missing_packages "${OPTIONAL_APT[@]}")
+for pkg in "${missing[@]}"; do
+  say "installing optional apt package: $pkg"
+  apt_install "$pkg" || warn "$pkg is not available; the AMD build of @switchyard/native-hip will be skipped"
+done
+say "apt packages ok"
+
+# --- node + pnpm -------------------------------------------------------------------------------
+command -v node >/dev/null || die "node is not on PATH (Node.js 20 or newer is required)"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+[[ $node_major -ge 20 ]] || die "Node.js $(node --version) is too old; 20 or newer is required"
+
+if [[ "$(pnpm --version 2>/dev/null || true)" != "$PNPM_VERSION" ]]; then
+  say "installing pnpm@$PNPM_VERSION"
+  npm i -g "pnpm@$PNPM_VERSION" >/dev/null
+  hash -r
+  [[ "$(pnpm --version)" == "$PNPM_VERSION" ]] || die "pnpm on PATH is not $PNPM_VERSION after npm i -g"
+fi
+say "node $(node --version), pnpm $PNPM_VERSION"
+
+# --- dependencies ------------------------------------------------------------------------------
+# True when $1 is missing or any later path (file or directory, searched recursively with the
+# `find` arguments that follow "--") is newer than it.
+stale() {
+  local stamp="$1"; shift
+  [[ -e "$stamp" ]] || return 0
+  local paths=()
+  while [[ $# -gt 0 && "$1" != "--" ]]; do
+    if [[ -e "$1" ]]; then paths+=("$1"); fi
+    shift
+  done
+  if [[ $# -gt 0 ]]; then shift; fi
+  [[ ${#paths[@]} -gt 0 ]] || return 1
+  [[ -n "$(find "${paths[@]}" "$@" -newer "$stamp" -print -quit)" ]]
+}
+
+# The stamp is taken before the step starts, so an edit made while it runs is seen next time.
+begin_step() { touch "$state_dir/$1.start"; }
+end_step() { mv -f "$state_dir/$1.start" "$2"; }
+
+install_stamp="node_modules/.switchyard-install.stamp"
+if stale "$install_stamp" package.json pnpm-lock.yaml pnpm-workspace.yaml packages/*/package.json -- -maxdepth 0; then
+  say "pnpm install --frozen-lockfile"
+  begin_step install
+  pnpm install --frozen-lockfile --reporter=silent
+  end_step install "$install_stamp"
+fi
+say "dependencies ok"
+
+# --- TypeScript build (tsup) -------------------------------------------------------------------
+needs_build=()
+for dir in packages/*/; do
+  dir="${dir%/}"
+  [[ -f "$dir/package.json" ]] || continue
+  if stale "$dir/dist/.switchyard-build.stamp" "$dir/src" "$dir/package.json" "$dir/tsup.config.ts" \
+      "$dir/tsconfig.json" -- -type f ! -name '*.test.ts'; then
+    needs_build+=("${dir#packages/}")
+  fi
+done
+if [[ ${#needs_build[@]} -gt 0 ]]; then
+  say "building packages (changed: ${needs_build[*]})"
+  begin_step build
+  pnpm -r run build >"$state_dir/build.log" 2>&1 || { tail -n 40 "$state_dir/build.log" >&2; die "pnpm -r run build failed (full log: .cache/setup/build.log)"; }
+  for dir in packages/*/; do
+    [[ -d "$dir/dist" ]] && cp -p "$state_dir/build.start" "$dir/dist/.switchyard-build.stamp"
+  done
+  rm -f "$state_dir/build.start"
+fi
+say "packages built"
+
+# --- native addons -----------------------------------------------------------------------------
+# Native parts are optional: each EP falls back (TS kernels) or declines (no device) without them,
+# so a failed native build is a warning, remembered until its sources change.
+build_native() {
+  local name="$1" dir="packages/$2"
+  grep -q '"build:native"' "$dir/package.json" 2>/dev/null || return 0
+  local ok_stamp="$dir/build/.switchyard-native.stamp" failed_stamp="$dir/build/.switchyard-native.failed"
+  local log="$state_dir/native-$2.log"
+  local watch=("$dir" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build" \) -prune
+    -o -type f ! -name '*.ts' ! -name '*.md')
+  if ! stale "$ok_stamp" "${watch[@]}"; then
+    say "native $name ok"
+    return 0
+  fi
+  if ! stale "$failed_stamp" "${watch[@]}"; then
+    warn "native build of $name failed earlier and its sources have not changed (log: ${log#"$root"/})"
+    return 0
+  fi
+  say "building native $name"
+  begin_step "native-$2"
+  if pnpm --filter "$name" run build:native >"$log" 2>&1; then
+    mkdir -p "$dir/build"
+    end_step "native-$2" "$ok_stamp"
+    rm -f "$failed_stamp"
+    say "native $name ok"
+  else
+    mkdir -p "$dir/build"
+    end_step "native-$2" "$failed_stamp"
+    rm -f "$ok_stamp"
+    warn "native build of $name failed; continuing without it (log: ${log#"$root"/})"
+  fi
+}
+build_native @switchyard/ep-cpu ep-cpu
+build_native @switchyard/native-hip native-hip
+
+say "done"
