@@ -96,7 +96,8 @@ stale() {
 }
 
 # The stamp is taken before the step starts, so an edit made while it runs is seen next time.
-begin_step() { touch "$state_dir/$1.start"; }
+# $2, if given, is written into the stamp: a setting that, when changed, must also redo the step.
+begin_step() { printf '%s\n' "${2:-}" >"$state_dir/$1.start"; }
 end_step() { mv -f "$state_dir/$1.start" "$2"; }
 
 install_stamp="node_modules/.switchyard-install.stamp"
@@ -119,49 +120,68 @@ for dir in packages/*/; do
   fi
 done
 if [[ ${#needs_build[@]} -gt 0 ]]; then
-  say "building packages (changed: ${needs_build[*]})"
+  # Only the changed packages: each bundle keeps its workspace dependencies external (JS and .d.ts),
+  # so a dependent's dist stays valid. pnpm -r still orders the selected packages topologically.
+  filters=()
+  for name in "${needs_build[@]}"; do filters+=(--filter "./packages/$name"); done
+  say "building packages: ${needs_build[*]}"
   begin_step build
-  pnpm -r run build >"$state_dir/build.log" 2>&1 || { tail -n 40 "$state_dir/build.log" >&2; die "pnpm -r run build failed (full log: .cache/setup/build.log)"; }
-  for dir in packages/*/; do
-    [[ -d "$dir/dist" ]] && cp -p "$state_dir/build.start" "$dir/dist/.switchyard-build.stamp"
+  if ! pnpm -r "${filters[@]}" run build >"$state_dir/build.log" 2>&1; then
+    grep -E 'error|Error' "$state_dir/build.log" | head -n 20 >&2 || true
+    die "pnpm -r run build failed (full log: .cache/setup/build.log)"
+  fi
+  for name in "${needs_build[@]}"; do
+    if [[ -d "packages/$name/dist" ]]; then
+      cp -p "$state_dir/build.start" "packages/$name/dist/.switchyard-build.stamp"
+    fi
   done
   rm -f "$state_dir/build.start"
 fi
 say "packages built"
 
 # --- native addons -----------------------------------------------------------------------------
-# Native parts are optional: each EP falls back (TS kernels) or declines (no device) without them,
-# so a failed native build is a warning, remembered until its sources change.
+# Every package with a "build:native" script (ep-cpu: oneDNN; native-hip: HIP; …). Native parts are
+# optional: each EP falls back (TS kernels) or declines (no device) without them, so a failed
+# native build is a warning, remembered until its sources or the GPU platform change.
+native_key="SWITCHYARD_GPU_PLATFORM=${SWITCHYARD_GPU_PLATFORM:-}"
+
 build_native() {
-  local name="$1" dir="packages/$2"
+  local dir="${1%/}"
   grep -q '"build:native"' "$dir/package.json" 2>/dev/null || return 0
+  local pkg="${dir#packages/}"
+  local name
+  name="$(sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p' "$dir/package.json" | head -n 1)"
   local ok_stamp="$dir/build/.switchyard-native.stamp" failed_stamp="$dir/build/.switchyard-native.failed"
-  local log="$state_dir/native-$2.log"
+  local log="$state_dir/native-$pkg.log"
   local watch=("$dir" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build" \) -prune
-    -o -type f ! -name '*.ts' ! -name '*.md')
-  if ! stale "$ok_stamp" "${watch[@]}"; then
+    -o -type f ! -name '*.ts' ! -name '*.md' ! -name '*.tsbuildinfo')
+  if ! stale "$ok_stamp" "${watch[@]}" && [[ "$(cat "$ok_stamp")" == "$native_key" ]]; then
     say "native $name ok"
     return 0
   fi
-  if ! stale "$failed_stamp" "${watch[@]}"; then
+  if [[ -e "$failed_stamp" ]] && ! stale "$failed_stamp" "${watch[@]}" && [[ "$(cat "$failed_stamp")" == "$native_key" ]]; then
     warn "native build of $name failed earlier and its sources have not changed (log: ${log#"$root"/})"
     return 0
   fi
   say "building native $name"
-  begin_step "native-$2"
+  begin_step "native-$pkg" "$native_key"
   if pnpm --filter "$name" run build:native >"$log" 2>&1; then
     mkdir -p "$dir/build"
-    end_step "native-$2" "$ok_stamp"
+    end_step "native-$pkg" "$ok_stamp"
     rm -f "$failed_stamp"
-    say "native $name ok"
+    # The build script's own last line says what it did (built, up to date, or skipped and why).
+    say "native $name ok: $(grep -v '^\s*$' "$log" | tail -n 1)"
   else
     mkdir -p "$dir/build"
-    end_step "native-$2" "$failed_stamp"
+    end_step "native-$pkg" "$failed_stamp"
     rm -f "$ok_stamp"
     warn "native build of $name failed; continuing without it (log: ${log#"$root"/})"
   fi
 }
-build_native @switchyard/ep-cpu ep-cpu
-build_native @switchyard/native-hip native-hip
+# native-hip first: it is the only native part another package (ep-rocm) builds on.
+build_native packages/native-hip
+for dir in packages/*/; do
+  [[ "$dir" == packages/native-hip/ ]] || build_native "$dir"
+done
 
 say "done"

@@ -3,5 +3,6 @@ import type { KernelDef } from '@switchyard/core';
 import { mathKernels } from './kernels/math-kernels.js';
 import { tensorKernels } from './kernels/tensor-kernels.js';
 import { nnKernels } from './kernels/nn-kernels.js';
+import { controlFlowKernels } from './kernels/control-flow-kernels.js';
 
-export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels];
+export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels, ...controlFlowKernels];

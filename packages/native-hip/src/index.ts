@@ -1,1 +1,13 @@
-export {};
+export type {
+  DeviceBuffer,
+  DeviceBufferConstructor,
+  DeviceCountResult,
+  DeviceProperties,
+  ElementwiseOp,
+  NativeHipBinding,
+  RuntimeInfo,
+} from './binding.js';
+export { isNativeHipBinding } from './binding.js';
+export { BUILD_COMMAND, defaultAddonPath, loadNativeHip, nativeHipBinding, type LoadNativeHipOptions, type NativeHipLoadResult } from './load-native.js';
+export { explainNoDevice, gatherGpuFacts, type GpuSystemFacts } from './gpu-diagnosis.js';
+export { probeDevices, type GpuProbe, type ProbeOptions, type UsableDevice } from './devices.js';

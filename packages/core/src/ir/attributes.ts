@@ -1,7 +1,7 @@
 /** Typed access to a node's attributes, with defaults and clear errors for wrong types. */
 import { SwitchyardError } from '../errors.js';
 import type { Tensor } from '../tensor/tensor.js';
-import type { AttributeValue, Graph, Node } from './graph.js';
+import { nodeLabel, type AttributeValue, type Graph, type Node } from './graph.js';
 
 export class AttributeReader {
   readonly #node: Node;
@@ -19,14 +19,14 @@ export class AttributeReader {
     if (a.type !== type) {
       throw new SwitchyardError(
         'INVALID_MODEL',
-        `node '${this.#node.name}' (${this.#node.opType}): attribute '${name}' is ${a.type}, expected ${type}`,
+        `node '${nodeLabel(this.#node)}' (${this.#node.opType}): attribute '${name}' is ${a.type}, expected ${type}`,
       );
     }
     return a as Extract<AttributeValue, { type: K }>;
   }
 
   #required(name: string): never {
-    throw new SwitchyardError('INVALID_MODEL', `node '${this.#node.name}' (${this.#node.opType}): required attribute '${name}' is missing`);
+    throw new SwitchyardError('INVALID_MODEL', `node '${nodeLabel(this.#node)}' (${this.#node.opType}): required attribute '${name}' is missing`);
   }
 
   int(name: string, fallback?: number): number {

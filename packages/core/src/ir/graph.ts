@@ -190,6 +190,8 @@ export function outerScopeReads(graph: Graph): Set<string> {
   for (const n of graph.nodes) {
     for (const name of nodeInputsWithCaptures(n)) if (name && !local.has(name)) reads.add(name);
   }
+  // A subgraph may return an outer value directly as one of its outputs.
+  for (const o of graph.outputs) if (o.name && !local.has(o.name)) reads.add(o.name);
   return reads;
 }
 
@@ -215,4 +217,9 @@ export interface Model {
   graph: Graph;
   /** Functions defined in the model (kept opaque; a node calling one is reported unsupported). */
   functionNames: string[];
+}
+
+/** A node's name for messages and reports; unnamed nodes (common in exported models) get `OpType#id`. */
+export function nodeLabel(node: Node): string {
+  return node.name || `${node.opType}#${node.id}`;
 }

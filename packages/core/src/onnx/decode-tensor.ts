@@ -75,6 +75,16 @@ const TYPED_FIELD: Record<DataType, { field: number; wire: WireType; slots: numb
   string: { field: TENSOR.stringData, wire: WireType.LengthDelimited, slots: 1 },
 };
 
+/** Unpacked wire type of each typed data field. */
+const WIRE_OF_FIELD: Record<number, WireType> = {
+  [TENSOR.floatData]: WireType.Fixed32,
+  [TENSOR.doubleData]: WireType.Fixed64,
+  [TENSOR.stringData]: WireType.LengthDelimited,
+  [TENSOR.int32Data]: WireType.Varint,
+  [TENSOR.int64Data]: WireType.Varint,
+  [TENSOR.uint64Data]: WireType.Varint,
+};
+
 const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A copy of bytes[start, end) in a fresh ArrayBuffer, so typed views over it are aligned. */
@@ -157,8 +167,7 @@ export function decodeTensorProto(r: ProtoReader, options: TensorDecodeOptions):
       case TENSOR.doubleData:
       case TENSOR.uint64Data:
       case TENSOR.stringData: {
-        const wire = r.field === TENSOR.floatData ? WireType.Fixed32 : r.field === TENSOR.doubleData ? WireType.Fixed64 : r.field === TENSOR.stringData ? WireType.LengthDelimited : WireType.Varint;
-        counts.set(r.field, (counts.get(r.field) ?? 0) + r.countRepeated(wire));
+        counts.set(r.field, (counts.get(r.field) ?? 0) + r.countRepeated(WIRE_OF_FIELD[r.field]));
         r.skip();
         break;
       }

@@ -4,6 +4,7 @@ export { decodeModel, MIN_IR_VERSION, MAX_IR_VERSION } from './decode-model.js';
 export { MAX_GRAPH_DEPTH } from './decode-graph.js';
 export { encodeModel } from './encode-model.js';
 export { encodeTensor } from './encode-tensor.js';
+export type { ExternalDataReader, ExternalDataRequest } from './decode-tensor.js';
 export {
   decodeTensor,
   decodeSequence,

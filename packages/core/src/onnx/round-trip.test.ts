@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { Graph, type Model } from '../ir/graph.js';
+import { Graph, type AttributeValue, type Model } from '../ir/graph.js';
 import { ALL_DATA_TYPES, ONNX_DATA_TYPE, type DataType, allocateData } from '../tensor/data-type.js';
 import { Tensor } from '../tensor/tensor.js';
 import { decodeTensor, encodeModel, encodeTensor, loadModel } from './index.js';
@@ -55,7 +55,7 @@ function syntheticModel(): Model {
   for (const type of ALL_DATA_TYPES) main.initializers.set(`init_${type}`, sampleTensor(type, [2, 3]));
   main.initializers.set('scalar', sampleTensor('int64', []));
   main.initializers.set('empty', sampleTensor('float32', [0, 4]));
-  const attributes = new Map([
+  const attributes = new Map<string, AttributeValue>([
     ['f', { type: 'float', value: Math.fround(0.1) }],
     ['i', { type: 'int', value: -42 }],
     ['big', { type: 'int', value: 2 ** 53 - 1 }],
@@ -68,8 +68,8 @@ function syntheticModel(): Model {
     ['ts', { type: 'tensors', value: [sampleTensor('uint8', [3]), sampleTensor('string', [1])] }],
     ['gs', { type: 'graphs', value: [body] }],
     ['empty_ints', { type: 'ints', value: [] }],
-  ] as const);
-  const n = main.addNode({ opType: 'Custom', domain: 'com.example', inputs: ['x', '', 'seq'], outputs: ['y', ''], attributes: new Map(attributes) });
+  ]);
+  const n = main.addNode({ opType: 'Custom', domain: 'com.example', inputs: ['x', '', 'seq'], outputs: ['y', ''], attributes });
   n.docString = 'a custom node';
   main.addNode({ opType: 'Relu', name: 'relu', inputs: ['y'], outputs: ['z'] });
   main.docString = 'main graph';
@@ -140,6 +140,31 @@ describe.skipIf(!hasPythonOnnx)('the onnx Python package reads what we write', (
     expect(got).toEqual(expected);
     // ONNX's data_type numbers, not ours, are what the reference saw.
     expect((got[0] as { type: number }).type).toBe(ONNX_DATA_TYPE[ALL_DATA_TYPES[0]]);
+  });
+
+  test('model-local functions: names in the IR, bodies kept through encode', async () => {
+    const file = path.join(tmp, 'with-function.onnx');
+    const make = [
+      'import onnx, sys',
+      'from onnx import helper, TensorProto',
+      'fn = helper.make_function("custom", "AddTwice", ["a"], ["b"],',
+      '    [helper.make_node("Add", ["a", "a"], ["t"]), helper.make_node("Add", ["t", "t"], ["b"])],',
+      '    [helper.make_opsetid("", 14)])',
+      'g = helper.make_graph([helper.make_node("AddTwice", ["x"], ["y"], domain="custom")], "g",',
+      '    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])',
+      'm = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14), helper.make_opsetid("custom", 1)], functions=[fn])',
+      'onnx.checker.check_model(m)',
+      'onnx.save(m, sys.argv[1])',
+    ].join('\n');
+    runPython(['-c', make, file]);
+    const m = await loadModel(file);
+    expect(m.functionNames).toEqual(['AddTwice']);
+    expect(m.opsetImports).toEqual(new Map([['', 14], ['custom', 1]]));
+    expect(m.graph.nodes[0]).toMatchObject({ opType: 'AddTwice', domain: 'custom' });
+    const out = path.join(tmp, 'with-function-rt.onnx');
+    writeFileSync(out, encodeModel(m));
+    const read = 'import onnx, sys\nm = onnx.load(sys.argv[1])\nonnx.checker.check_model(m)\nprint(m.functions[0].name, len(m.functions[0].node))';
+    expect(runPython(['-c', read, out]).trim()).toBe('AddTwice 2');
   });
 
   test.skipIf(!hasTestData)('re-encoded real models pass onnx.checker and match the originals', async () => {

@@ -128,7 +128,13 @@ export class ProtoReader {
 
   /** Reads a length prefix and returns [start, end) of the payload, moving past it. */
   span(): [number, number] {
-    const len = this.uint32();
+    let len: number;
+    if (this.pos < this.end && this.bytes[this.pos] < 0x80) len = this.bytes[this.pos++];
+    else {
+      const [lo, hi] = this.#varint64();
+      if (hi !== 0) throw invalid(`length prefix of 2^32 bytes or more at byte ${this.pos}: not a valid protobuf`);
+      len = lo;
+    }
     const start = this.pos;
     // Lengths are < 2^32; a 2 GiB protobuf cannot exist, so anything larger than the message is corrupt.
     if (len > this.end - start) this.#truncated(`length-delimited field of ${len} bytes`);

@@ -2,6 +2,7 @@
  * A protobuf wire-format writer. Nested messages are written by a callback into a child writer and
  * then length-prefixed; the chunks are joined once at the end, so large raw_data is copied only twice.
  */
+import { SwitchyardError } from '../errors.js';
 import { WireType } from './wire-reader.js';
 
 const utf8 = new TextEncoder();
@@ -75,8 +76,11 @@ export class ProtoWriter {
   }
 
   int64Value(v: number | bigint): void {
+    if (typeof v === 'number' && !Number.isInteger(v)) {
+      throw new SwitchyardError('INVALID_ARGUMENT', `cannot encode ${v} as an ONNX integer`);
+    }
     if (typeof v === 'number' && v >= 0 && Number.isSafeInteger(v)) this.#varint(v);
-    else this.#varintBig(typeof v === 'bigint' ? v : BigInt(Math.trunc(v)));
+    else this.#varintBig(typeof v === 'bigint' ? v : BigInt(v));
   }
 
   float(field: number, v: number): void {

@@ -8,7 +8,8 @@ import type { Node } from '../ir/graph.js';
 import { attributesEqual } from './attribute-equality.js';
 import { isPure, normalizeDomain } from './node-traits.js';
 import { emptyResult, type PassResult } from './pass-result.js';
-import { nodeLabel, UseIndex, type Scope } from './scope.js';
+import { UseIndex, type Scope } from './scope.js';
+import { nodeLabel } from '../ir/graph.js';
 
 /** Nodes that can only be equal if these match; attributes are compared deeply within a bucket. */
 function bucketKey(node: Node): string {

@@ -12,7 +12,8 @@ import { Tensor } from '../tensor/tensor.js';
 import { estimateFoldBytes } from './fold-size.js';
 import { isOnnxOp, isPure, tensorBytes } from './node-traits.js';
 import { emptyResult, type PassResult } from './pass-result.js';
-import { constantLookup, nodeLabel, opsetIn, type Scope } from './scope.js';
+import { constantLookup, opsetIn, type Scope } from './scope.js';
+import { nodeLabel } from '../ir/graph.js';
 import type { EvaluateNode } from './types.js';
 
 export interface FoldOptions {

@@ -8,7 +8,8 @@
  */
 import type { Node } from '../ir/graph.js';
 import { emptyResult, type PassResult } from './pass-result.js';
-import { nodeLabel, valuesReadBy, type Scope } from './scope.js';
+import { valuesReadBy, type Scope } from './scope.js';
+import { nodeLabel } from '../ir/graph.js';
 
 export function eliminateDeadCode(scope: Scope): PassResult {
   const graph = scope.graph;

@@ -9,7 +9,8 @@
 import type { Node } from '../ir/graph.js';
 import { isOnnxOp } from './node-traits.js';
 import { emptyResult, type PassResult } from './pass-result.js';
-import { constantLookup, nodeLabel, UseIndex, type Scope } from './scope.js';
+import { constantLookup, UseIndex, type Scope } from './scope.js';
+import { nodeLabel } from '../ir/graph.js';
 
 /** For a removable pass-through node, its [input, output]; otherwise undefined. */
 function passThrough(node: Node, index: UseIndex, scope: Scope, constant: ReturnType<typeof constantLookup>): [string, string] | undefined {

@@ -17,4 +17,4 @@ export { attributesEqual, attributeValuesEqual, tensorsEqual } from './attribute
 export { isPure, hasSubgraphs, tensorBytes, normalizeDomain } from './node-traits.js';
 export { estimateFoldBytes } from './fold-size.js';
 export { emptyResult, changedGraph, type PassResult } from './pass-result.js';
-export { localNames, outerReads, valuesReadBy, constantLookup, opsetIn, nodeLabel, UseIndex, type Scope } from './scope.js';
+export { localNames, outerReads, valuesReadBy, constantLookup, opsetIn, UseIndex, type Scope } from './scope.js';

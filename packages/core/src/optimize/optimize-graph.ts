@@ -14,7 +14,8 @@ import { foldConstants, type FoldOptions } from './constant-folding.js';
 import { eliminateDeadCode } from './dead-code-elimination.js';
 import { eliminateIdentities } from './identity-elimination.js';
 import { changedGraph, type PassResult } from './pass-result.js';
-import { nodeLabel, type Scope } from './scope.js';
+import { type Scope } from './scope.js';
+import { nodeLabel } from '../ir/graph.js';
 import type { GraphOptimizationLevel, OptimizeOptions, OptimizeReport, PassReport } from './types.js';
 
 export const DEFAULT_MAX_FOLD_BYTES = 16 * 1024 * 1024;

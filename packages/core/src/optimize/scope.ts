@@ -141,7 +141,3 @@ export class UseIndex {
   }
 }
 
-/** A readable label for a node in reports; ONNX allows empty node names. */
-export function nodeLabel(node: Node): string {
-  return node.name || `${node.opType}#${node.id}`;
-}

@@ -4,7 +4,7 @@
  * Every node keeps the chain of reasons the EPs before its own declined it.
  */
 import { SwitchyardError } from '../errors.js';
-import { nodeInputsWithCaptures, type Graph, type Node } from '../ir/graph.js';
+import { nodeInputsWithCaptures, nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { Capability, CapabilityResult, ExecutionProvider } from '../ep/execution-provider.js';
 import type { DeclineReason, KernelDef } from '../registry/kernel-def.js';
 import type { KernelLookup, KernelRegistry } from '../registry/kernel-registry.js';
@@ -150,7 +150,7 @@ export async function partitionGraph(
   if (unplaced.length > 0) {
     const lines = unplaced.slice(0, 20).map((n) => {
       const why = (declines.get(n) ?? []).map((d) => `${d.ep}: ${d.reason.message}`).join('; ');
-      return `  - ${n.name} (${n.domain ? n.domain + '::' : ''}${n.opType}): ${why || 'no execution provider'}`;
+      return `  - ${nodeLabel(n)} (${n.domain ? n.domain + '::' : ''}${n.opType}): ${why || 'no execution provider'}`;
     });
     if (unplaced.length > 20) lines.push(`  … and ${unplaced.length - 20} more`);
     throw new SwitchyardError('NO_PROVIDER', `no execution provider can run ${unplaced.length} node(s):\n${lines.join('\n')}`);

@@ -2,7 +2,7 @@
  * The placement report: per node, the EP and implementation that run it and why earlier EPs declined;
  * per EP, node count and coverage by nodes and by FLOPs; the copies between devices.
  */
-import type { Graph, Node } from '../ir/graph.js';
+import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { DeclineRecord, PartitionPlan } from './partition-graph.js';
 import type { CopyStep } from './copy-insertion.js';
 import { deviceOf } from './copy-insertion.js';
@@ -76,7 +76,7 @@ export function buildPlacement(
       if (!order.includes(unit.ep.name)) order.push(unit.ep.name);
       nodes.push({
         graph: path,
-        name: node.name,
+        name: nodeLabel(node),
         opType: node.opType,
         domain: node.domain,
         ep: unit.ep.name,

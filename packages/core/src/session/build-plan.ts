@@ -5,7 +5,7 @@
 import { SwitchyardError } from '../errors.js';
 import type { ExecutionProvider } from '../ep/execution-provider.js';
 import { AttributeReader } from '../ir/attributes.js';
-import { subgraphsOf, type Graph } from '../ir/graph.js';
+import { nodeLabel, subgraphsOf, type Graph } from '../ir/graph.js';
 import { deviceOf, insertCopies, type UnitStep } from '../partition/copy-insertion.js';
 import { extractPartition } from '../partition/extract-partition.js';
 import { partitionGraph } from '../partition/partition-graph.js';
@@ -67,7 +67,7 @@ async function prepareStep(graph: Graph, step: UnitStep): Promise<KernelStep> {
   } catch (err) {
     throw new SwitchyardError(
       err instanceof SwitchyardError ? err.code : 'EP_FAILED',
-      `${unit.ep.name} could not prepare node '${node.name}' (${node.opType}): ${(err as Error).message}`,
+      `${unit.ep.name} could not prepare node '${nodeLabel(node)}' (${node.opType}): ${(err as Error).message}`,
       { cause: err },
     );
   }

@@ -3,7 +3,7 @@
  * of one session never share mutable state. Long runs yield to the event loop between steps.
  */
 import { SwitchyardError } from '../errors.js';
-import type { Graph } from '../ir/graph.js';
+import { nodeLabel, type Graph } from '../ir/graph.js';
 import type { CopyStep } from '../partition/copy-insertion.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -33,7 +33,7 @@ function shapesOf(values: readonly (RuntimeValue | undefined)[]): string[] {
 
 function kernelError(step: KernelStep, err: unknown): SwitchyardError {
   const unit = step.unit;
-  const where = unit.kind === 'single' ? `node '${unit.node.name}' (${unit.node.opType})` : `partition '${unit.name}'`;
+  const where = unit.kind === 'single' ? `node '${nodeLabel(unit.node)}' (${unit.node.opType})` : `partition '${unit.name}'`;
   const msg = err instanceof Error ? err.message : String(err);
   const code = err instanceof SwitchyardError ? err.code : 'RUNTIME';
   return new SwitchyardError(code, `${where} on ${unit.ep.name} failed: ${msg}`, { cause: err });
@@ -145,7 +145,7 @@ async function runUnit(
     threads: env.threads,
     runSubgraph: (graph: Graph, feeds) => {
       const sub = plan.subplans.get(graph);
-      if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${node.name}'`));
+      if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${nodeLabel(node)}'`));
       return executePlan(sub, feeds, env, local);
     },
   });

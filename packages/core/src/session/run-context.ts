@@ -1,6 +1,6 @@
 /** The per-run, per-node context a kernel sees: inputs, output allocation, subgraph calls. */
 import { SwitchyardError } from '../errors.js';
-import type { Graph, Node } from '../ir/graph.js';
+import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { KernelRunContext, RuntimeValue } from '../registry/kernel-def.js';
 import { BYTES_PER_ELEMENT, viewData, type DataType, type NumericDataType } from '../tensor/data-type.js';
 import { Tensor, elementCount } from '../tensor/tensor.js';
@@ -40,24 +40,24 @@ export class NodeRunContext implements KernelRunContext {
   input(i: number): Tensor {
     const v = this.inputs[i];
     if (v instanceof Tensor) return v;
-    throw new SwitchyardError('RUNTIME', `${this.node.opType} '${this.node.name}': input ${i} is ${describe(v)}, expected a tensor`);
+    throw new SwitchyardError('RUNTIME', `${this.node.opType} '${nodeLabel(this.node)}': input ${i} is ${describe(v)}, expected a tensor`);
   }
 
   optionalInput(i: number): Tensor | undefined {
     const v = this.inputs[i];
     if (v === undefined || v === null) return undefined;
     if (v instanceof Tensor) return v;
-    throw new SwitchyardError('RUNTIME', `${this.node.opType} '${this.node.name}': input ${i} is ${describe(v)}, expected a tensor`);
+    throw new SwitchyardError('RUNTIME', `${this.node.opType} '${nodeLabel(this.node)}': input ${i} is ${describe(v)}, expected a tensor`);
   }
 
   sequenceInput(i: number): Tensor[] {
     const v = this.inputs[i];
     if (Array.isArray(v)) return v;
-    throw new SwitchyardError('RUNTIME', `${this.node.opType} '${this.node.name}': input ${i} is ${describe(v)}, expected a sequence`);
+    throw new SwitchyardError('RUNTIME', `${this.node.opType} '${nodeLabel(this.node)}': input ${i} is ${describe(v)}, expected a sequence`);
   }
 
   output<T extends DataType>(i: number, type: T, dims: readonly number[]): Tensor<T> {
-    const size = elementCount(dims, `${this.node.opType} '${this.node.name}' output ${i}`);
+    const size = elementCount(dims, `${this.node.opType} '${nodeLabel(this.node)}' output ${i}`);
     const slot = this.#init.slots.get(this.node.outputs[i]);
     const arena = this.#init.arena;
     if (slot && arena && type !== 'string' && size * BYTES_PER_ELEMENT[type] === slot.bytes) {

@@ -195,3 +195,12 @@ describe('subgraphs', () => {
     expect(shapeOf(g, 'ys')).toEqual([7, 3]);
   });
 });
+
+describe('absurd declarations', () => {
+  it('does not allocate a shape for a target of absurd declared length', () => {
+    const g = makeGraph({ inputs: { x: ['float32', [2, 3]], s: ['int64', [1e12]] } });
+    addNode(g, 'Reshape', ['x', 's'], ['y']);
+    inferShapes(g);
+    expect(typeOf(g, 'y')).toEqual({ kind: 'tensor', elemType: 'float32' });
+  });
+});

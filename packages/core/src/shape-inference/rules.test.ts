@@ -222,6 +222,8 @@ describe('indexing', () => {
     expect(shapeOf(g, 'y0')).toEqual([3, 4, 5]);
     const opset9 = one('Slice', { opset: 9, inputs: { x: f32(['N', 10]) }, attrs: { starts: [2], ends: [100], axes: [1] } });
     expect(shapeOf(opset9, 'y0')).toEqual(['N', 8]);
+    const reversed = one('Slice', { inputs: { x: f32(['N', 4]) }, initializers: { s: int64([-1]), e: int64([-(2 ** 62)]), a: int64([0]), st: int64([-1]) } });
+    expect(shapeOf(reversed, 'y0')).toEqual(['N', 4]);
   });
 
   it('gathers', () => {

@@ -8,6 +8,7 @@ import { SwitchyardError } from '../errors.js';
 import { decodeOptional, decodeSequence, decodeTensor } from '../onnx/index.js';
 import type { ValueType } from '../ir/graph.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
+import { Tensor } from '../tensor/tensor.js';
 import { InferenceSession } from '../session/inference-session.js';
 import type { SessionOptions } from '../session/session-options.js';
 import { compareValues, ONNX_TOLERANCE, type Tolerance } from './compare.js';
@@ -44,7 +45,10 @@ export function listBackendTests(root = DEFAULT_BACKEND_TEST_ROOT, suites: reado
 function decodeValue(bytes: Uint8Array, type: ValueType | undefined): RuntimeValue {
   if (type?.kind === 'sequence') return decodeSequence(bytes);
   if (type?.kind === 'optional') return decodeOptional(bytes);
-  return decodeTensor(bytes);
+  const t = decodeTensor(bytes);
+  // ONNX 1.12 stored bfloat16 test data with the uint16 element type; the bits are bfloat16.
+  if (type?.kind === 'tensor' && type.elemType === 'bfloat16' && t.type === 'uint16') return new Tensor('bfloat16', t.data as Uint16Array, t.dims);
+  return t;
 }
 
 function numbered(dir: string, prefix: string): string[] {

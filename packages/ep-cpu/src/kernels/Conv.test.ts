@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Tensor } from '@switchyard/core';
+import { Tensor, float16BitsToFloat32, float32ToFloat16Bits } from '@switchyard/core';
 import { runKernel } from '@switchyard/core/testing';
 import { convKernel } from './Conv.js';
 import { expectClose, f32, seeded } from '../nn/test-helpers.js';
@@ -88,6 +88,21 @@ describe('Conv', () => {
     });
     expect((y as Tensor).type).toBe('float64');
     expectClose(y, ref.dims, ref.out, 1e-9);
+  });
+
+  it('float16 computes in float32 and rounds the result to half precision', async () => {
+    const x = seeded(2 * 5 * 5, 11);
+    const w = seeded(3 * 2 * 3 * 3, 12);
+    const half = (a: Float32Array) => Uint16Array.from(a, (v) => float32ToFloat16Bits(v));
+    // the reference sees the same half-rounded inputs
+    const xr = Float32Array.from(half(x), float16BitsToFloat32);
+    const wr = Float32Array.from(half(w), float16BitsToFloat32);
+    const ref = refConv2d(xr, [1, 2, 5, 5], wr, [3, 2, 3, 3], undefined);
+    const [y] = await runKernel(convKernel, [new Tensor('float16', half(x), [1, 2, 5, 5]), new Tensor('float16', half(w), [3, 2, 3, 3])]);
+    expect((y as Tensor).type).toBe('float16');
+    const got = Array.from((y as Tensor).data as Uint16Array, float16BitsToFloat32);
+    expect(got.length).toBe(ref.out.length);
+    got.forEach((v, i) => expect(Math.abs(v - ref.out[i])).toBeLessThan(2e-3 * (1 + Math.abs(ref.out[i]))));
   });
 
   it('rejects absurd attributes with clear errors', async () => {

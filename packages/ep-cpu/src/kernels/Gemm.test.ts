@@ -31,6 +31,23 @@ describe('Gemm', () => {
     });
   }
 
+  for (const [ta, tb] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
+    it(`packed path, ragged edges, transA=${ta} transB=${tb}`, async () => {
+      const [M, K, N] = [19, 23, 29];
+      const A = f32(ta ? [K, M] : [M, K], 11);
+      const B = f32(tb ? [N, K] : [K, N], 12);
+      const [y] = await runKernel(gemmKernel, [A, B], { attributes: { transA: ta, transB: tb, alpha: { float: -1.5 } } });
+      expectClose(y, [M, N], refMatMul(A.data, B.data, M, K, N, !!ta, !!tb).map((v) => -1.5 * v));
+    });
+  }
+
+  it('packed path across the N block (N > 1024)', async () => {
+    const [M, K, N] = [9, 20, 1030];
+    const A = f32([M, K], 13);
+    const B = f32([K, N], 14);
+    expectClose((await runKernel(gemmKernel, [A, B]))[0], [M, N], refMatMul(A.data, B.data, M, K, N));
+  });
+
   it('broadcasts a column C and a scalar C, and runs without C', async () => {
     const A = f32([4, 3], 1);
     const B = f32([3, 2], 2);

@@ -7,7 +7,8 @@ import { tensorKernel } from '../tensor-ops/define.js';
 function squeeze(ctx: KernelRunContext, x: Tensor, axes: readonly number[] | undefined): Tensor {
   const r = x.dims.length;
   let dims: number[];
-  if (axes === undefined) dims = x.dims.filter((d) => d !== 1);
+  // An empty axes list means the same as none (ONNX Runtime reads it so).
+  if (axes === undefined || axes.length === 0) dims = x.dims.filter((d) => d !== 1);
   else {
     const drop = new Set(normalizeAxes(axes, r, 'Squeeze'));
     for (const a of drop) {

@@ -36,8 +36,13 @@ export function threadsFromOptions(options: unknown): number {
 
 /** A requested count (0 = default) as the team size the addon will actually use: the cache key. */
 export function effectiveThreads(binding: NativeBinding, requested: number): number {
-  return requested > 0 ? requested : binding.runtimeInfo().defaultThreads;
+  if (requested > 0) return requested;
+  let fallback = defaultThreadsOf.get(binding);
+  if (fallback === undefined) defaultThreadsOf.set(binding, (fallback = binding.runtimeInfo().defaultThreads));
+  return fallback;
 }
+
+const defaultThreadsOf = new WeakMap<NativeBinding, number>();
 
 /**
  * Below this many multiply-adds a run stays on the calling thread: the libuv hop costs tens of µs,

@@ -1,5 +1,7 @@
 /**
  * The dense matrix-multiply core every nn kernel shares (Gemm, MatMul, Conv via im2col, RNNs).
+ * Large products go to the packed, register-blocked kernel in gemm-packed.ts; the loops here serve
+ * small or skinny shapes where packing costs more than it saves.
  *
  * `gemmAccumulate` computes C += alpha · op(A) · op(B) on row-major matrices at offsets with leading
  * dimensions, so callers can address slices of larger tensors without copying. The caller fills C first
@@ -7,6 +9,7 @@
  * both contiguous; four rows of C share each B load, and k/j are blocked so the B panel stays in cache.
  */
 import type { FloatArray } from './float-io.js';
+import { gemmPacked } from './gemm-packed.js';
 
 /** Rows of B (k) per cache block. */
 const K_BLOCK = 256;
@@ -35,6 +38,16 @@ export function gemmAccumulate(
   ldc: number,
 ): void {
   if (M === 0 || N === 0 || K === 0 || alpha === 0) return;
+  if (M >= 8 && N >= 8 && K >= 8) {
+    // Large enough for packing to pay off: register-blocked micro-kernel on packed panels.
+    gemmPacked(
+      M, N, K, alpha,
+      { data: A.data, offset: A.offset, rs: A.trans ? 1 : A.ld, cs: A.trans ? A.ld : 1 },
+      { data: B.data, offset: B.offset, rs: B.trans ? 1 : B.ld, cs: B.trans ? B.ld : 1 },
+      c, cOff, ldc,
+    );
+    return;
+  }
   if (B.trans) {
     if (!A.trans && M <= 4) {
       // Few rows (a batch-1 Linear layer): dot products over contiguous rows beat repacking B.

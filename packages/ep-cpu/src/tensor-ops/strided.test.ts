@@ -32,8 +32,10 @@ describe('copyStrided', () => {
   it('matches the element-wise reference for random transposes (tiled and untiled paths)', () => {
     const next = rng(7);
     for (let trial = 0; trial < 60; trial++) {
-      const r = 1 + next(5);
-      const dims = Array.from({ length: r }, () => 1 + next(trial % 3 === 0 ? 70 : 6));
+      const r = 1 + next(4);
+      // Every third trial has two long axes, large enough for the tiled path; sizes stay small.
+      const big = trial % 3 === 0 ? [next(r), next(r)] : [];
+      const dims = Array.from({ length: r }, (_, k) => 1 + next(big.includes(k) ? 70 : 5));
       const size = dims.reduce((a, b) => a * b, 1);
       const src = Float64Array.from(iota(size));
       const perm = permutation(r, next);

@@ -60,6 +60,11 @@ export function copyStrided(
     copyTiled(src, srcOffset, s, d, contiguousAxis, dst, dstOffset);
     return;
   }
+  // Broadcast (stride-0) outer axes: build one block, then copy the output block instead of re-reading the source.
+  if (s.slice(0, last).includes(0)) {
+    copyBroadcast(src, srcOffset, s, d, 0, dst, dstOffset, rowMajorStrides(d));
+    return;
+  }
   const n = d[last];
   const step = s[last];
   let outer = 1;
@@ -79,6 +84,35 @@ export function copyStrided(
       idx[k] = 0;
     }
   }
+}
+
+function copyBroadcast(
+  src: Elements,
+  so: number,
+  s: number[],
+  d: number[],
+  k: number,
+  dst: Elements,
+  o: number,
+  ds: number[],
+): void {
+  if (k === d.length - 1) {
+    const step = s[k];
+    if (step === 1) copyRun(src, so, dst, o, d[k]);
+    else for (let j = 0, p = so; j < d[k]; j++, p += step) dst[o + j] = src[p];
+    return;
+  }
+  if (s[k] === 0) {
+    copyBroadcast(src, so, s, d, k + 1, dst, o, ds);
+    // Doubling: each copy duplicates everything written so far.
+    for (let filled = 1; filled < d[k]; ) {
+      const n = Math.min(filled, d[k] - filled);
+      copyRun(dst, o, dst, o + filled * ds[k], n * ds[k]);
+      filled += n;
+    }
+    return;
+  }
+  for (let i = 0; i < d[k]; i++) copyBroadcast(src, so + i * s[k], s, d, k + 1, dst, o + i * ds[k], ds);
 }
 
 /** Tiled copy over the contiguous source axis `a` and the last axis, so both sides stay in cache. */

@@ -71,6 +71,13 @@ export function sliceRange(dim: number, start: number, end: number, step: number
 /** `end` values at least this large mean "to the end" whatever the dim (INT_MAX-style sentinels). */
 const TO_END = 2 ** 31 - 1;
 
+/** Whether a slice takes every element of a dim whatever its size (x[:] or x[::-1]). */
+function coversWholeDim(start: number, end: number, step: number): boolean {
+  if (step === 1) return start === 0 && end >= TO_END;
+  if (step === -1) return (start === -1 || start >= TO_END) && end <= -TO_END;
+  return false;
+}
+
 export interface SliceParams {
   starts: number[];
   ends: number[];
@@ -111,7 +118,7 @@ const slice: ShapeRule = (ctx) => {
     const d = x[axis];
     const [start, end, step] = [p.starts[k], p.ends[k], p.steps[k]];
     if (typeof d === 'number') out[axis] = sliceRange(d, start, end, step).count;
-    else out[axis] = step === 1 && start === 0 && end >= TO_END ? d : undefined;
+    else out[axis] = coversWholeDim(start, end, step) ? d : undefined;
   });
   ctx.setShape(0, out);
 };

@@ -6,6 +6,9 @@ import type { InferContext, ShapeRule } from '../context.js';
 import type { Dim } from '../../ir/graph.js';
 import { broadcastShapes, dimProduct, isStaticShape, mapDim, normalizeAxes } from '../dims.js';
 
+/** A rank no real model reaches: a declared length beyond it is treated as unknown, not allocated. */
+const MAX_RANK = 1024;
+
 /**
  * A shape given as a tensor input (Reshape's `shape`, Expand's target, ConstantOfShape's input):
  * its known elements, or unknown elements of a known count when only the input's length is known.
@@ -14,7 +17,7 @@ export function shapeOperand(ctx: InferContext, i: number): Dim[] | undefined {
   const v = ctx.value(i);
   if (v && v.dims.length <= 1) return v.values.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? undefined : x));
   const s = ctx.shape(i);
-  if (s && s.length === 1 && typeof s[0] === 'number') return Array<Dim>(s[0]).fill(undefined);
+  if (s && s.length === 1 && typeof s[0] === 'number' && s[0] <= MAX_RANK) return Array<Dim>(s[0]).fill(undefined);
   return undefined;
 }
 
@@ -84,7 +87,7 @@ function axesCount(ctx: InferContext): number {
 
 /** A shape of `rank` unknown dims; unknown rank when `rank` is not a valid count. */
 function unknownDims(rank: number): Dim[] | undefined {
-  return Number.isInteger(rank) && rank >= 0 ? Array<Dim>(rank).fill(undefined) : undefined;
+  return Number.isInteger(rank) && rank >= 0 && rank <= MAX_RANK ? Array<Dim>(rank).fill(undefined) : undefined;
 }
 
 const squeeze: ShapeRule = (ctx) => {

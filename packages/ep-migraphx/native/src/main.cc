@@ -1,0 +1,15 @@
+// switchyard_migraphx.node: registers the addon's functions; nothing else lives here.
+#include <napi.h>
+
+#include "migraphx_library.h"
+
+namespace {
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("loadLibrary", Napi::Function::New<switchyard::LoadLibrary>(env, "loadLibrary"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(switchyard_migraphx, Init)

@@ -1,0 +1,16 @@
+// Loading libmigraphx_c.so with dlopen and asking it what it can parse. One library per process:
+// the first successful load is kept (its handle is never closed, as MIGraphX registers global state).
+#pragma once
+
+#include <napi.h>
+
+namespace switchyard {
+
+// [sync] loadLibrary(candidates: string[]) -> { loaded, path, realPath, version, error, attempts,
+// operators, operatorsError }. Tries each candidate in order (an absolute path, or a bare soname
+// for the loader's search path) and keeps the first that loads and exports the C API entry points
+// the EP needs. Never throws for a library that is absent or wrong: that is reported in `error`
+// and `attempts`. Throws TypeError for bad arguments. Once one is kept, later calls report it.
+Napi::Value LoadLibrary(const Napi::CallbackInfo& info);
+
+}  // namespace switchyard

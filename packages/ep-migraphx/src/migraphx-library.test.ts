@@ -1,0 +1,123 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MigraphxNativeBinding } from './native/binding.js';
+import { loadMigraphxAddon } from './native/load-native.js';
+import { libraryCandidates, probeMigraphx } from './migraphx-library.js';
+import { migraphxOperators, STATIC_MIGRAPHX_ONNX_OPERATORS } from './static-op-table.js';
+import { MigraphxExecutionProvider } from './migraphx-provider.js';
+
+const packageRoot = join(import.meta.dirname, '..');
+const rocmInstalled = existsSync('/opt/rocm/lib/libmigraphx_c.so');
+const REQUIRED = [
+  'migraphx_parse_onnx_buffer', 'migraphx_target_create', 'migraphx_program_compile', 'migraphx_program_run',
+  'migraphx_program_get_parameter_shapes', 'migraphx_program_get_output_shapes', 'migraphx_quantize_fp16', 'migraphx_save', 'migraphx_load',
+];
+
+/** Compiles a stand-in libmigraphx_c.so exporting the C API's entry points (operator registry: three names). */
+function fakeLibrary(dir: string, options: { complete: boolean }): string {
+  const source = join(dir, 'fake.c');
+  const stubs = options.complete ? REQUIRED.map((name) => `int ${name}(void) { return 4; }`).join('\n') : '';
+  writeFileSync(
+    source,
+    `#include <stddef.h>
+static const char* ops[] = {"Add", "Conv", "Relu"};
+int migraphx_get_onnx_operators_size(size_t* out) { *out = 3; return 0; }
+int migraphx_get_onnx_operator_name_at_index(char** out, size_t i) { if (i >= 3) return 1; *out = (char*)ops[i]; return 0; }
+${stubs}
+`,
+  );
+  const versioned = join(dir, 'libmigraphx_c.so.3.0.99999');
+  execFileSync('cc', ['-shared', '-fPIC', '-o', versioned, source]);
+  symlinkSync(versioned, join(dir, 'libmigraphx_c.so'));
+  return join(dir, 'libmigraphx_c.so');
+}
+
+describe('libraryCandidates', () => {
+  it('searches ROCm, then the loader path by soname', () => {
+    expect(libraryCandidates({})).toEqual(['/opt/rocm/lib/libmigraphx_c.so', 'libmigraphx_c.so.3', 'libmigraphx_c.so']);
+    expect(libraryCandidates({ ROCM_PATH: '/opt/rocm-6.4.0' })).toEqual([
+      '/opt/rocm-6.4.0/lib/libmigraphx_c.so',
+      '/opt/rocm/lib/libmigraphx_c.so',
+      'libmigraphx_c.so.3',
+      'libmigraphx_c.so',
+    ]);
+  });
+
+  it('tries only SWITCHYARD_MIGRAPHX_LIB when it is set', () => {
+    expect(libraryCandidates({ SWITCHYARD_MIGRAPHX_LIB: '/x/libmigraphx_c.so', ROCM_PATH: '/r' })).toEqual(['/x/libmigraphx_c.so']);
+  });
+});
+
+describe('loadMigraphxAddon', () => {
+  it('explains a missing build with the command that builds it', () => {
+    const result = loadMigraphxAddon(join(tmpdir(), 'nowhere', 'switchyard_migraphx.node'));
+    expect(result.ok || result.reason).toMatch(/not built .*pnpm --filter @switchyard\/ep-migraphx run build:native/);
+  });
+});
+
+describe('switchyard_migraphx.node', () => {
+  let binding: MigraphxNativeBinding;
+
+  beforeAll(() => {
+    // Milliseconds when up to date; about 8 s to build (it needs no MIGraphX, only cmake and g++).
+    execFileSync(process.execPath, [join(packageRoot, 'scripts', 'build-native.mjs')], { stdio: 'pipe' });
+    const loaded = loadMigraphxAddon();
+    if (!loaded.ok) throw new Error(loaded.reason);
+    binding = loaded.binding;
+  });
+
+  it('rejects bad arguments', () => {
+    expect(() => Reflect.apply(binding.loadLibrary, binding, ['libmigraphx_c.so'])).toThrow(TypeError);
+    expect(() => Reflect.apply(binding.loadLibrary, binding, [[1]])).toThrow(/array of strings/);
+  });
+
+  it.skipIf(rocmInstalled)('declines with every path it tried and what to do', () => {
+    const probe = probeMigraphx({ binding, env: {} });
+    expect(probe.ok).toBe(false);
+    if (probe.ok) return;
+    expect(probe.reason).toMatch(
+      /^libmigraphx_c\.so not found: tried \/opt\/rocm\/lib\/libmigraphx_c\.so \([^)]*cannot open shared object file[^)]*\), libmigraphx_c\.so\.3 \([^)]*\), libmigraphx_c\.so \([^)]*\); set SWITCHYARD_MIGRAPHX_LIB or install MIGraphX \(ROCm\)$/,
+    );
+  });
+
+  it('names SWITCHYARD_MIGRAPHX_LIB in the reason when it points nowhere', () => {
+    const probe = probeMigraphx({ binding, env: { SWITCHYARD_MIGRAPHX_LIB: '/nonexistent' } });
+    expect(probe.ok || probe.reason).toMatch(/^libmigraphx_c\.so not found: tried \/nonexistent \(\/nonexistent: cannot open shared object file/);
+    expect(probe.ok || probe.reason).toContain('SWITCHYARD_MIGRAPHX_LIB=/nonexistent does not name a loadable libmigraphx_c.so');
+  });
+
+  it('rejects a library that loads but lacks the C API', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-mgx-partial-'));
+    const path = fakeLibrary(dir, { complete: false });
+    const probe = probeMigraphx({ binding, env: { SWITCHYARD_MIGRAPHX_LIB: path } });
+    expect(probe.ok || probe.reason).toContain('loaded but does not export migraphx_parse_onnx_buffer, migraphx_target_create');
+  });
+
+  // Last: a library that is kept stays loaded for the rest of this process.
+  it('loads a library with the C API and reads its version and ONNX operator list', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-mgx-'));
+    const path = fakeLibrary(dir, { complete: true });
+    const probe = probeMigraphx({ binding, env: { SWITCHYARD_MIGRAPHX_LIB: path } });
+    expect(probe.ok).toBe(true);
+    if (!probe.ok) return;
+    expect(probe.library).toMatchObject({ loaded: true, path, realPath: join(dir, 'libmigraphx_c.so.3.0.99999'), version: '3.0.99999', error: null, operators: ['Add', 'Conv', 'Relu'] });
+    expect(migraphxOperators(probe.library.operators)).toEqual({ operators: new Set(['Add', 'Conv', 'Relu']), source: 'library' });
+    // With the library present, this first cut still declines -- saying why -- rather than claim nodes.
+    const ep = new MigraphxExecutionProvider({}, { binding, env: { SWITCHYARD_MIGRAPHX_LIB: path } });
+    await expect(ep.init()).rejects.toThrow(`MIGraphX 3.0.99999 loaded from ${path} (3 ONNX operators), but this version of @switchyard/ep-migraphx cannot compile partitions yet`);
+    expect(ep.describe()).toBe(`MIGraphX 3.0.99999 (${join(dir, 'libmigraphx_c.so.3.0.99999')}), target gpu`);
+  });
+});
+
+describe('static op table', () => {
+  it('is the fallback when the library gives no list', () => {
+    const { operators, source } = migraphxOperators(null);
+    expect(source).toBe('static');
+    expect(operators.size).toBe(STATIC_MIGRAPHX_ONNX_OPERATORS.length);
+    expect(operators.has('Conv') && operators.has('MatMul') && operators.has('Softmax')).toBe(true);
+    expect(new Set(STATIC_MIGRAPHX_ONNX_OPERATORS).size).toBe(STATIC_MIGRAPHX_ONNX_OPERATORS.length);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * The ROCm EP's options, named as onnxruntime's ROCm EP names them (camelCased, as onnxruntime-node
+ * does), each with its default. Unknown names and bad values are errors that say what is accepted.
+ */
+import { SwitchyardError } from '@switchyard/core';
+
+export type ArenaExtendStrategy = 'kNextPowerOfTwo' | 'kSameAsRequested';
+export type ConvAlgoSearch = 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
+
+export interface RocmProviderOptions {
+  /** Which GPU (HIP ordinal, after HIP_VISIBLE_DEVICES). Default 0. */
+  deviceId?: number;
+  /** Bytes of device memory this EP may hold. Default: no limit. */
+  gpuMemLimit?: number;
+  /** How the device arena grows. Default 'kNextPowerOfTwo'. */
+  arenaExtendStrategy?: ArenaExtendStrategy;
+  /** Use TunableOp implementations (tuned GEMM/conv variants) when available. Default false. */
+  tunableOpEnable?: boolean;
+  /** Let TunableOp tune at run time (slow first runs) rather than only use stored results. Default false. */
+  tunableOpTuningEnable?: boolean;
+  /** MIOpen convolution algorithm search. Default 'EXHAUSTIVE'. */
+  convAlgoSearch?: ConvAlgoSearch;
+  /** Capture the partition's launches in a HIP graph and replay it. Default false. */
+  enableHipGraph?: boolean;
+  /** Run float32 kernels in float16 where precision allows. Default false. */
+  fp16?: boolean;
+}
+
+export type ResolvedRocmOptions = Required<Omit<RocmProviderOptions, 'gpuMemLimit'>> & { gpuMemLimit: number };
+
+export const ROCM_OPTION_DEFAULTS: ResolvedRocmOptions = {
+  deviceId: 0,
+  gpuMemLimit: Number.POSITIVE_INFINITY,
+  arenaExtendStrategy: 'kNextPowerOfTwo',
+  tunableOpEnable: false,
+  tunableOpTuningEnable: false,
+  convAlgoSearch: 'EXHAUSTIVE',
+  enableHipGraph: false,
+  fp16: false,
+};
+
+const OPTION_NAMES = Object.keys(ROCM_OPTION_DEFAULTS) as Array<keyof RocmProviderOptions>;
+
+/** onnxruntime's C/Python spelling, so a copied config gets a pointed hint rather than a bare "unknown". */
+const ORT_SPELLINGS: Record<string, keyof RocmProviderOptions> = {
+  device_id: 'deviceId',
+  gpu_mem_limit: 'gpuMemLimit',
+  arena_extend_strategy: 'arenaExtendStrategy',
+  tunable_op_enable: 'tunableOpEnable',
+  tunable_op_tuning_enable: 'tunableOpTuningEnable',
+  miopen_conv_exhaustive_search: 'convAlgoSearch',
+  enable_hip_graph: 'enableHipGraph',
+};
+
+function fail(message: string): never {
+  throw new SwitchyardError('INVALID_ARGUMENT', `rocm EP: ${message}`);
+}
+
+function boolean(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function integer(name: string, value: unknown, min: number, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) fail(`${name} must be ${what}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === value);
+  if (found === undefined) fail(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(value)}`);
+  return found;
+}
+
+/** Validates user options (as given to `executionProviders: [{name: 'rocm', ...}]`) and fills defaults. */
+export function resolveRocmOptions(options: RocmProviderOptions | Readonly<Record<string, unknown>>): ResolvedRocmOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) fail(`options must be an object, got ${JSON.stringify(options)}`);
+  const o: Record<string, unknown> = Object.fromEntries(Object.entries(options));
+  const unknown = Object.keys(o).filter((k) => !(OPTION_NAMES as string[]).includes(k) && k !== 'name');
+  if (unknown.length > 0) {
+    const hints = unknown.map((k) => (ORT_SPELLINGS[k] ? `${k} (did you mean ${ORT_SPELLINGS[k]}?)` : k));
+    fail(`unknown option(s) ${hints.join(', ')}; it takes ${OPTION_NAMES.join(', ')}`);
+  }
+  const out: ResolvedRocmOptions = { ...ROCM_OPTION_DEFAULTS };
+  if (o.deviceId !== undefined) out.deviceId = integer('deviceId', o.deviceId, 0, 'a non-negative integer');
+  if (o.gpuMemLimit !== undefined) out.gpuMemLimit = integer('gpuMemLimit', o.gpuMemLimit, 1, 'a positive whole number of bytes');
+  if (o.arenaExtendStrategy !== undefined) out.arenaExtendStrategy = oneOf('arenaExtendStrategy', o.arenaExtendStrategy, ['kNextPowerOfTwo', 'kSameAsRequested']);
+  if (o.convAlgoSearch !== undefined) out.convAlgoSearch = oneOf('convAlgoSearch', o.convAlgoSearch, ['EXHAUSTIVE', 'HEURISTIC', 'DEFAULT']);
+  for (const flag of ['tunableOpEnable', 'tunableOpTuningEnable', 'enableHipGraph', 'fp16'] as const) {
+    if (o[flag] !== undefined) out[flag] = boolean(flag, o[flag]);
+  }
+  if (out.tunableOpTuningEnable && !out.tunableOpEnable) fail('tunableOpTuningEnable needs tunableOpEnable: true');
+  return out;
+}

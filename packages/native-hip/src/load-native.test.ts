@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { NativeHipBinding } from './binding.js';
+import { defaultAddonPath, loadNativeHip } from './load-native.js';
+import { probeDevices } from './devices.js';
+
+const packageRoot = join(import.meta.dirname, '..');
+const onPath = (name: string) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, name)));
+const hasCompiler = onPath('hipcc') || onPath('nvcc') || existsSync('/opt/rocm/bin/hipcc');
+// A machine with a GPU driver answers differently; the "no device" expectations hold only without one.
+const gpuHost = existsSync('/dev/kfd') || existsSync('/dev/nvidia0');
+
+describe.skipIf(!hasCompiler)('switchyard_hip.node (built here)', () => {
+  let binding: NativeHipBinding;
+
+  beforeAll(() => {
+    // Milliseconds when up to date (setup.sh builds it); a full build takes ~30 s on 2 cores.
+    execFileSync(process.execPath, [join(packageRoot, 'scripts', 'build-native.mjs')], { stdio: 'pipe' });
+    const loaded = loadNativeHip();
+    if (!loaded.ok) throw new Error(`addon did not load: ${loaded.reason}`);
+    binding = loaded.binding;
+  });
+
+  it('reports the platform and the architectures its kernels were compiled for', () => {
+    const info = binding.runtimeInfo();
+    const platform = process.env.SWITCHYARD_GPU_PLATFORM ?? (onPath('hipcc') || existsSync('/opt/rocm/bin/hipcc') ? 'amd' : 'nvidia');
+    expect(info.platform).toBe(platform);
+    if (platform === 'amd' && !process.env.SWITCHYARD_HIP_ARCHS) expect(info.compiledArchs).toEqual(['gfx90a', 'gfx1030']);
+    expect(info.runtimeVersion).toBeGreaterThan(0);
+  });
+
+  it.skipIf(gpuHost)('counts 0 devices without throwing, and says why in terms of /dev/kfd', () => {
+    const counted = binding.deviceCount();
+    expect(counted.count).toBe(0);
+    expect(counted.status).toMatch(/ErrorNoDevice|ErrorInsufficientDriver|ErrorNotInitialized/);
+    const probe = probeDevices({ binding, env: {} });
+    expect(probe.ok).toBe(false);
+    if (probe.ok) return;
+    expect(probe.reason).toContain(`GetDeviceCount: ${counted.status}`);
+    if (binding.runtimeInfo().platform === 'amd') {
+      expect(probe.reason).toContain('/dev/kfd is missing');
+      expect(probe.reason).toContain('HIP_VISIBLE_DEVICES is unset');
+      expect(probe.reason).toMatch(/render/);
+    }
+  });
+
+  it.skipIf(gpuHost)('throws a coded error, not a crash, when asked for a device that is not there', () => {
+    expect(() => binding.deviceProperties(0)).toThrow(/GetDeviceCount: \w+ErrorNoDevice|not in \[0, 0\)/);
+    expect(() => new binding.DeviceBuffer(0, 16)).toThrow(/hipSetDevice|cudaSetDevice|ErrorInvalidDevice|ErrorNoDevice/);
+  });
+
+  it('rejects bad arguments with clear errors', () => {
+    expect(() => Reflect.apply(binding.deviceProperties, binding, ['0'])).toThrow(TypeError);
+    expect(() => new binding.DeviceBuffer(-1, 4)).toThrow(/deviceId must be a non-negative integer/);
+    expect(() => new binding.DeviceBuffer(0, 1.5)).toThrow(/byteLength must be a non-negative integer/);
+    expect(() => binding.elementwise('Div' as 'Add', null as never, null, null as never, 1)).toThrow(/unknown op 'Div'/);
+    const fake = {} as never;
+    expect(() => binding.elementwise('Add', fake, fake, fake, 1)).toThrow(/a must be a DeviceBuffer/);
+    expect(() => binding.elementwise('Relu', fake, null, fake, -1)).toThrow(/count must be a non-negative integer/);
+  });
+});
+
+describe.runIf(!hasCompiler)('switchyard_hip.node (no GPU compiler here)', () => {
+  it('is skipped: neither hipcc nor nvcc is installed (apt-get install hipcc libamdhip64-dev)', () => {
+    expect(hasCompiler).toBe(false);
+  });
+});
+
+describe('loadNativeHip', () => {
+  it('explains a missing build with the command that builds it', () => {
+    const result = loadNativeHip({ path: join(tmpdir(), 'no-such-dir', 'switchyard_hip.node') });
+    expect(result).toEqual({ ok: false, reason: expect.stringContaining('pnpm --filter @switchyard/native-hip run build:native') });
+    expect(result.ok || result.reason).toMatch(/not built.*hipcc/);
+  });
+
+  it('can be disabled by SWITCHYARD_HIP_NATIVE=0', () => {
+    const result = loadNativeHip({ env: { SWITCHYARD_HIP_NATIVE: '0' } });
+    expect(result.ok).toBe(false);
+    expect(result.ok || result.reason).toContain('SWITCHYARD_HIP_NATIVE=0');
+  });
+
+  it('turns a file that is not an addon into a reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-hip-'));
+    const path = join(dir, 'switchyard_hip.node');
+    writeFileSync(path, 'not an ELF file');
+    const result = loadNativeHip({ path });
+    expect(result.ok).toBe(false);
+    expect(result.ok || result.reason).toMatch(/loading .* failed .*build:native/);
+  });
+
+  it('looks for the addon inside the package', () => {
+    expect(defaultAddonPath()).toBe(join(packageRoot, 'build', 'Release', 'switchyard_hip.node'));
+  });
+});

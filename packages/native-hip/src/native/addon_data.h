@@ -1,0 +1,13 @@
+// Per-environment state of the addon (Node may load it into several worker threads, each with its
+// own env): constructors needed for instanceof checks. Set once in main.cc.
+#pragma once
+
+#include <napi.h>
+
+namespace switchyard {
+
+struct AddonData {
+  Napi::FunctionReference device_buffer;
+};
+
+}  // namespace switchyard

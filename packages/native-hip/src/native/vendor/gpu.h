@@ -1,0 +1,68 @@
+// The one place that knows which GPU vendor we build for. Everything else in the addon is written
+// in HIP; when building with nvcc (SWITCHYARD_GPU_NVIDIA) the HIP names we use map onto CUDA with
+// flat #defines -- no source rewriting. Add a name here when code starts using it, never elsewhere.
+//
+// Capability macros set here:
+//   SWITCHYARD_GPU_PLATFORM_NAME  "amd" | "nvidia"  (reported by runtimeInfo())
+//   SWITCHYARD_GPU_RUNTIME_NAME   "HIP" | "CUDA"    (used in error messages)
+//   SWITCHYARD_GPU_ARCH_FROM_GCN  1 when hipDeviceProp_t has gcnArchName (AMD), else the arch is
+//                                 formatted from the compute capability (sm_XY).
+#pragma once
+
+#if defined(SWITCHYARD_GPU_NVIDIA)
+
+#include <cuda_runtime.h>
+
+#define SWITCHYARD_GPU_PLATFORM_NAME "nvidia"
+#define SWITCHYARD_GPU_RUNTIME_NAME "CUDA"
+#define SWITCHYARD_GPU_ARCH_FROM_GCN 0
+
+// Types
+#define hipError_t cudaError_t
+#define hipDeviceProp_t cudaDeviceProp
+#define hipStream_t cudaStream_t
+#define hipMemcpyKind cudaMemcpyKind
+
+// Status codes
+#define hipSuccess cudaSuccess
+#define hipErrorNoDevice cudaErrorNoDevice
+#define hipErrorInvalidValue cudaErrorInvalidValue
+#define hipErrorInvalidDevice cudaErrorInvalidDevice
+#define hipErrorInsufficientDriver cudaErrorInsufficientDriver
+#define hipErrorOutOfMemory cudaErrorMemoryAllocation
+
+// Runtime and devices
+#define hipGetErrorName cudaGetErrorName
+#define hipGetErrorString cudaGetErrorString
+#define hipGetLastError cudaGetLastError
+#define hipRuntimeGetVersion cudaRuntimeGetVersion
+#define hipDriverGetVersion cudaDriverGetVersion
+#define hipGetDeviceCount cudaGetDeviceCount
+#define hipGetDeviceProperties cudaGetDeviceProperties
+#define hipSetDevice cudaSetDevice
+#define hipGetDevice cudaGetDevice
+#define hipDeviceSynchronize cudaDeviceSynchronize
+#define hipMemGetInfo cudaMemGetInfo
+
+// Memory
+#define hipMalloc cudaMalloc
+#define hipFree cudaFree
+#define hipMemcpy cudaMemcpy
+#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+
+// Streams
+#define hipStreamSynchronize cudaStreamSynchronize
+
+#else  // AMD: real HIP
+
+// Host-only translation units are compiled by the host C++ compiler (g++), which does not define the
+// platform macro hipcc would; the build passes __HIP_PLATFORM_AMD__ for those.
+#include <hip/hip_runtime.h>
+
+#define SWITCHYARD_GPU_PLATFORM_NAME "amd"
+#define SWITCHYARD_GPU_RUNTIME_NAME "HIP"
+#define SWITCHYARD_GPU_ARCH_FROM_GCN 1
+
+#endif
