@@ -8,4 +8,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
+  // tsup externalizes dependencies and peerDependencies but bundles optionalDependencies; bundled,
+  // native-hip would look for its addon under ep-rocm/build instead of its own package.
+  external: ['@switchyard/native-hip'],
 });

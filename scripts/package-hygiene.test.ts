@@ -1,0 +1,44 @@
+/**
+ * Every package: ESM + d.ts built, `exports` with types first, no tests in what is published, and a
+ * clean publint report. Runs on the built packages (setup builds them before tests).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { publint } from 'publint';
+
+const root = fileURLToPath(new URL('../packages/', import.meta.url));
+const packages = readdirSync(root).filter((d) => existsSync(join(root, d, 'package.json')));
+
+describe.each(packages)('package %s', (dir) => {
+  const pkgDir = join(root, dir);
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
+    name: string;
+    type?: string;
+    exports: Record<string, string | Record<string, string>>;
+    files: string[];
+  };
+  const built = existsSync(join(pkgDir, 'dist'));
+
+  it('is ESM with exports listing types first', () => {
+    expect(pkg.type).toBe('module');
+    for (const [key, entry] of Object.entries(pkg.exports)) {
+      if (typeof entry === 'string') continue; // data files such as expectation lists
+      expect(Object.keys(entry)[0], `${pkg.name} exports['${key}']`).toBe('types');
+    }
+    expect(pkg.files).toContain('!dist/**/*.test.*');
+  });
+
+  it.skipIf(!built)('passes publint and ships no tests', async () => {
+    const { messages } = await publint({ pkgDir, level: 'warning', strict: true });
+    expect(messages.map((m) => `${m.code} ${JSON.stringify(m.args)}`)).toEqual([]);
+    const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [e.name]));
+    expect(walk(join(pkgDir, 'dist')).filter((f) => /\.test\./.test(f))).toEqual([]);
+    for (const entry of Object.values(pkg.exports)) {
+      if (typeof entry === 'string') continue;
+      expect(existsSync(join(pkgDir, entry.types)), entry.types).toBe(true);
+      expect(existsSync(join(pkgDir, entry.import)), entry.import).toBe(true);
+    }
+  });
+});
