@@ -6,6 +6,7 @@ import type { Graph, Node } from '../ir/graph.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { DeclineReason, KernelDef, RuntimeValue } from '../registry/kernel-def.js';
 import type { KernelLookup } from '../registry/kernel-registry.js';
+import type { GraphPass } from '../optimize/types.js';
 
 /** A unit an EP takes: one node run by a kernel, or several fused and compiled together. */
 export interface Capability {
@@ -55,6 +56,11 @@ export interface ExecutionProvider {
   readonly device?: string;
   /** Kernels this EP registers; the default `getCapability` looks nodes up among them. */
   readonly kernels?: readonly KernelDef[];
+  /**
+   * Graph rewrites this EP contributes at the `extended`/`all` optimization levels (fusions such as
+   * Conv+Relu). They run before partitioning; fused ops they create should have a kernel on this EP.
+   */
+  readonly graphPasses?: readonly GraphPass[];
   /** Async set-up (open the device, load libraries). Throwing makes the EP skipped, with the message as reason. */
   init?(): Promise<void>;
   /** Nodes this EP takes. Default: each node one of `kernels` serves. */

@@ -5,6 +5,7 @@ import { buildModel } from '../testing/build-model.js';
 import { hostTestProvider } from '../testing/host-test-ep.js';
 import type { ExecutionProvider, FusedPartition } from '../ep/execution-provider.js';
 import type { Node } from '../ir/graph.js';
+import type { DataType } from '../tensor/data-type.js';
 
 const f32 = (data: number[]) => new Tensor('float32', Float32Array.from(data), [data.length]);
 
@@ -38,7 +39,7 @@ function fusingProvider(ops: string[], pick?: (nodes: Node[]) => Node[][]): Exec
               input: (i: number) => ins[i]!,
               optionalInput: (i: number) => ins[i],
               sequenceInput: () => [],
-              output: (_i: number, type: 'float32', dims: readonly number[]) => Tensor.zeros(type, dims),
+              output: <T extends DataType>(_i: number, type: T, dims: readonly number[]) => Tensor.zeros(type, dims),
               runSubgraph: async () => [],
               threads: 1,
             })) as Tensor[];

@@ -120,7 +120,8 @@ export class InferenceSession {
       for (const ep of providers) for (const k of ep.kernels ?? []) registry.register(k.ep === ep.name ? k : { ...k, ep: ep.name });
       const graph = model.graph;
       inferAll(graph);
-      const optimization = await optimizeModelGraph(graph, options.graphOptimizationLevel ?? 'all', hostEvaluator(providers, registry));
+      const passes = providers.flatMap((p) => p.graphPasses ?? []);
+      const optimization = await optimizeModelGraph(graph, options.graphOptimizationLevel ?? 'all', hostEvaluator(providers, registry), passes);
       inferAll(graph);
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
       const keep = keepOnDevice(options.preferredOutputLocation);

@@ -1,6 +1,6 @@
 /** Runs the graph optimizer for a session and keeps its report for `inspect`. */
 import type { Graph } from '../ir/graph.js';
-import { optimizeGraph, type EvaluateNode, type OptimizeReport } from '../optimize/index.js';
+import { optimizeGraph, type EvaluateNode, type GraphPass, type OptimizeReport } from '../optimize/index.js';
 import type { GraphOptimizationLevel } from './session-options.js';
 
 export interface OptimizationSummary {
@@ -9,7 +9,12 @@ export interface OptimizationSummary {
   memory: { arenaBytes?: number; peakBytes?: number; naiveBytes?: number };
 }
 
-export async function optimizeModelGraph(graph: Graph, level: GraphOptimizationLevel, evaluateNode: EvaluateNode): Promise<OptimizationSummary> {
-  const report = await optimizeGraph(graph, { level, evaluateNode });
+export async function optimizeModelGraph(
+  graph: Graph,
+  level: GraphOptimizationLevel,
+  evaluateNode: EvaluateNode,
+  extraPasses: readonly GraphPass[] = [],
+): Promise<OptimizationSummary> {
+  const report = await optimizeGraph(graph, { level, evaluateNode, extraPasses });
   return { report, memory: {} };
 }

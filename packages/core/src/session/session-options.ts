@@ -1,7 +1,9 @@
 /** Session and run options, named as onnxruntime-node names them where the concept is the same. */
 import type { ExecutionProviderConfig } from '../ep/execution-provider.js';
 
-export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'all';
+import type { GraphOptimizationLevel } from '../optimize/types.js';
+
+export type { GraphOptimizationLevel };
 
 export interface SessionOptions {
   /** EPs in priority order: names (`'rocm'`), `{name, ...options}` objects, or EP instances. CPU is appended last. Default: every registered EP by priority, then CPU. */

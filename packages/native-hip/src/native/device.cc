@@ -66,14 +66,14 @@ Napi::Value DeviceProperties(const Napi::CallbackInfo& info) {
   }
   const double requested = info[0].As<Napi::Number>().DoubleValue();
   int count = 0;
-  CheckGpu(env, "hipGetDeviceCount", hipGetDeviceCount(&count));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipGetDeviceCount), hipGetDeviceCount(&count));
   if (!(requested >= 0) || requested >= count || requested != static_cast<int>(requested)) {
     throw Napi::RangeError::New(env, "deviceProperties(index): index " + std::to_string(requested) + " is not in [0, " +
                                          std::to_string(count) + ")");
   }
   const int index = static_cast<int>(requested);
   hipDeviceProp_t prop{};
-  CheckGpu(env, "hipGetDeviceProperties", hipGetDeviceProperties(&prop, index));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipGetDeviceProperties), hipGetDeviceProperties(&prop, index));
 
   Napi::Object result = Napi::Object::New(env);
   result.Set("index", Napi::Number::New(env, index));

@@ -73,8 +73,8 @@ DeviceBuffer::DeviceBuffer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<De
   }
   device_id_ = static_cast<int>(device);
   byte_length_ = static_cast<size_t>(bytes);
-  CheckGpu(env, "hipSetDevice", hipSetDevice(device_id_));
-  if (byte_length_ > 0) CheckGpu(env, "hipMalloc", hipMalloc(&data_, byte_length_));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(device_id_));
+  if (byte_length_ > 0) CheckGpu(env, SWITCHYARD_GPU_NAME(hipMalloc), hipMalloc(&data_, byte_length_));
 }
 
 DeviceBuffer::~DeviceBuffer() { Release(); }
@@ -97,8 +97,8 @@ Napi::Value DeviceBuffer::Upload(const Napi::CallbackInfo& info) {
                                          std::to_string(byte_length_));
   }
   if (host.byte_length == 0) return env.Undefined();
-  CheckGpu(env, "hipSetDevice", hipSetDevice(device_id_));
-  CheckGpu(env, "hipMemcpy", hipMemcpy(data_, host.data, host.byte_length, hipMemcpyHostToDevice));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(device_id_));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpy), hipMemcpy(data_, host.data, host.byte_length, hipMemcpyHostToDevice));
   return env.Undefined();
 }
 
@@ -111,8 +111,8 @@ Napi::Value DeviceBuffer::Download(const Napi::CallbackInfo& info) {
                                          " bytes from a buffer of " + std::to_string(byte_length_));
   }
   if (host.byte_length == 0) return env.Undefined();
-  CheckGpu(env, "hipSetDevice", hipSetDevice(device_id_));
-  CheckGpu(env, "hipMemcpy", hipMemcpy(host.data, data_, host.byte_length, hipMemcpyDeviceToHost));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(device_id_));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpy), hipMemcpy(host.data, data_, host.byte_length, hipMemcpyDeviceToHost));
   return env.Undefined();
 }
 

@@ -56,12 +56,12 @@ Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   }
   if (count == 0) return env.Undefined();
 
-  CheckGpu(env, "hipSetDevice", hipSetDevice(a->device_id()));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(a->device_id()));
   CheckGpu(env, "elementwise launch",
            kernels::LaunchElementwiseF32(op, static_cast<const float*>(a->data()),
                                          b != nullptr ? static_cast<const float*>(b->data()) : nullptr,
                                          static_cast<float*>(out->data()), count, nullptr));
-  CheckGpu(env, "hipDeviceSynchronize", hipDeviceSynchronize());
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipDeviceSynchronize), hipDeviceSynchronize());
   return env.Undefined();
 }
 

@@ -9,6 +9,11 @@
 //                                 formatted from the compute capability (sm_XY).
 #pragma once
 
+// SWITCHYARD_GPU_NAME(hipMalloc) is "hipMalloc" on AMD and "cudaMalloc" on NVIDIA: the name of the
+// function actually called, for error messages (the extra level lets the #define above expand first).
+#define SWITCHYARD_GPU_NAME(fn) SWITCHYARD_GPU_NAME_EXPANDED(fn)
+#define SWITCHYARD_GPU_NAME_EXPANDED(fn) #fn
+
 #if defined(SWITCHYARD_GPU_NVIDIA)
 
 #include <cuda_runtime.h>
