@@ -78,11 +78,7 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   for (size_t i = 0; i < dilations.size(); ++i) dilations[i] = p.dilations[i] - 1;  // oneDNN counts gaps
 
   dnnl::primitive_attr attr = UserScratchpadAttr();
-  if (p.fuseRelu) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(ops);
-  }
+  AppendEpilogue(attr, p.epilogue);
 
   const auto prop = dnnl::prop_kind::forward_inference;
   const auto alg = dnnl::algorithm::convolution_direct;
@@ -99,6 +95,7 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   srcReorder_ = MaybeReorder(userSrc_, pd_.src_desc());
   weightsReorder_ = MaybeReorder(userWeights_, pd_.weights_desc());
   dstReorder_ = MaybeReorder(pd_.dst_desc(), userDst_);
+  if (p.epilogue.sum) sumReorder_ = MaybeReorder(userDst_, pd_.dst_desc());
 
   if (constWeights) {
     packedWeights_ = dnnl::memory(pd_.weights_desc(), CpuEngine());
@@ -117,7 +114,7 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   }
 }
 
-void ConvKernel::Execute(const float* src, const float* weights, const float* bias, float* dst) const {
+void ConvKernel::Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
@@ -144,6 +141,15 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
 
   dnnl::memory userDst(userDst_, engine, dst);
   dnnl::memory dstMem = dstReorder_ ? dnnl::memory(pd_.dst_desc(), engine) : userDst;
+  if (params_.epilogue.sum) {
+    // The sum post-op reads dst's previous contents, in the primitive's own dst layout.
+    if (!sum) throw CodedError("INVALID_ARGUMENT", "Conv: the epilogue sums Z but none was given");
+    if (dstReorder_) {
+      sumReorder_->Execute(stream, dnnl::memory(userDst_, engine, const_cast<float*>(sum)), dstMem);
+    } else if (sum != dst) {
+      std::memmove(dst, sum, userDst_.get_size());
+    }
+  }
 
   std::unordered_map<int, dnnl::memory> args = {
       {DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, weightsMem}, {DNNL_ARG_DST, dstMem}};

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "memory_desc.h"
+#include "post_ops.h"
 #include "scratchpad.h"
 
 namespace switchyard {
@@ -24,7 +25,7 @@ struct ConvParams {
   Dims padsBegin;  // empty → all 0
   Dims padsEnd;    // empty → all 0
   bool hasBias = false;
-  bool fuseRelu = false;  // post-op slot: the optimizer's Conv+Relu fusion lands here
+  Epilogue epilogue;      // FusedConv: + Z (sum) then activation, as oneDNN post-ops
   int threads = 0;        // <= 0: OpenMP default
 };
 
@@ -34,8 +35,9 @@ class ConvKernel {
   // `constWeights` / `constBias` (may be null) are copied into oneDNN's preferred layout now.
   ConvKernel(const ConvParams& params, const float* constWeights, const float* constBias);
 
-  // `weights` / `bias` are read only when they were not packed at construction.
-  void Execute(const float* src, const float* weights, const float* bias, float* dst) const;
+  // `weights` / `bias` are read only when they were not packed at construction. `sum` (Z, shaped
+  // like dst) is read when the epilogue has a sum; it may be dst itself.
+  void Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const;
 
   const ConvParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
@@ -49,7 +51,7 @@ class ConvKernel {
   dnnl::memory::desc userSrc_, userWeights_, userBias_, userDst_;
   dnnl::convolution_forward::primitive_desc pd_;
   dnnl::convolution_forward primitive_;
-  std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_;
+  std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_, sumReorder_;
   std::optional<dnnl::memory> packedWeights_, packedBias_;
 };
 

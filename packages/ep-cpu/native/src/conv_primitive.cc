@@ -17,14 +17,15 @@ struct ConvBaton {
   const float* src;
   const float* weights;
   const float* bias;
+  const float* sum;
   float* dst;
-  void Run() const { kernel->Execute(src, weights, bias, dst); }
+  void Run() const { kernel->Execute(src, weights, bias, sum, dst); }
   const char* Context() const { return "ConvPrimitive.run"; }
 };
 
 struct ConvRunArgs {
   ConvBaton baton;
-  Float32View x, w, b, y;
+  Float32View x, w, b, z, y;
 };
 
 ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ConvKernel>& kernel, const std::string& method) {
@@ -46,7 +47,12 @@ ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<co
   }
   const Dims& out = kernel->outputDims();
   args.y = ExpectFloat32Array(env, info[3], ElementCount(out, "output"), method + ": y (output " + DimsToString(out) + ")");
-  args.baton = ConvBaton{kernel, args.x.data, args.w.data, args.b.data, args.y.data};
+  if (p.epilogue.sum) {
+    args.z = ExpectFloat32Array(env, info[4], ElementCount(out, "output"), method + ": z (sum input, shaped like y " + DimsToString(out) + ")");
+  } else if (!IsNullish(info[4])) {
+    ThrowJs(env, "INVALID_ARGUMENT", method + ": z must be absent (built without hasSum)", true);
+  }
+  args.baton = ConvBaton{kernel, args.x.data, args.w.data, args.b.data, args.z.data, args.y.data};
   return args;
 }
 
@@ -78,7 +84,12 @@ ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
   p.padsBegin = ReadDims(env, options, "padsBegin", ctx, false);
   p.padsEnd = ReadDims(env, options, "padsEnd", ctx, false);
   p.hasBias = ReadBool(env, options, "hasBias", ctx, false);
-  p.fuseRelu = ReadBool(env, options, "fuseRelu", ctx, false);
+  const bool fuseRelu = ReadBool(env, options, "fuseRelu", ctx, false);
+  const std::string activation = ReadString(env, options, "activation", ctx, fuseRelu ? "relu" : "none");
+  p.epilogue.activation = GuardSync(env, ctx, [&] { return ParseActivation(activation, ctx); });
+  p.epilogue.alpha = static_cast<float>(ReadNumber(env, options, "activationAlpha", ctx, 0.0));
+  p.epilogue.beta = static_cast<float>(ReadNumber(env, options, "activationBeta", ctx, 0.0));
+  p.epilogue.sum = ReadBool(env, options, "hasSum", ctx, false);
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
   GuardSync(env, ctx, [&] { ConvOutputDims(p); });  // validates before array lengths are derived from p
   Float32View weights = ReadOptionalFloat32Array(env, options, "weights", ElementCount(p.weights, "weights"), ctx);
@@ -97,7 +108,7 @@ Napi::Value ConvPrimitive::Run(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Kernel(env, "run");
   ConvRunArgs args = ReadRunArgs(info, kernel_, "ConvPrimitive.run");
-  return PromiseWorker<ConvBaton>::Queue(env, args.baton, {info.This(), args.x.holder, args.w.holder, args.b.holder, args.y.holder});
+  return PromiseWorker<ConvBaton>::Queue(env, args.baton, {info.This(), args.x.holder, args.w.holder, args.b.holder, args.z.holder, args.y.holder});
 }
 
 Napi::Value ConvPrimitive::RunSync(const Napi::CallbackInfo& info) {

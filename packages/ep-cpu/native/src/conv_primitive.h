@@ -15,15 +15,16 @@ class ConvPrimitive : public Napi::ObjectWrap<ConvPrimitive> {
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new ConvPrimitive({inputDims, weightDims, group?, strides?, dilations?, padsBegin?, padsEnd?,
-  //        hasBias?, fuseRelu?, threads?, weights?, bias?}). Builds the oneDNN primitive and packs
+  //        hasBias?, fuseRelu?, activation?, activationAlpha?, activationBeta?, hasSum?, threads?, weights?, bias?}). Builds the oneDNN primitive and packs
   //        `weights`/`bias` when given (constant initializers). Throws a coded Error on bad options.
   explicit ConvPrimitive(const Napi::CallbackInfo& info);
 
  private:
-  // [async] run(x, w | null, b | null, y): Promise<void>. Convolves on the libuv pool; x/w/b/y stay
-  //         referenced until the promise settles. w/b must be null when packed at construction.
+  // [async] run(x, w | null, b | null, y, z?): Promise<void>. Convolves on the libuv pool; x/w/b/y/z stay
+  //         referenced until the promise settles. w/b must be null when packed at construction;
+  //         z (shaped like y) is required exactly when built with hasSum.
   Napi::Value Run(const Napi::CallbackInfo& info);
-  // [sync] runSync(x, w | null, b | null, y): void. Same, on the calling thread (for tiny convs).
+  // [sync] runSync(x, w | null, b | null, y, z?): void. Same, on the calling thread (for tiny convs).
   Napi::Value RunSync(const Napi::CallbackInfo& info);
   // [sync] dispose(): frees the primitive and packed weights once in-flight runs finish.
   Napi::Value Dispose(const Napi::CallbackInfo& info);

@@ -99,6 +99,24 @@ bool ReadBool(Napi::Env env, const Napi::Object& options, const char* key, const
   return value.As<Napi::Boolean>().Value();
 }
 
+double ReadNumber(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, double fallback) {
+  Napi::Value value = options.Get(key);
+  if (IsNullish(value)) return fallback;
+  const std::string what = context + ": options." + key;
+  if (!value.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be a number, got " + DescribeValue(value), true);
+  const double d = value.As<Napi::Number>().DoubleValue();
+  if (std::isnan(d)) ThrowJs(env, "INVALID_ARGUMENT", what + " must not be NaN", true);
+  return d;
+}
+
+std::string ReadString(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context,
+                       const std::string& fallback) {
+  Napi::Value value = options.Get(key);
+  if (IsNullish(value)) return fallback;
+  if (!value.IsString()) ThrowJs(env, "INVALID_ARGUMENT", context + ": options." + key + " must be a string, got " + DescribeValue(value), true);
+  return value.As<Napi::String>().Utf8Value();
+}
+
 Float32View ReadOptionalFloat32Array(Napi::Env env, const Napi::Object& options, const char* key, int64_t expected,
                                      const std::string& context) {
   Napi::Value value = options.Get(key);

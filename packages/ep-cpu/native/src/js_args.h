@@ -32,6 +32,13 @@ Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const
 
 int64_t ReadInt(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, int64_t fallback);
 
+// A finite-or-infinite number (NaN rejected); `fallback` when absent.
+double ReadNumber(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, double fallback);
+
+// A string; `fallback` when absent.
+std::string ReadString(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context,
+                       const std::string& fallback);
+
 bool ReadBool(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool fallback);
 
 // Float32Array under `key`, or a view with data == nullptr when absent; length checked when present.

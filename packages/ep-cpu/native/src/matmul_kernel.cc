@@ -42,24 +42,29 @@ Dims MatMulOutputDims(const MatMulParams& p) {
   return out;
 }
 
-MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB) : params_(params) {
+MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB, const float* constBias) : params_(params) {
   outputDims_ = MatMulOutputDims(params_);
   const size_t rank = outputDims_.size();
   userA_ = PlainDesc(LeftPad(params_.a, rank));
   userB_ = PlainDesc(LeftPad(params_.b, rank));
   userDst_ = PlainDesc(outputDims_);
+  Dims biasDims(rank, 1);
+  biasDims[rank - 1] = outputDims_[rank - 1];
+  userBias_ = PlainDesc(biasDims);
 
+  if (params_.epilogue.sum) throw CodedError("INVALID_ARGUMENT", "MatMul: a sum epilogue is not supported");
   dnnl::primitive_attr attr = UserScratchpadAttr();
-  if (params_.fuseRelu) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(ops);
-  }
+  AppendEpilogue(attr, params_.epilogue);
   ThreadScope threads(params_.threads);
   // A constant B may take oneDNN's preferred layout (packed once here); a runtime B stays plain.
   const auto bDesc = constB ? AnyDesc(LeftPad(params_.b, rank)) : userB_;
-  dnnl::matmul::desc desc(userA_, bDesc, userDst_);
-  pd_ = dnnl::matmul::primitive_desc(desc, attr, CpuEngine());
+  if (params_.hasBias) {
+    dnnl::matmul::desc desc(userA_, bDesc, userBias_, userDst_);
+    pd_ = dnnl::matmul::primitive_desc(desc, attr, CpuEngine());
+  } else {
+    dnnl::matmul::desc desc(userA_, bDesc, userDst_);
+    pd_ = dnnl::matmul::primitive_desc(desc, attr, CpuEngine());
+  }
   primitive_ = dnnl::matmul(pd_);
 
   if (constB) {
@@ -74,9 +79,13 @@ MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB) : pa
       stream.wait();
     }
   }
+  if (params_.hasBias && constBias) {
+    packedBias_ = dnnl::memory(userBias_, CpuEngine());
+    std::memcpy(packedBias_->get_data_handle(), constBias, userBias_.get_size());
+  }
 }
 
-void MatMulKernel::Execute(const float* a, const float* b, float* y) const {
+void MatMulKernel::Execute(const float* a, const float* b, const float* bias, float* y) const {
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
@@ -87,11 +96,18 @@ void MatMulKernel::Execute(const float* a, const float* b, float* y) const {
     if (!b) throw CodedError("INVALID_ARGUMENT", "MatMul: B was not packed at construction and none was given");
     bMem = dnnl::memory(userB_, engine, const_cast<float*>(b));
   }
-  ExecuteWithScratchpad(primitive_, stream,
-                        {{DNNL_ARG_SRC, dnnl::memory(userA_, engine, const_cast<float*>(a))},
-                         {DNNL_ARG_WEIGHTS, bMem},
-                         {DNNL_ARG_DST, dnnl::memory(userDst_, engine, y)}},
-                        pd_.scratchpad_desc());
+  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, dnnl::memory(userA_, engine, const_cast<float*>(a))},
+                                                 {DNNL_ARG_WEIGHTS, bMem},
+                                                 {DNNL_ARG_DST, dnnl::memory(userDst_, engine, y)}};
+  if (params_.hasBias) {
+    if (packedBias_) {
+      args.emplace(DNNL_ARG_BIAS, *packedBias_);
+    } else {
+      if (!bias) throw CodedError("INVALID_ARGUMENT", "MatMul: bias was not packed at construction and none was given");
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(userBias_, engine, const_cast<float*>(bias)));
+    }
+  }
+  ExecuteWithScratchpad(primitive_, stream, std::move(args), pd_.scratchpad_desc());
   stream.wait();
 }
 

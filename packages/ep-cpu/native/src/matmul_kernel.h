@@ -8,6 +8,7 @@
 #include <string>
 
 #include "memory_desc.h"
+#include "post_ops.h"
 #include "scratchpad.h"
 
 namespace switchyard {
@@ -17,30 +18,32 @@ namespace switchyard {
 struct MatMulParams {
   Dims a;
   Dims b;
-  bool fuseRelu = false;
-  int threads = 0;  // <= 0: OpenMP default
+  bool hasBias = false;  // bias of N elements, broadcast over every row (MatMul + Add fused)
+  Epilogue epilogue;     // activation only (no sum)
+  int threads = 0;       // <= 0: OpenMP default
 };
 
 class MatMulKernel {
  public:
-  // `constB` (may be null) is copied now into the layout oneDNN prefers for weights.
-  MatMulKernel(const MatMulParams& params, const float* constB);
+  // `constB` (may be null) is copied now into the layout oneDNN prefers for weights; `constBias` too.
+  MatMulKernel(const MatMulParams& params, const float* constB, const float* constBias);
 
-  // `b` is read only when B was not packed at construction.
-  void Execute(const float* a, const float* b, float* y) const;
+  // `b` / `bias` are read only when they were not packed at construction.
+  void Execute(const float* a, const float* b, const float* bias, float* y) const;
 
   const MatMulParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
   bool bPacked() const { return packedB_.has_value(); }
+  bool biasPacked() const { return packedBias_.has_value(); }
   std::string implementation() const;
 
  private:
   MatMulParams params_;
   Dims outputDims_;
-  dnnl::memory::desc userA_, userB_, userDst_;
+  dnnl::memory::desc userA_, userB_, userBias_, userDst_;
   dnnl::matmul::primitive_desc pd_;
   dnnl::matmul primitive_;
-  std::optional<dnnl::memory> packedB_;
+  std::optional<dnnl::memory> packedB_, packedBias_;
 };
 
 // Validates shapes and returns the output dims (batch dims broadcast, then M, N).

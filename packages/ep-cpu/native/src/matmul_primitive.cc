@@ -16,14 +16,15 @@ struct MatMulBaton {
   std::shared_ptr<const MatMulKernel> kernel;
   const float* a;
   const float* b;
+  const float* bias;
   float* y;
-  void Run() const { kernel->Execute(a, b, y); }
+  void Run() const { kernel->Execute(a, b, bias, y); }
   const char* Context() const { return "MatMulPrimitive.run"; }
 };
 
 struct MatMulRunArgs {
   MatMulBaton baton;
-  Float32View a, b, y;
+  Float32View a, b, bias, y;
 };
 
 MatMulRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const MatMulKernel>& kernel, const std::string& method) {
@@ -38,7 +39,13 @@ MatMulRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<
   }
   const Dims& out = kernel->outputDims();
   args.y = ExpectFloat32Array(env, info[2], ElementCount(out, "output"), method + ": y (output " + DimsToString(out) + ")");
-  args.baton = MatMulBaton{kernel, args.a.data, args.b.data, args.y.data};
+  const int64_t n = out[out.size() - 1];
+  if (p.hasBias && !kernel->biasPacked()) {
+    args.bias = ExpectFloat32Array(env, info[3], n, method + ": bias (" + std::to_string(n) + " elements)");
+  } else if (!IsNullish(info[3])) {
+    ThrowJs(env, "INVALID_ARGUMENT", method + (p.hasBias ? ": bias must be absent (packed at construction)" : ": bias must be absent (built without hasBias)"), true);
+  }
+  args.baton = MatMulBaton{kernel, args.a.data, args.b.data, args.bias.data, args.y.data};
   return args;
 }
 
@@ -64,11 +71,19 @@ MatMulPrimitive::MatMulPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectW
   MatMulParams p;
   p.a = ReadDims(env, options, "aDims", ctx, true);
   p.b = ReadDims(env, options, "bDims", ctx, true);
-  p.fuseRelu = ReadBool(env, options, "fuseRelu", ctx, false);
+  const bool fuseRelu = ReadBool(env, options, "fuseRelu", ctx, false);
+  const std::string activation = ReadString(env, options, "activation", ctx, fuseRelu ? "relu" : "none");
+  p.epilogue.activation = GuardSync(env, ctx, [&] { return ParseActivation(activation, ctx); });
+  p.epilogue.alpha = static_cast<float>(ReadNumber(env, options, "activationAlpha", ctx, 0.0));
+  p.epilogue.beta = static_cast<float>(ReadNumber(env, options, "activationBeta", ctx, 0.0));
+  p.hasBias = ReadBool(env, options, "hasBias", ctx, false);
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
-  GuardSync(env, ctx, [&] { MatMulOutputDims(p); });
+  const Dims out = GuardSync(env, ctx, [&] { return MatMulOutputDims(p); });
   Float32View b = ReadOptionalFloat32Array(env, options, "b", ElementCount(p.b, "B"), ctx);
-  kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const MatMulKernel>(p, b.data); });
+  Float32View bias;
+  if (p.hasBias) bias = ReadOptionalFloat32Array(env, options, "bias", out[out.size() - 1], ctx);
+  else if (!IsNullish(options.Get("bias"))) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.bias given but hasBias is false", true);
+  kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const MatMulKernel>(p, b.data, bias.data); });
 }
 
 const MatMulKernel& MatMulPrimitive::Kernel(Napi::Env env, const char* method) const {
@@ -80,7 +95,7 @@ Napi::Value MatMulPrimitive::Run(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Kernel(env, "run");
   MatMulRunArgs args = ReadRunArgs(info, kernel_, "MatMulPrimitive.run");
-  return PromiseWorker<MatMulBaton>::Queue(env, args.baton, {info.This(), args.a.holder, args.b.holder, args.y.holder});
+  return PromiseWorker<MatMulBaton>::Queue(env, args.baton, {info.This(), args.a.holder, args.b.holder, args.bias.holder, args.y.holder});
 }
 
 Napi::Value MatMulPrimitive::RunSync(const Napi::CallbackInfo& info) {

@@ -14,15 +14,16 @@ class MatMulPrimitive : public Napi::ObjectWrap<MatMulPrimitive> {
  public:
   static Napi::Function Define(Napi::Env env);
 
-  // [sync] new MatMulPrimitive({aDims, bDims, fuseRelu?, threads?, b?}). Builds the primitive and
+  // [sync] new MatMulPrimitive({aDims, bDims, fuseRelu?, activation?, activationAlpha?, activationBeta?,
+  //        hasBias?, threads?, b?, bias?}). Builds the primitive and
   //        packs `b` when given. Both ranks must be >= 2. Throws a coded Error on bad options.
   explicit MatMulPrimitive(const Napi::CallbackInfo& info);
 
  private:
-  // [async] run(a, b | null, y): Promise<void>. a/b/y stay referenced until the promise settles;
+  // [async] run(a, b | null, y, bias?): Promise<void>. a/b/y/bias stay referenced until the promise settles;
   //         b must be null when packed at construction.
   Napi::Value Run(const Napi::CallbackInfo& info);
-  // [sync] runSync(a, b | null, y): void. Same, on the calling thread (for small products).
+  // [sync] runSync(a, b | null, y, bias?): void. Same, on the calling thread (for small products).
   Napi::Value RunSync(const Napi::CallbackInfo& info);
   // [sync] dispose(): frees the primitive and packed B once in-flight runs finish.
   Napi::Value Dispose(const Napi::CallbackInfo& info);

@@ -1,0 +1,173 @@
+/**
+ * `pnpm bench`: Switchyard's CPU EP against onnxruntime-node's CPU EP, in one process, on the same
+ * models, inputs and thread counts. Method: bench/lib/timing.mjs and docs/BENCHMARKS.md.
+ */
+import { spawnSync, execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from './lib/args.mjs';
+import { createEngine, engineVersions, ENGINES, ortOptimizedNodeCount } from './lib/engines.mjs';
+import { CHAIN_NODES, loadInputs, locateCase, MODEL_IDS, ROOT, selectCases, writeChainModel } from './lib/models.mjs';
+import { renderMarkdown, writeDocs } from './lib/report.mjs';
+import { planSchedule, timeInterleaved, warmUp } from './lib/timing.mjs';
+
+const opts = parseArgs(process.argv.slice(2), MODEL_IDS);
+const cases = selectCases(opts.models);
+writeChainModel();
+// Load both engines' packages up front, so neither's session-create time includes module loading.
+await import('@switchyard/core');
+await import('@switchyard/ep-cpu');
+await import('onnxruntime-node');
+const started = new Date();
+const log = (line) => console.log(line);
+
+const results = [];
+const skipped = [];
+const runnable = [];
+const loadavgStart = os.loadavg();
+log(`bench: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.availableParallelism()} cores, load ${loadavgStart.map((v) => v.toFixed(2)).join(' ')}${opts.quick ? ', --quick' : ''}`);
+
+for (const c of cases) {
+  const located = locateCase(c);
+  if (!located.ok) {
+    log(`skip ${c.label}: ${located.reason}`);
+    skipped.push({ id: c.id, label: c.label, reason: located.reason });
+    continue;
+  }
+  runnable.push(c);
+  const inputs = loadInputs(c, located);
+  for (const threads of opts.threads) results.push(await benchCase(c, located.path, inputs, threads));
+}
+
+const rss = opts.rss ? measureRss(runnable, opts.threads[0]) : [];
+
+const report = {
+  date: started.toISOString(),
+  command: ['pnpm bench', ...process.argv.slice(2)].join(' '),
+  options: opts,
+  machine: {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.availableParallelism(),
+    totalMemBytes: os.totalmem(),
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    loadavgStart,
+    loadavgEnd: os.loadavg(),
+  },
+  versions: engineVersions(),
+  gitCommit: gitCommit(),
+  method: {
+    timing: 'interleaved blocks, order flipped each round; before each block a 100 ms sleep and 2 untimed runs',
+    ort: 'executionProviders [cpu], intraOpNumThreads = threads, interOpNumThreads 1, executionMode sequential, graphOptimizationLevel all',
+    switchyard: "executionProviders ['cpu'], intraOpNumThreads = threads, graphOptimizationLevel all",
+    inputs: "the generator's seeded reference inputs (models/manifest.json); the chain uses a fixed [1,16] tensor",
+  },
+  results,
+  rss,
+  skipped,
+};
+
+const day = started.toISOString().slice(0, 10);
+const out = opts.out ?? join(ROOT, 'bench/results', `cpu-${day}${opts.quick ? '-quick' : ''}.json`);
+mkdirSync(join(out, '..'), { recursive: true });
+writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+const markdown = renderMarkdown(report);
+log('\n' + markdown);
+log(`\nresults: ${relative(ROOT, out)}`);
+if (opts.writeDocs) {
+  const docs = join(ROOT, 'docs/BENCHMARKS.md');
+  writeDocs(docs, markdown, '# Benchmarks\n\nSee bench/ for the method.\n');
+  log(`docs: ${relative(ROOT, docs)} updated`);
+}
+
+/** Both engines on one case at one thread count. An engine that fails is recorded, the other still runs. */
+async function benchCase(c, modelPath, inputs, threads) {
+  const entry = { id: c.id, label: c.label, threads, loadavg: os.loadavg()[0], engines: {}, createMs: {}, firstRunMs: {} };
+  const contestants = [];
+  for (const name of ENGINES) {
+    try {
+      const t = performance.now();
+      const engine = await createEngine(name, modelPath, threads);
+      entry.createMs[name] = performance.now() - t;
+      const contestant = { name, engine, run: engine.run, feeds: engine.makeFeeds(inputs) };
+      const warm = await warmUp(contestant, opts.quick ? 3 : 6);
+      entry.firstRunMs[name] = warm[0];
+      contestant.warmMs = Math.min(...warm.slice(1));
+      contestants.push(contestant);
+      entry.engines[name] = { describe: engine.describe };
+    } catch (err) {
+      entry.engines[name] = { error: String(err?.message ?? err).split('\n')[0] };
+      log(`  ${c.label} (${threads} threads): ${name} failed: ${entry.engines[name].error}`);
+    }
+  }
+  if (contestants.length === 2) entry.maxAbsDiff = await compareOutputs(contestants);
+  if (c.chain) {
+    entry.chainNodes = CHAIN_NODES;
+    entry.nodes = {
+      switchyard: contestants.find((x) => x.name === 'switchyard')?.engine.nodes,
+      ort: await ortOptimizedNodeCount(modelPath, join(os.tmpdir(), 'switchyard-bench', 'chain-ort-optimized.onnx')).catch(() => undefined),
+    };
+  }
+  if (contestants.length) {
+    const schedule = planSchedule(Math.max(...contestants.map((x) => x.warmMs)), opts.quick);
+    entry.schedule = schedule;
+    const timed = await timeInterleaved(contestants, schedule);
+    for (const x of contestants) Object.assign(entry.engines[x.name], timed[x.name]);
+  }
+  for (const x of contestants) await x.engine.release();
+  const s = entry.engines.switchyard;
+  const o = entry.engines.ort;
+  const fmt = (e) => (e?.p50Ms === undefined ? 'failed' : `p50 ${e.p50Ms.toFixed(2)} p90 ${e.p90Ms.toFixed(2)} ms`);
+  const r = s?.p50Ms && o?.p50Ms ? `, ratio ${(s.p50Ms / o.p50Ms).toFixed(2)}` : '';
+  log(`${c.label}, ${threads} thread${threads > 1 ? 's' : ''}: switchyard ${fmt(s)}; ort ${fmt(o)}${r} (load ${entry.loadavg.toFixed(2)})`);
+  return entry;
+}
+
+/** The largest absolute difference between the engines' outputs: a sanity check that both computed the same thing. */
+async function compareOutputs(contestants) {
+  const a = await contestants[0].run(contestants[0].feeds);
+  const b = await contestants[1].run(contestants[1].feeds);
+  let max = 0;
+  for (const name of Object.keys(a)) {
+    const da = a[name]?.data;
+    const db = b[name]?.data;
+    if (!da || !db || da.length !== db.length) return Number.NaN;
+    if (typeof da[0] !== 'number') continue;
+    for (let i = 0; i < da.length; i++) max = Math.max(max, Math.abs(da[i] - db[i]));
+  }
+  return max;
+}
+
+/** Peak RSS per engine and model, each in its own child process; `none` is the engine's import alone. */
+function measureRss(measured, threads) {
+  const rows = [];
+  for (const c of [{ id: 'none', label: 'baseline (package loaded, no session)' }, ...measured]) {
+    const row = { id: c.id, label: c.label, threads };
+    for (const name of ENGINES) {
+      const child = spawnSync(process.execPath, [join(ROOT, 'bench/rss-child.mjs'), name, c.id, String(threads), opts.quick ? '3' : '10'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 10 * 60 * 1000,
+      });
+      const last = child.stdout?.trim().split('\n').pop();
+      try {
+        if (child.status !== 0) throw new Error((child.stderr || `exit ${child.status ?? child.signal}`).trim().split('\n').pop());
+        row[name] = JSON.parse(last);
+      } catch (err) {
+        row[name] = { error: String(err?.message ?? err) };
+      }
+    }
+    log(`rss ${c.label}: switchyard ${row.switchyard.maxRssKiB ?? 'failed'} KiB, ort ${row.ort.maxRssKiB ?? 'failed'} KiB`);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,63 @@
+// A oneDNN matmul serving ONNX Gemm: Y = alpha · op(A) · op(B) + beta · C, with op() an optional
+// transpose (strided memory descriptors, no copy) and C broadcast to [M, N]. V8-free; built once,
+// executed many times; Execute is const and safe to call concurrently.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memory_desc.h"
+#include "scratchpad.h"
+
+namespace switchyard {
+
+struct GemmParams {
+  Dims a;  // [M, K], or [K, M] with transA
+  Dims b;  // [K, N], or [N, K] with transB
+  bool transA = false;
+  bool transB = false;
+  float alpha = 1.0f;
+  float beta = 1.0f;
+  bool hasC = false;
+  Dims c;  // rank 0–2, unidirectionally broadcast to [M, N]
+  int threads = 0;
+};
+
+class GemmKernel {
+ public:
+  // `constB` / `constC` (may be null) are packed or copied now.
+  GemmKernel(const GemmParams& params, const float* constB, const float* constC);
+
+  // `b` / `c` are read only when they were not packed at construction.
+  void Execute(const float* a, const float* b, const float* c, float* y) const;
+
+  const GemmParams& params() const { return params_; }
+  const Dims& outputDims() const { return outputDims_; }
+  bool bPacked() const { return packedB_.has_value(); }
+  bool cPacked() const { return !packedC_.empty(); }
+  // How C enters: none, as oneDNN's bias (alpha = beta = 1, C a row), or pre-filled dst + sum post-op.
+  const char* cMode() const;
+  std::string implementation() const;
+
+ private:
+  enum class CMode { kNone, kBias, kSum };
+  void FillBroadcastC(const float* c, float* y) const;
+
+  GemmParams params_;
+  Dims outputDims_;
+  int64_t m_ = 0, n_ = 0, k_ = 0;
+  CMode cMode_ = CMode::kNone;
+  dnnl::memory::desc userA_, userB_, userBias_, userDst_;
+  dnnl::matmul::primitive_desc pd_;
+  dnnl::matmul primitive_;
+  std::optional<dnnl::memory> packedB_;
+  std::vector<float> packedC_;
+};
+
+// Validates shapes; returns [M, N]. Throws CodedError('INVALID_ARGUMENT').
+Dims GemmOutputDims(const GemmParams& params);
+
+}  // namespace switchyard

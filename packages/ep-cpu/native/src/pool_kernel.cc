@@ -1,0 +1,77 @@
+#include "pool_kernel.h"
+
+#include "engine.h"
+#include "errors.h"
+
+namespace switchyard {
+
+namespace {
+
+void Require(bool ok, const std::string& message) {
+  if (!ok) throw CodedError("INVALID_ARGUMENT", "Pool: " + message);
+}
+
+void FillDefault(Dims& values, size_t n, int64_t fallback, const char* name) {
+  if (values.empty()) values.assign(n, fallback);
+  Require(values.size() == n, std::string(name) + " has " + std::to_string(values.size()) + " entries, expected " + std::to_string(n));
+}
+
+}  // namespace
+
+PoolKind ParsePoolKind(const std::string& name) {
+  if (name == "max") return PoolKind::kMax;
+  if (name == "avgIncludePad") return PoolKind::kAvgIncludePad;
+  if (name == "avgExcludePad") return PoolKind::kAvgExcludePad;
+  throw CodedError("INVALID_ARGUMENT", "Pool: kind must be 'max', 'avgIncludePad' or 'avgExcludePad', got '" + name + "'");
+}
+
+Dims PoolOutputDims(PoolParams& p) {
+  Require(p.input.size() >= 3 && p.input.size() <= 5, "input must have rank 3, 4 or 5, got " + DimsToString(p.input));
+  const size_t spatial = p.input.size() - 2;
+  ElementCount(p.input, "Pool: input");
+  FillDefault(p.kernel, spatial, 1, "kernel");
+  FillDefault(p.strides, spatial, 1, "strides");
+  FillDefault(p.padsBegin, spatial, 0, "padsBegin");
+  FillDefault(p.padsEnd, spatial, 0, "padsEnd");
+  Dims out = {p.input[0], p.input[1]};
+  for (size_t i = 0; i < spatial; ++i) {
+    Require(p.kernel[i] >= 1 && p.strides[i] >= 1, "kernel and strides must be >= 1");
+    Require(p.padsBegin[i] >= 0 && p.padsEnd[i] >= 0, "pads must be >= 0");
+    // oneDNN requires every pad to be smaller than the kernel (no window made only of padding).
+    Require(p.padsBegin[i] < p.kernel[i] && p.padsEnd[i] < p.kernel[i], "pads must be smaller than the kernel");
+    const int64_t padded = p.input[i + 2] + p.padsBegin[i] + p.padsEnd[i];
+    Require(padded >= p.kernel[i], "spatial axis " + std::to_string(i) + ": padded input is smaller than the kernel");
+    out.push_back((padded - p.kernel[i]) / p.strides[i] + 1);
+  }
+  return out;
+}
+
+PoolKernel::PoolKernel(const PoolParams& params) : params_(params) {
+  outputDims_ = PoolOutputDims(params_);
+  const PoolParams& p = params_;
+  userSrc_ = PlainDesc(p.input);
+  userDst_ = PlainDesc(outputDims_);
+  const auto alg = p.kind == PoolKind::kMax             ? dnnl::algorithm::pooling_max
+                   : p.kind == PoolKind::kAvgIncludePad ? dnnl::algorithm::pooling_avg_include_padding
+                                                        : dnnl::algorithm::pooling_avg_exclude_padding;
+  ThreadScope threads(p.threads);
+  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, userSrc_, userDst_, p.strides, p.kernel, p.padsBegin,
+                                   p.padsEnd);
+  pd_ = dnnl::pooling_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+  primitive_ = dnnl::pooling_forward(pd_);
+}
+
+void PoolKernel::Execute(const float* src, float* dst) const {
+  ThreadScope threads(params_.threads);
+  const auto& engine = CpuEngine();
+  auto stream = NewStream();
+  ExecuteWithScratchpad(primitive_, stream,
+                        {{DNNL_ARG_SRC, dnnl::memory(userSrc_, engine, const_cast<float*>(src))},
+                         {DNNL_ARG_DST, dnnl::memory(userDst_, engine, dst)}},
+                        pd_.scratchpad_desc());
+  stream.wait();
+}
+
+std::string PoolKernel::implementation() const { return pd_.impl_info_str(); }
+
+}  // namespace switchyard

@@ -1,0 +1,37 @@
+/** Kernels added to complete the ONNX backend suite: losses, signal processing, text, sampling, training. */
+import type { KernelDef } from '@switchyard/core';
+import { negativeLogLikelihoodLossKernel } from './NegativeLogLikelihoodLoss.js';
+import { softmaxCrossEntropyLossKernel } from './SoftmaxCrossEntropyLoss.js';
+import { hannWindowKernel } from './HannWindow.js';
+import { hammingWindowKernel } from './HammingWindow.js';
+import { blackmanWindowKernel } from './BlackmanWindow.js';
+import { shrinkKernel } from './Shrink.js';
+import { detKernel } from './Det.js';
+import { stringNormalizerKernel } from './StringNormalizer.js';
+import { tfIdfVectorizerKernel } from './TfIdfVectorizer.js';
+import { gridSampleKernel } from './GridSample.js';
+import { dftKernel } from './DFT.js';
+import { stftKernel } from './STFT.js';
+import { melWeightMatrixKernel } from './MelWeightMatrix.js';
+import { adagradKernel } from './Adagrad.js';
+import { adamKernel } from './Adam.js';
+import { momentumKernel } from './Momentum.js';
+
+export const extraKernels: KernelDef[] = [
+  negativeLogLikelihoodLossKernel,
+  softmaxCrossEntropyLossKernel,
+  hannWindowKernel,
+  hammingWindowKernel,
+  blackmanWindowKernel,
+  shrinkKernel,
+  detKernel,
+  stringNormalizerKernel,
+  tfIdfVectorizerKernel,
+  gridSampleKernel,
+  dftKernel,
+  stftKernel,
+  melWeightMatrixKernel,
+  adagradKernel,
+  adamKernel,
+  momentumKernel,
+];

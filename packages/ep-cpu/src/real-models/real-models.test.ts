@@ -1,0 +1,84 @@
+/**
+ * Real architectures (models/manifest.json, written by models/generate.py) on the CPU EP at each
+ * graph optimization level, against PyTorch's own outputs. The small models are committed; the
+ * large ones (ResNet-50, BERT-base) are generated into models/generated/ when missing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InferenceSession, Tensor, registerExecutionProvider, type GraphOptimizationLevel } from '@switchyard/core';
+import { executionProviderFactory } from '../index.js';
+import { compare, fileOf, generate, generatorUnavailable, isPresent, modelPath, readManifest, readNpy, type ModelEntry } from './reference-models.js';
+
+// float32 through other summation orders (oneDNN's blocked GEMMs, our reductions) vs PyTorch, over
+// up to 50 layers: a few ulps per op add up to ~1e-5; a wrong kernel is off by orders more.
+const ATOL = 1e-4;
+const RTOL = 1e-3;
+const ALL_LEVELS: readonly GraphOptimizationLevel[] = ['disabled', 'basic', 'all'];
+
+const models = readManifest();
+const missing = models.filter((m) => !isPresent(m));
+const cannotGenerate = missing.some((m) => !m.committed) ? generatorUnavailable() : undefined;
+const results: string[] = [];
+
+beforeAll(() => {
+  registerExecutionProvider(executionProviderFactory);
+  const toGenerate = missing.filter((m) => !m.committed).map((m) => m.name);
+  if (toGenerate.length && !cannotGenerate) generate(toGenerate);
+}, 15 * 60_000);
+
+afterAll(() => {
+  if (results.length) console.log(`real models vs torch (atol ${ATOL}, rtol ${RTOL}):\n${results.join('\n')}`);
+});
+
+describe('models/manifest.json', () => {
+  it('lists the architectures the issue asks for, the committed ones present', () => {
+    expect(models.map((m) => m.name).sort()).toEqual(['bert', 'lstm2', 'mobilenet_v2', 'resnet50', 'squeezenet1_1']);
+    for (const m of models.filter((e) => e.committed)) expect(isPresent(m), `${m.name}'s committed files`).toBe(true);
+    // At least one model has a symbolic batch dim and two batch sizes to run it at.
+    expect(models.some((m) => Object.keys(m.cases).length >= 2)).toBe(true);
+  });
+});
+
+async function runModel(entry: ModelEntry, level: GraphOptimizationLevel): Promise<void> {
+  const started = performance.now();
+  const session = await InferenceSession.create(modelPath(entry), { executionProviders: ['cpu'], graphOptimizationLevel: level, logSeverityLevel: 3 });
+  const created = performance.now();
+  try {
+    expect(session.placement.providers.map((p) => p.name)).toEqual(['cpu']);
+    for (const [caseName, files] of Object.entries(entry.cases)) {
+      const feeds = Object.fromEntries(Object.entries(files.inputs).map(([name, file]) => [name, readNpy(fileOf(entry, file))]));
+      const caseStart = performance.now();
+      const outputs = await session.run(feeds);
+      const ms = performance.now() - caseStart;
+      for (const [name, file] of Object.entries(files.outputs)) {
+        const expected = readNpy(fileOf(entry, file));
+        const actual = outputs[name];
+        expect(actual, `${entry.name} ${caseName} output ${name}`).toBeInstanceOf(Tensor);
+        const got = actual as Tensor;
+        expect(got.type).toBe('float32');
+        expect(got.dims).toEqual(expected.dims);
+        const c = compare(got, expected, ATOL, RTOL);
+        results.push(
+          `  ${entry.name.padEnd(14)} ${level.padEnd(8)} ${caseName.padEnd(4)} ${name.padEnd(17)} max abs ${c.maxAbs.toExponential(2)}  max rel ${c.maxRel.toExponential(2)}  run ${ms.toFixed(0)} ms`,
+        );
+        if (c.failures) {
+          throw new Error(`${entry.name} (${level}) ${caseName} ${name}: ${c.failures} of ${expected.size} elements outside tolerance, max abs ${c.maxAbs}; ${c.firstFailures.join('; ')}`);
+        }
+      }
+    }
+    results.push(`  ${entry.name.padEnd(14)} ${level.padEnd(8)} session create ${(created - started).toFixed(0)} ms, total ${(performance.now() - started).toFixed(0)} ms`);
+  } finally {
+    await session.release();
+  }
+}
+
+for (const entry of models) {
+  const skipReason = !entry.committed && !isPresent(entry) ? cannotGenerate : undefined;
+  describe.skipIf(skipReason !== undefined)(`${entry.name}: ${entry.description}`, () => {
+    for (const level of ALL_LEVELS) {
+      it(`matches torch at graphOptimizationLevel '${level}'`, { timeout: 10 * 60_000 }, () => runModel(entry, level));
+    }
+  });
+  if (skipReason) {
+    it.skip(`${entry.name} skipped: it is not generated and models/generate.py cannot run here: ${skipReason}`, () => {});
+  }
+}
