@@ -95,7 +95,7 @@ async function benchCase(c, modelPath, inputs, threads) {
       entry.firstRunMs[name] = warm[0];
       contestant.warmMs = Math.min(...warm.slice(1));
       contestants.push(contestant);
-      entry.engines[name] = { describe: engine.describe };
+      entry.engines[name] = { describe: engine.describe, ...(engine.implementations && { implementations: engine.implementations }) };
     } catch (err) {
       entry.engines[name] = { error: String(err?.message ?? err).split('\n')[0] };
       log(`  ${c.label} (${threads} threads): ${name} failed: ${entry.engines[name].error}`);
@@ -158,7 +158,7 @@ function measureRss(measured, threads) {
         row[name] = { error: String(err?.message ?? err) };
       }
     }
-    log(`rss ${c.label}: switchyard ${row.switchyard.maxRssKiB ?? 'failed'} KiB, ort ${row.ort.maxRssKiB ?? 'failed'} KiB`);
+    log(`rss ${c.label}: switchyard ${row.switchyard.peakKiB ?? 'failed'} KiB, ort ${row.ort.peakKiB ?? 'failed'} KiB`);
     rows.push(row);
   }
   return rows;

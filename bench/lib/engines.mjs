@@ -60,6 +60,8 @@ async function createSwitchyard(modelPath, threads) {
     /** What actually ran: TS kernels only, or with the oneDNN addon. */
     describe: cpuSummary?.description ?? session.providers[0]?.describe?.(),
     nodes: session.placement.totalNodes,
+    /** Nodes per kernel implementation (e.g. ts, onednn): which ops took the native fast path. */
+    implementations: countBy(session.placement.nodes, (n) => n.implementation),
     makeFeeds: (inputs) => mapValues(inputs, (v) => new core.Tensor(v.type, v.data, v.dims)),
     run: (feeds) => session.run(feeds),
     release: () => session.release(),
@@ -100,6 +102,12 @@ export async function ortOptimizedNodeCount(modelPath, outPath) {
   const { loadModel } = await import('@switchyard/core');
   const model = await loadModel(new Uint8Array(readFileSync(outPath)));
   return model.graph.nodes.length;
+}
+
+function countBy(items, key) {
+  const counts = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
 }
 
 function mapValues(obj, fn) {

@@ -25,13 +25,14 @@ export function renderMarkdown(r) {
 
   lines.push('#### Latency (ms, after warm-up; p50 / p90)');
   lines.push('');
-  lines.push('| model | threads | Switchyard | onnxruntime-node | Switchyard / ORT (p50) | runs each | max abs diff |');
-  lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  lines.push('| model | threads | Switchyard | onnxruntime-node | Switchyard / ORT (p50) | runs each | max abs diff | Switchyard kernels |');
+  lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const x of r.results) {
     const s = x.engines.switchyard;
     const o = x.engines.ort;
     const diff = x.maxAbsDiff === undefined ? '—' : x.maxAbsDiff.toExponential(1);
-    lines.push(`| ${x.label} | ${x.threads} | ${pair(s)} | ${pair(o)} | ${ratio(s?.p50Ms, o?.p50Ms)} | ${s?.runs ?? o?.runs ?? '—'} | ${diff} |`);
+    const kernels = s?.implementations ? Object.entries(s.implementations).map(([k, n]) => `${n} ${k}`).join(', ') : '—';
+    lines.push(`| ${x.label} | ${x.threads} | ${pair(s)} | ${pair(o)} | ${ratio(s?.p50Ms, o?.p50Ms)} | ${s?.runs ?? o?.runs ?? '—'} | ${diff} | ${kernels} |`);
   }
   lines.push('');
 
@@ -66,8 +67,8 @@ export function renderMarkdown(r) {
     lines.push('| model | Switchyard | onnxruntime-node | Switchyard / ORT |');
     lines.push('| --- | ---: | ---: | ---: |');
     for (const x of r.rss) {
-      const v = (e) => (e?.maxRssKiB === undefined ? (e?.error ? 'failed' : '—') : mib(e.maxRssKiB));
-      lines.push(`| ${x.label} | ${v(x.switchyard)} | ${v(x.ort)} | ${ratio(x.switchyard?.maxRssKiB, x.ort?.maxRssKiB)} |`);
+      const v = (e) => (e?.peakKiB === undefined ? (e?.error ? 'failed' : '—') : mib(e.peakKiB));
+      lines.push(`| ${x.label} | ${v(x.switchyard)} | ${v(x.ort)} | ${ratio(x.switchyard?.peakKiB, x.ort?.peakKiB)} |`);
     }
     lines.push('');
   }

@@ -7,6 +7,7 @@ import { SwitchyardError, type ExecutionProvider, type ExecutionProviderFactory,
 import { typescriptKernels } from './register-all.js';
 import { nativeBinding } from './native/load-native.js';
 import { nativeKernels } from './native/native-kernels.js';
+import { cpuGraphPasses } from './fusions/index.js';
 
 export interface CpuProviderOptions {
   /** Use the oneDNN addon when it loads. Default true (`SWITCHYARD_CPU_NATIVE=0` also turns it off). */
@@ -17,6 +18,7 @@ export class CpuExecutionProvider implements ExecutionProvider {
   readonly name = 'cpu';
   readonly device = 'cpu';
   readonly kernels: readonly KernelDef[];
+  readonly graphPasses = cpuGraphPasses;
   readonly options: CpuProviderOptions;
   /** Why the native addon is not in use, when it is not. */
   readonly nativeUnavailable: string | undefined;

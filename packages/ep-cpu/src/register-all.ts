@@ -4,6 +4,7 @@ import { mathKernels } from './kernels/math-kernels.js';
 import { tensorKernels } from './kernels/tensor-kernels.js';
 import { nnKernels } from './kernels/nn-kernels.js';
 import { controlFlowKernels } from './kernels/control-flow-kernels.js';
+import { fusedKernels } from './kernels/fused-kernels.js';
 import { extraKernels } from './kernels/extra-kernels.js';
 
-export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels, ...controlFlowKernels, ...extraKernels];
+export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels, ...controlFlowKernels, ...extraKernels, ...fusedKernels];

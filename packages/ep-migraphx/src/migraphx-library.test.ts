@@ -8,25 +8,19 @@ import { loadMigraphxAddon } from './native/load-native.js';
 import { libraryCandidates, probeMigraphx } from './migraphx-library.js';
 import { migraphxOperators, STATIC_MIGRAPHX_ONNX_OPERATORS } from './static-op-table.js';
 import { MigraphxExecutionProvider } from './migraphx-provider.js';
+import { buildFakeMigraphx } from './testing/fake-library.js';
 
 const packageRoot = join(import.meta.dirname, '..');
 const rocmInstalled = existsSync('/opt/rocm/lib/libmigraphx_c.so');
-const REQUIRED = [
-  'migraphx_parse_onnx_buffer', 'migraphx_target_create', 'migraphx_program_compile', 'migraphx_program_run',
-  'migraphx_program_get_parameter_shapes', 'migraphx_program_get_output_shapes', 'migraphx_quantize_fp16', 'migraphx_save', 'migraphx_load',
-];
-
-/** Compiles a stand-in libmigraphx_c.so exporting the C API's entry points (operator registry: three names). */
-function fakeLibrary(dir: string, options: { complete: boolean }): string {
-  const source = join(dir, 'fake.c');
-  const stubs = options.complete ? REQUIRED.map((name) => `int ${name}(void) { return 4; }`).join('\n') : '';
+/** A library that lists ONNX operators but lacks the rest of the C API. */
+function partialLibrary(dir: string): string {
+  const source = join(dir, 'partial.c');
   writeFileSync(
     source,
     `#include <stddef.h>
 static const char* ops[] = {"Add", "Conv", "Relu"};
 int migraphx_get_onnx_operators_size(size_t* out) { *out = 3; return 0; }
 int migraphx_get_onnx_operator_name_at_index(char** out, size_t i) { if (i >= 3) return 1; *out = (char*)ops[i]; return 0; }
-${stubs}
 `,
   );
   const versioned = join(dir, 'libmigraphx_c.so.3.0.99999');
@@ -91,24 +85,27 @@ describe('switchyard_migraphx.node', () => {
 
   it('rejects a library that loads but lacks the C API', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-mgx-partial-'));
-    const path = fakeLibrary(dir, { complete: false });
+    const path = partialLibrary(dir);
     const probe = probeMigraphx({ binding, env: { SWITCHYARD_MIGRAPHX_LIB: path } });
     expect(probe.ok || probe.reason).toContain('loaded but does not export migraphx_parse_onnx_buffer, migraphx_target_create');
   });
 
   // Last: a library that is kept stays loaded for the rest of this process.
-  it('loads a library with the C API and reads its version and ONNX operator list', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sy-mgx-'));
-    const path = fakeLibrary(dir, { complete: true });
-    const probe = probeMigraphx({ binding, env: { SWITCHYARD_MIGRAPHX_LIB: path } });
+  it('loads a library with the C API, reads its version and ONNX operator list, and checks its datatypes', async () => {
+    const fake = buildFakeMigraphx({ version: '3.0.70200' });
+    const probe = probeMigraphx({ binding, env: { SWITCHYARD_MIGRAPHX_LIB: fake.path } });
     expect(probe.ok).toBe(true);
     if (!probe.ok) return;
-    expect(probe.library).toMatchObject({ loaded: true, path, realPath: join(dir, 'libmigraphx_c.so.3.0.99999'), version: '3.0.99999', error: null, operators: ['Add', 'Conv', 'Relu'] });
-    expect(migraphxOperators(probe.library.operators)).toEqual({ operators: new Set(['Add', 'Conv', 'Relu']), source: 'library' });
-    // With the library present, this first cut still declines -- saying why -- rather than claim nodes.
-    const ep = new MigraphxExecutionProvider({}, { binding, env: { SWITCHYARD_MIGRAPHX_LIB: path } });
-    await expect(ep.init()).rejects.toThrow(`MIGraphX 3.0.99999 loaded from ${path} (3 ONNX operators), but this version of @switchyard/ep-migraphx cannot compile partitions yet`);
-    expect(ep.describe()).toBe(`MIGraphX 3.0.99999 (${join(dir, 'libmigraphx_c.so.3.0.99999')}), target gpu`);
+    expect(probe.library).toMatchObject({
+      loaded: true, path: fake.path, realPath: fake.realPath, version: '3.0.70200', error: null,
+      operators: ['Add', 'MatMul', 'Neg', 'Relu'], dataTypeError: null, optional: { quantizeBf16: true, exhaustiveTune: true },
+    });
+    expect(migraphxOperators(probe.library.operators)).toEqual({ operators: new Set(['Add', 'MatMul', 'Neg', 'Relu']), source: 'library' });
+    // With a library that passes the checks, init() accepts and the EP is ready to claim partitions.
+    const ep = new MigraphxExecutionProvider({ cacheDir: false }, { binding, env: { SWITCHYARD_MIGRAPHX_LIB: fake.path } });
+    await expect(ep.init()).resolves.toBeUndefined();
+    expect(ep.describe()).toBe(`MIGraphX 3.0.70200 (${fake.realPath}), target gpu`);
+    expect(ep.compiler?.identity).toMatchObject({ target: 'gpu', version: expect.stringMatching(/^3\.0\.70200:/) });
   });
 });
 

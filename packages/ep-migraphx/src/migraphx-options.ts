@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SwitchyardError } from '@switchyard/core';
+import { SwitchyardError, Tensor } from '@switchyard/core';
 
 export type MigraphxTarget = 'gpu' | 'ref' | 'cpu';
 
@@ -16,27 +16,67 @@ export interface MigraphxProviderOptions {
   fp16?: boolean;
   /** Quantize to bfloat16 instead. Default false; exclusive with fp16. */
   bf16?: boolean;
-  /** Quantize to int8 with a calibration table. Default false. */
+  /** Quantize to int8 (`migraphx_quantize_int8`), calibrated with `int8Calibration`. Default false. */
   int8?: boolean;
-  /** Path of the int8 calibration table; required when int8 is on. */
-  int8CalibrationTable?: string;
+  /**
+   * Calibration data for int8: sets of feeds by partition input name (a partition's inputs are the
+   * model's inputs when it starts at them), or `'sample'` to calibrate with the inputs of the run
+   * that triggers each compile. Sets lacking an input fall back to the sample. Default `'sample'`.
+   */
+  int8Calibration?: 'sample' | ReadonlyArray<Readonly<Record<string, Tensor>>>;
   /** Let MIGraphX tune kernels exhaustively at compile time (slow compiles, faster runs). Default false. */
   exhaustiveTune?: boolean;
-  /** Where compiled programs are saved and reloaded. Default `~/.cache/switchyard/migraphx`. */
-  cacheDir?: string;
+  /** Where compiled programs are saved and reloaded; false: no disk cache. Default `~/.cache/switchyard/migraphx`. */
+  cacheDir?: string | false;
   /** Bytes of device memory this EP may hold. Default: no limit. */
   memLimit?: number;
   /** MIGraphX target: 'gpu' (ROCm), 'ref' (reference, any machine, slow), 'cpu'. Default 'gpu'. */
   target?: MigraphxTarget;
-  /** Compile with a dynamic batch dimension instead of one program per batch size. Default false. */
-  dynamicBatch?: boolean;
+  /**
+   * Serve a varying leading (batch) dimension from a few programs compiled for batch buckets: a run
+   * with batch b uses the smallest bucket ≥ b, its inputs padded and its outputs sliced back.
+   * `buckets` default: powers of two up to `max` (and `max` itself). `eager`: compile every bucket
+   * at session creation instead of on first use. Default off: one program per distinct input shape.
+   */
+  dynamicBatch?: false | DynamicBatchOptions;
   /** Compiled programs kept per partition (one per input-shape set), least recently used evicted. Default 8. */
   maxCompiledPrograms?: number;
-  /** Partitions smaller than this stay on the next EP (compiling a tiny partition costs more than it saves). Default 1. */
+  /** Partitions with fewer nodes stay on the next EP (compiling a tiny partition costs more than it saves). Default 2. */
   minPartitionNodes?: number;
+  /** Partitions whose estimated FLOPs are known and below this stay on the next EP too. Default 0 (off). */
+  minPartitionFlops?: number;
+  /**
+   * MIGraphX copies inputs to the device and outputs back itself (`offload_copy`), so the EP takes
+   * and returns host tensors. Default true; false (device buffers through IO binding) is not supported yet.
+   */
+  offloadCopy?: boolean;
+  /** Let MIGraphX use faster, less exact math (`fast_math`). Default false. */
+  fastMath?: boolean;
+  /**
+   * Size used for symbolic or unknown dims that no run has fixed yet (MIGraphX's `default_dim_value`).
+   * Default 1. Programs are compiled per concrete shape, so this only matters for dims that are never fed.
+   */
+  defaultDimValue?: number;
 }
 
-export type ResolvedMigraphxOptions = Required<Omit<MigraphxProviderOptions, 'int8CalibrationTable'>> & { int8CalibrationTable: string | undefined };
+export interface DynamicBatchOptions {
+  /** Largest batch served. */
+  max: number;
+  /** Batch sizes to compile, ascending; the last must be ≥ max. Default: 1, 2, 4, … and max. */
+  buckets?: number[];
+  /** Compile all buckets when the session is created. Default false (on first use). */
+  eager?: boolean;
+}
+
+export interface ResolvedDynamicBatch {
+  max: number;
+  buckets: number[];
+  eager: boolean;
+}
+
+export type ResolvedMigraphxOptions = Required<Omit<MigraphxProviderOptions, 'dynamicBatch'>> & {
+  dynamicBatch: ResolvedDynamicBatch | false;
+};
 
 export function migraphxOptionDefaults(): ResolvedMigraphxOptions {
   return {
@@ -44,14 +84,18 @@ export function migraphxOptionDefaults(): ResolvedMigraphxOptions {
     fp16: false,
     bf16: false,
     int8: false,
-    int8CalibrationTable: undefined,
+    int8Calibration: 'sample',
     exhaustiveTune: false,
     cacheDir: join(homedir(), '.cache', 'switchyard', 'migraphx'),
     memLimit: Number.POSITIVE_INFINITY,
     target: 'gpu',
     dynamicBatch: false,
     maxCompiledPrograms: 8,
-    minPartitionNodes: 1,
+    minPartitionNodes: 2,
+    minPartitionFlops: 0,
+    offloadCopy: true,
+    fastMath: false,
+    defaultDimValue: 1,
   };
 }
 
@@ -63,7 +107,8 @@ const ORT_SPELLINGS: Record<string, string> = {
   migraphx_fp16_enable: 'fp16',
   migraphx_bf16_enable: 'bf16',
   migraphx_int8_enable: 'int8',
-  migraphx_int8_calibration_table_name: 'int8CalibrationTable',
+  migraphx_int8_calibration_table_name: 'int8Calibration',
+  int8CalibrationTable: 'int8Calibration',
   migraphx_exhaustive_tune: 'exhaustiveTune',
   migraphx_model_cache_dir: 'cacheDir',
   migraphx_mem_limit: 'memLimit',
@@ -88,6 +133,45 @@ function nonEmptyString(name: string, value: unknown): string {
   return value;
 }
 
+/** Powers of two below `max`, then `max`: at most twice the work of an exact batch, log2(max) programs. */
+export function defaultBuckets(max: number): number[] {
+  const out: number[] = [];
+  for (let b = 1; b < max; b *= 2) out.push(b);
+  out.push(max);
+  return out;
+}
+
+function calibration(value: unknown): ResolvedMigraphxOptions['int8Calibration'] {
+  if (value === 'sample') return value;
+  const what = "int8Calibration must be 'sample' or an array of { inputName: Tensor } sets";
+  if (!Array.isArray(value) || value.length === 0) fail(`${what}, got ${JSON.stringify(value)}`);
+  const sets: Array<Record<string, Tensor>> = [];
+  for (const set of value) {
+    if (typeof set !== 'object' || set === null || Array.isArray(set)) fail(`${what}; one set is ${JSON.stringify(set)}`);
+    const entries = Object.entries(set as Record<string, unknown>);
+    for (const [name, t] of entries) if (!(t instanceof Tensor) || t.location !== 'cpu') fail(`${what}; '${name}' is not a host Tensor`);
+    sets.push(Object.fromEntries(entries) as Record<string, Tensor>);
+  }
+  return sets;
+}
+
+function dynamicBatch(value: unknown): ResolvedDynamicBatch | false {
+  if (value === false) return false;
+  if (value === true) fail('dynamicBatch takes { max, buckets?, eager? } (e.g. { max: 32 }), not true');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(`dynamicBatch must be false or { max, buckets?, eager? }, got ${JSON.stringify(value)}`);
+  const o: Record<string, unknown> = Object.fromEntries(Object.entries(value));
+  const extra = Object.keys(o).filter((k) => !['max', 'buckets', 'eager'].includes(k));
+  if (extra.length > 0) fail(`dynamicBatch: unknown field(s) ${extra.join(', ')}; it takes max, buckets, eager`);
+  const max = integer('dynamicBatch.max', o.max, 1, 'a positive integer');
+  const eager = o.eager === undefined ? false : boolean('dynamicBatch.eager', o.eager);
+  if (o.buckets === undefined) return { max, buckets: defaultBuckets(max), eager };
+  if (!Array.isArray(o.buckets) || o.buckets.length === 0) fail(`dynamicBatch.buckets must be a non-empty array of batch sizes, got ${JSON.stringify(o.buckets)}`);
+  const buckets = o.buckets.map((b: unknown) => integer('dynamicBatch.buckets[]', b, 1, 'a positive integer'));
+  for (let i = 1; i < buckets.length; i++) if (buckets[i] <= buckets[i - 1]) fail(`dynamicBatch.buckets must be strictly ascending, got [${buckets.join(', ')}]`);
+  if (buckets[buckets.length - 1] < max) fail(`dynamicBatch.buckets must reach max (${max}); the largest is ${buckets[buckets.length - 1]}`);
+  return { max, buckets, eager };
+}
+
 /** Validates user options and fills defaults. */
 export function resolveMigraphxOptions(options: MigraphxProviderOptions | Readonly<Record<string, unknown>>): ResolvedMigraphxOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) fail(`options must be an object, got ${JSON.stringify(options)}`);
@@ -99,11 +183,11 @@ export function resolveMigraphxOptions(options: MigraphxProviderOptions | Readon
   }
   const out = migraphxOptionDefaults();
   if (o.deviceId !== undefined) out.deviceId = integer('deviceId', o.deviceId, 0, 'a non-negative integer');
-  for (const flag of ['fp16', 'bf16', 'int8', 'exhaustiveTune', 'dynamicBatch'] as const) {
+  for (const flag of ['fp16', 'bf16', 'int8', 'exhaustiveTune', 'offloadCopy', 'fastMath'] as const) {
     if (o[flag] !== undefined) out[flag] = boolean(flag, o[flag]);
   }
-  if (o.int8CalibrationTable !== undefined) out.int8CalibrationTable = nonEmptyString('int8CalibrationTable', o.int8CalibrationTable);
-  if (o.cacheDir !== undefined) out.cacheDir = nonEmptyString('cacheDir', o.cacheDir);
+  if (o.int8Calibration !== undefined) out.int8Calibration = calibration(o.int8Calibration);
+  if (o.cacheDir !== undefined) out.cacheDir = o.cacheDir === false ? false : nonEmptyString('cacheDir', o.cacheDir);
   if (o.memLimit !== undefined) out.memLimit = integer('memLimit', o.memLimit, 1, 'a positive whole number of bytes');
   if (o.target !== undefined) {
     const target = (['gpu', 'ref', 'cpu'] as const).find((t) => t === o.target);
@@ -112,8 +196,12 @@ export function resolveMigraphxOptions(options: MigraphxProviderOptions | Readon
   }
   if (o.maxCompiledPrograms !== undefined) out.maxCompiledPrograms = integer('maxCompiledPrograms', o.maxCompiledPrograms, 1, 'a positive integer');
   if (o.minPartitionNodes !== undefined) out.minPartitionNodes = integer('minPartitionNodes', o.minPartitionNodes, 1, 'a positive integer');
+  if (o.minPartitionFlops !== undefined) out.minPartitionFlops = integer('minPartitionFlops', o.minPartitionFlops, 0, 'a non-negative integer');
+  if (o.defaultDimValue !== undefined) out.defaultDimValue = integer('defaultDimValue', o.defaultDimValue, 1, 'a positive integer');
+  if (o.dynamicBatch !== undefined) out.dynamicBatch = dynamicBatch(o.dynamicBatch);
+  if (!out.offloadCopy) fail('offloadCopy: false is not supported yet (it needs device buffers through IO binding); leave it on');
   if (out.fp16 && out.bf16) fail('fp16 and bf16 cannot both be on (pick one reduced precision)');
-  if (out.int8 && !out.int8CalibrationTable) fail('int8 needs int8CalibrationTable (the calibration table path)');
-  if (!out.int8 && out.int8CalibrationTable) fail('int8CalibrationTable is set but int8 is off');
+  if ((out.fp16 || out.bf16) && out.int8) fail('int8 cannot be combined with fp16 or bf16 here (pick one quantization)');
+  if (!out.int8 && o.int8Calibration !== undefined) fail('int8Calibration is set but int8 is off');
   return out;
 }

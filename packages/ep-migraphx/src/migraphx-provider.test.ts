@@ -5,6 +5,8 @@ import { buildModel } from '@switchyard/core/testing';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { MigraphxExecutionProvider, executionProviderFactory } from './migraphx-provider.js';
 import { migraphxAddon } from './native/load-native.js';
+import { CpuProgramCompiler } from './testing/cpu-program-compiler.js';
+import { encoderFeeds, tinyEncoder } from './testing/tiny-encoder.js';
 
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(executionProviderFactory);
@@ -40,7 +42,8 @@ describe.skipIf(rocmInstalled)('migraphx EP without MIGraphX', () => {
 
   it('names SWITCHYARD_MIGRAPHX_LIB when it points nowhere', async () => {
     const ep = new MigraphxExecutionProvider({}, { env: { SWITCHYARD_MIGRAPHX_LIB: '/nonexistent' } });
-    expect(ep.device).toBe('migraphx:0');
+    // offload_copy: MIGraphX moves data itself, so the EP's boundary tensors live on the host.
+    expect(ep.device).toBe('cpu');
     const session = await InferenceSession.fromModel(model(), { executionProviders: [ep] });
     expectMissingLibraryReason(session.placement.skipped[0].reason, '/nonexistent');
     if (migraphxAddon().ok) expect(session.placement.skipped[0].reason).toContain('SWITCHYARD_MIGRAPHX_LIB=/nonexistent');
@@ -50,5 +53,41 @@ describe.skipIf(rocmInstalled)('migraphx EP without MIGraphX', () => {
   it('reports bad options as the skip reason', async () => {
     const session = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'migraphx', target: 'tpu', deviceId: 1 }] });
     expect(session.placement.skipped).toEqual([{ name: 'migraphx', reason: expect.stringContaining("target must be one of 'gpu', 'ref', 'cpu'") }]);
+  });
+});
+
+describe('migraphx EP with a compiler double (ep-cpu runs each "program")', () => {
+  it('takes the supported nodes as partitions, leaves single nodes to cpu with the reason, and matches cpu', async () => {
+    const compiler = new CpuProgramCompiler();
+    // Without Erf, the GELU's Erf splits the encoder: [everything before] Erf [everything after].
+    const operators = ['Gather', 'Add', 'LayerNormalization', 'Cast', 'Sub', 'Mul', 'Unsqueeze', 'MatMul', 'Reshape', 'Transpose', 'Div', 'Softmax', 'Tanh'];
+    const ep = new MigraphxExecutionProvider({ dynamicBatch: { max: 8 } }, { compiler, operators });
+    const session = await InferenceSession.fromModel(tinyEncoder('batch'), { executionProviders: [ep, 'cpu'], graphOptimizationLevel: 'disabled' });
+    const reference = await InferenceSession.fromModel(tinyEncoder('batch'), { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled' });
+    const byEp = new Map<string, string[]>();
+    for (const n of session.placement.nodes) byEp.set(n.ep, [...(byEp.get(n.ep) ?? []), n.name]);
+    expect(byEp.get('cpu')).toEqual(['gelu_e']);
+    expect(ep.partitions).toHaveLength(2);
+    const erf = session.placement.nodes.find((n) => n.name === 'gelu_e');
+    expect(JSON.stringify(erf)).toContain("the loaded library's ONNX parser has no Erf");
+    for (const batch of [1, 3, 8]) {
+      const feeds = encoderFeeds(batch);
+      const [got, want] = [await session.run(feeds), await reference.run(feeds)];
+      for (const name of ['last_hidden_state', 'pooler_output']) {
+        expect(Array.from((got[name] as Tensor).data as Float32Array).map((v, i) => Math.abs(v - ((want[name] as Tensor).data as Float32Array)[i]) < 1e-4)).not.toContain(false);
+      }
+    }
+    // Buckets 1, 4, 8 for each of the two partitions.
+    expect(compiler.compiles).toBe(6);
+    await session.release();
+    await reference.release();
+  });
+
+  it("leaves a lone supported node to the next EP: 'partition too small to pay for a compile'", async () => {
+    const ep = new MigraphxExecutionProvider({}, { compiler: new CpuProgramCompiler() });
+    const session = await InferenceSession.fromModel(model(), { executionProviders: [ep, 'cpu'] });
+    expect(session.placement.nodes.map((n) => n.ep)).toEqual(['cpu']);
+    expect(JSON.stringify(session.placement.nodes[0])).toContain('partition too small to pay for a compile (1 node, minPartitionNodes is 2)');
+    await session.release();
   });
 });

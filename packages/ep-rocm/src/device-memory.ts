@@ -10,6 +10,8 @@ export class RocmDeviceMemory {
   readonly location: string;
   #liveBytes = 0;
   readonly #buffers = new WeakMap<DeviceData, DeviceBuffer>();
+  /** Device tensors staged from the host but not uploaded yet: a plan copies them in within its run. */
+  readonly #staged = new WeakMap<DeviceData, Tensor>();
 
   constructor(
     private readonly binding: NativeHipBinding,
@@ -60,21 +62,73 @@ export class RocmDeviceMemory {
     return { tensor: Tensor.fromDevice(type, dims, handle), buffer };
   }
 
-  /** The buffer behind one of our device tensors; a clear error when the tensor is elsewhere. */
+  /** Whether a tensor is one of this EP's device tensors (allocated or staged). */
+  owns(tensor: Tensor): boolean {
+    const d = tensor.deviceData;
+    return d !== undefined && (this.#buffers.has(d) || this.#staged.has(d));
+  }
+
+  /** The host tensor behind a staged device tensor (not uploaded yet), if it is one. */
+  stagedSource(tensor: Tensor): Tensor | undefined {
+    return tensor.deviceData && this.#staged.get(tensor.deviceData);
+  }
+
+  /** The buffer behind one of our device tensors (uploading a staged one); a clear error when the tensor is elsewhere. */
   bufferOf(tensor: Tensor, what: string): DeviceBuffer {
-    const buffer = tensor.deviceData && this.#buffers.get(tensor.deviceData);
+    const d = tensor.deviceData;
+    const staged = d && this.#staged.get(d);
+    if (d && staged) {
+      const { buffer } = this.#materialize(staged);
+      this.#staged.delete(d);
+      this.#buffers.set(d, buffer);
+      return buffer;
+    }
+    const buffer = d && this.#buffers.get(d);
     if (!buffer) throw new SwitchyardError('RUNTIME', `rocm ${what}: input is on '${tensor.location}', not on ${this.location} (a copy is missing)`);
     return buffer;
   }
 
+  #materialize(host: Tensor): { tensor: Tensor; buffer: DeviceBuffer } {
+    const made = this.allocate(host.type, host.dims);
+    made.buffer.upload(host.data as ArrayBufferView);
+    return made;
+  }
+
+  /** A device tensor now (one synchronous copy). */
   upload(tensor: Tensor): Tensor {
     if (tensor.type === 'string') throw new SwitchyardError('UNSUPPORTED', 'rocm: string tensors stay on the host');
-    const { tensor: device, buffer } = this.allocate(tensor.type, tensor.dims);
-    buffer.upload(tensor.data as ArrayBufferView);
-    return device;
+    return this.#materialize(tensor).tensor;
+  }
+
+  /**
+   * A device tensor whose upload is deferred: an execution plan reading it copies the host data in
+   * as part of its one native call (saving an allocation and a synchronous copy per input); anything
+   * else that needs its buffer uploads it then. Tensors already on this device pass through.
+   */
+  stage(tensor: Tensor): Tensor {
+    if (this.owns(tensor)) return tensor;
+    if (tensor.location !== 'cpu') throw new SwitchyardError('RUNTIME', `rocm: cannot take a tensor on '${tensor.location}' directly; copy it to the host first`);
+    if (tensor.type === 'string') throw new SwitchyardError('UNSUPPORTED', 'rocm: string tensors stay on the host');
+    const handle: DeviceData = {
+      location: this.location,
+      download: async () => tensor.data,
+      dispose: () => {
+        const buffer = this.#buffers.get(handle);
+        if (buffer) {
+          buffer.free();
+          this.#liveBytes -= buffer.byteLength;
+        }
+        this.#buffers.delete(handle);
+        this.#staged.delete(handle);
+      },
+    };
+    this.#staged.set(handle, tensor);
+    return Tensor.fromDevice(tensor.type, tensor.dims, handle);
   }
 
   async download(tensor: Tensor): Promise<Tensor> {
+    const staged = this.stagedSource(tensor);
+    if (staged) return staged;
     const buffer = this.bufferOf(tensor, 'copy to host');
     const host = allocateData(tensor.type, tensor.size);
     buffer.download(host as ArrayBufferView);

@@ -1,33 +1,88 @@
 /**
- * What the ROCm EP's HIP kernels cover, as data: op, opset range, dtypes and the constraint the
- * kernel imposes. The EP turns these rows into kernel definitions only when a device is usable, and
- * a row is listed only when a kernel in `@switchyard/native-hip` runs it (first cut: the
- * broadcasting-free elementwise fast path; broadcasting, more ops and dtypes come with later kernels).
+ * What the ROCm EP runs on the GPU, as data: op, opset range, dtypes per type constraint, the
+ * native step op that runs it, and the attribute/shape limits its kernel has. The EP turns rows into
+ * kernel definitions (so core's lookup answers "why not" for op, opset and dtype) and intersects
+ * them with the step ops the native build has (`planStepOps()`), declining the rest with a reason.
  */
-import type { DataType } from '@switchyard/core';
+import type { DataType, Graph, Node } from '@switchyard/core';
+import { limitsFor } from './plan/op-limits.js';
 
-export type RocmKernelName = 'elementwise';
+/** Float types the kernels compute in (fp16 stored as half, accumulated in float32). */
+export const FLOATS: readonly DataType[] = ['float32', 'float16'];
+/** Types the movement kernels copy (they move bytes). */
+export const MOVABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool', 'int8', 'uint8'];
+const INDICES: readonly DataType[] = ['int32', 'int64'];
 
 export interface RocmKernelRow {
   opType: string;
   /** '' for the default ONNX domain. */
   domain: string;
-  /** First opset this row serves; earlier versions had different semantics (legacy broadcast attributes). */
+  /** First schema version served; earlier versions differ (legacy broadcast/`consumed_inputs` attributes). */
   sinceVersion: number;
-  /** Last opset served; open when the op has not changed since. */
   endVersion?: number;
-  /** Element types of every input and output (the ops here are homogeneous). */
-  dtypes: readonly DataType[];
-  /** The native entry point that runs it. */
-  kernel: RocmKernelName;
-  /** Inputs the kernel reads (1 for unary ops). */
-  arity: 1 | 2;
-  /** What the kernel requires beyond op/opset/dtype, said as the decline reason when unmet. */
-  constraint?: 'same-static-shape';
+  /** Type-constraint name → dtypes the kernel serves. */
+  types: Readonly<Record<string, readonly DataType[]>>;
+  /** The native step op(s) the node becomes (`Copy` for reshapes; `Gelu*` pick one at encode time). */
+  steps: readonly string[];
+  /** Attribute and shape limits beyond the type check: true, or why not. */
+  limits?: (node: Node, graph: Graph) => true | string;
 }
 
+const row = (opType: string, sinceVersion: number, types: RocmKernelRow['types'], steps: readonly string[] = [opType], endVersion?: number): RocmKernelRow => ({
+  opType,
+  domain: '',
+  sinceVersion,
+  endVersion,
+  types,
+  steps,
+  limits: limitsFor(opType),
+});
+
+const binary = ['Add', 'Sub', 'Mul', 'Div'].map((op) => row(op, 7, { T: FLOATS }));
+const compare = ['Equal', 'Less', 'Greater'].map((op) => row(op, 7, { T: FLOATS }));
+const unary = ['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal'].map((op) => row(op, 6, { T: FLOATS }));
+const reduces = ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSumExp'].map((op) =>
+  row(op, 1, { T: FLOATS }),
+);
+
 export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
-  { opType: 'Add', domain: '', sinceVersion: 7, dtypes: ['float32'], kernel: 'elementwise', arity: 2, constraint: 'same-static-shape' },
-  { opType: 'Mul', domain: '', sinceVersion: 7, dtypes: ['float32'], kernel: 'elementwise', arity: 2, constraint: 'same-static-shape' },
-  { opType: 'Relu', domain: '', sinceVersion: 6, dtypes: ['float32'], kernel: 'elementwise', arity: 1 },
+  ...binary,
+  row('Pow', 7, { T: FLOATS, T1: FLOATS }),
+  row('Max', 8, { T: FLOATS }),
+  row('Min', 8, { T: FLOATS }),
+  ...compare,
+  row('LessOrEqual', 12, { T: FLOATS }),
+  row('GreaterOrEqual', 12, { T: FLOATS }),
+  ...unary,
+  row('LeakyRelu', 6, { T: FLOATS }),
+  row('HardSigmoid', 6, { T: FLOATS }),
+  row('HardSwish', 14, { T: FLOATS }),
+  row('Erf', 9, { T: FLOATS }),
+  row('Clip', 6, { T: FLOATS }),
+  row('Where', 9, { B: ['bool'], T: MOVABLE }),
+  row('Cast', 6, { T1: MOVABLE, T2: MOVABLE }),
+  row('Identity', 1, { T: MOVABLE, V: MOVABLE }, ['Copy']),
+  row('Dropout', 7, { T: FLOATS, T1: FLOATS, T2: ['bool'] }, ['Copy']),
+  row('Reshape', 5, { T: MOVABLE }, ['Copy']),
+  row('Flatten', 1, { T: MOVABLE }, ['Copy']),
+  row('Squeeze', 1, { T: MOVABLE }, ['Copy']),
+  row('Unsqueeze', 1, { T: MOVABLE }, ['Copy']),
+  row('Gather', 1, { T: MOVABLE, Tind: INDICES }),
+  row('Concat', 4, { T: MOVABLE }),
+  row('Slice', 10, { T: MOVABLE, Tind: INDICES }),
+  row('Transpose', 1, { T: MOVABLE }),
+  row('Expand', 8, { T: MOVABLE }),
+  row('Pad', 11, { T: MOVABLE }),
+  ...reduces,
+  row('Softmax', 1, { T: FLOATS }),
+  row('LogSoftmax', 1, { T: FLOATS }),
+  row('LayerNormalization', 17, { T: FLOATS, U: ['float32'] }),
+  row('MatMul', 1, { T: FLOATS }),
+  row('Gemm', 7, { T: FLOATS }, ['Gemm', 'Expand']),
+  row('Conv', 1, { T: FLOATS }),
+  row('MaxPool', 1, { T: FLOATS }, ['Pool']),
+  row('AveragePool', 1, { T: FLOATS }, ['Pool']),
+  row('GlobalAveragePool', 1, { T: FLOATS }, ['Pool']),
+  row('GlobalMaxPool', 1, { T: FLOATS }, ['Pool']),
+  row('BatchNormalization', 7, { T: FLOATS, T1: FLOATS, T2: FLOATS, U: FLOATS }),
 ];

@@ -4,11 +4,24 @@
  * is missing it throws, the session lists 'rocm' as skipped with that reason, and the partitioner
  * places the nodes on the next EP.
  */
-import { SwitchyardError, type ExecutionProvider, type ExecutionProviderFactory, type KernelDef, type Tensor } from '@switchyard/core';
+import {
+  SwitchyardError,
+  type CapabilityContext,
+  type CapabilityResult,
+  type CompiledPartition,
+  type ExecutionProvider,
+  type ExecutionProviderFactory,
+  type FusedPartition,
+  type Graph,
+  type KernelDef,
+  type Tensor,
+} from '@switchyard/core';
 import type { NativeHipBinding, RuntimeInfo, UsableDevice } from '@switchyard/native-hip';
+import { rocmCapability, rocmKernelDefs } from './capability.js';
 import { RocmDeviceMemory } from './device-memory.js';
-import { elementwiseKernel } from './elementwise-kernels.js';
 import { ROCM_KERNEL_TABLE } from './kernel-table.js';
+import { hasPlanBinding, type PlanBinding } from './plan/native-plan.js';
+import { RocmPartition } from './rocm-partition.js';
 import { resolveRocmOptions, type ResolvedRocmOptions, type RocmProviderOptions } from './rocm-options.js';
 
 type NativeHipModule = typeof import('@switchyard/native-hip');
@@ -36,6 +49,8 @@ export class RocmExecutionProvider implements ExecutionProvider {
   readonly options: ResolvedRocmOptions;
   kernels: readonly KernelDef[] = [];
   #memory: RocmDeviceMemory | undefined;
+  #plans: PlanBinding | undefined;
+  readonly #partitions: RocmPartition[] = [];
   #deviceInfo: UsableDevice | undefined;
   #runtime: RuntimeInfo | undefined;
 
@@ -61,9 +76,29 @@ export class RocmExecutionProvider implements ExecutionProvider {
     if (!chosen.usable) throw new SwitchyardError('EP_FAILED', chosen.reason ?? `device ${deviceId} cannot run this build's kernels`);
     this.#deviceInfo = chosen;
     this.#runtime = probe.runtime;
+    if (!hasPlanBinding(binding)) {
+      throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: pnpm --filter @switchyard/native-hip run build:native`);
+    }
     this.#memory = new RocmDeviceMemory(binding, deviceId, this.options.gpuMemLimit);
-    const memory = this.#memory;
-    this.kernels = ROCM_KERNEL_TABLE.filter((row) => row.kernel === 'elementwise').map((row) => elementwiseKernel(row, binding, memory));
+    this.#plans = binding;
+    this.kernels = rocmKernelDefs(ROCM_KERNEL_TABLE, new Set(binding.planStepOps()));
+  }
+
+  /** Maximal connected GPU-capable regions, each one fused capability (one native plan per region). */
+  getCapability(graph: Graph, ctx: CapabilityContext): CapabilityResult {
+    return rocmCapability(graph, ctx);
+  }
+
+  async compile(partition: FusedPartition): Promise<CompiledPartition> {
+    const memory = this.#ready();
+    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options);
+    this.#partitions.push(compiled);
+    return compiled;
+  }
+
+  /** The compiled partitions so far (tests and benchmarks read their plan stats). */
+  get partitions(): readonly RocmPartition[] {
+    return this.#partitions;
   }
 
   #ready(): RocmDeviceMemory {
@@ -71,12 +106,18 @@ export class RocmExecutionProvider implements ExecutionProvider {
     return this.#memory;
   }
 
+  /** Defers the upload to the plan that reads the tensor; a tensor already on this device passes through (IO binding). */
   async copyToDevice(tensor: Tensor): Promise<Tensor> {
-    return this.#ready().upload(tensor);
+    return this.#ready().stage(tensor);
   }
 
   async copyToHost(tensor: Tensor): Promise<Tensor> {
     return this.#ready().download(tensor);
+  }
+
+  dispose(): void {
+    for (const p of this.#partitions) p.dispose();
+    this.#partitions.length = 0;
   }
 
   describe(): string {

@@ -4,6 +4,8 @@
 //   node scripts/build-native.mjs            build when sources are newer than the addon (or the platform changed)
 //   node scripts/build-native.mjs --force    always run cmake-js (it still only recompiles what changed)
 //   node scripts/build-native.mjs --clean    remove build/ first
+//   node scripts/build-native.mjs --no-install   compile and link in build/cmake-<platform> only, leaving
+//                                            build/Release alone (e.g. checking the NVIDIA path on an AMD machine)
 //
 // Platform: SWITCHYARD_GPU_PLATFORM=amd|nvidia; otherwise amd when hipcc is found, nvidia when only
 // nvcc is. Architectures: SWITCHYARD_HIP_ARCHS (default "gfx90a;gfx1030"), SWITCHYARD_CUDA_ARCHS
@@ -77,13 +79,18 @@ function upToDate() {
 }
 
 if (args.has('--clean')) rmSync(buildDir, { recursive: true, force: true });
-if (!args.has('--force') && !args.has('--clean') && upToDate()) {
+if (!args.has('--force') && !args.has('--clean') && !args.has('--no-install') && upToDate()) {
   console.log(`switchyard_hip.node is up to date (${platform}, ${archs}; ${addonPath})`);
   process.exit(0);
 }
 
 const started = Date.now();
 const cmakeOut = join(buildDir, `cmake-${platform}`);
+// A configure that failed leaves a cache but no build file; cmake-js would then only try to build
+// and fail with "loading 'build.ninja'". Start that tree over.
+if (existsSync(join(cmakeOut, 'CMakeCache.txt')) && !['build.ninja', 'Makefile'].some((f) => existsSync(join(cmakeOut, f)))) {
+  rmSync(cmakeOut, { recursive: true, force: true });
+}
 try {
   const require = createRequire(import.meta.url);
   const { BuildSystem } = require('cmake-js');
@@ -96,6 +103,10 @@ try {
   });
   await buildSystem.build();
   const built = join(cmakeOut, 'Release', 'switchyard_hip.node');
+  if (args.has('--no-install')) {
+    console.log(`switchyard_hip.node built for ${platform} (${archs}) in ${((Date.now() - started) / 1000).toFixed(1)} s, not installed (${built})`);
+    process.exit(0);
+  }
   mkdirSync(dirname(addonPath), { recursive: true });
   const temporary = `${addonPath}.${process.pid}.tmp`;
   copyFileSync(built, temporary);

@@ -3,6 +3,8 @@
  * C++ sources); long-running calls will move to promise-returning workers when kernels grow.
  */
 
+import type { NativeHipRuntimeBinding } from './binding-runtime.js';
+
 /** `deviceCount()`: never throws; "no device" is an answer with the runtime's status. */
 export interface DeviceCountResult {
   /** Devices the runtime sees (0 whenever `status` is not a success). */
@@ -50,10 +52,17 @@ export interface DeviceBuffer {
   readonly byteLength: number;
   readonly deviceId: number;
   readonly freed: boolean;
-  /** Copies `source`'s bytes to the start of the buffer. */
-  upload(source: ArrayBufferView): void;
-  /** Fills `target` from the start of the buffer. */
-  download(target: ArrayBufferView): void;
+  /** True for a block of a DeviceArena (free() returns it to the arena's cache). */
+  readonly fromArena: boolean;
+  /** [sync] Copies `source`'s bytes into the buffer at `byteOffset` (default 0), on the device's stream. For small copies. */
+  upload(source: ArrayBufferView, byteOffset?: number): void;
+  /** [sync] Fills `target` from the buffer at `byteOffset` (default 0). */
+  download(target: ArrayBufferView, byteOffset?: number): void;
+  /** [async] Through pinned staging buffers; resolves when the bytes are on the device. Leave `source` unchanged until then. */
+  uploadAsync(source: ArrayBufferView, byteOffset?: number): Promise<void>;
+  /** [async] Resolves when `target` holds the bytes; ordered after all work queued on the device's stream. */
+  downloadAsync(target: ArrayBufferView, byteOffset?: number): Promise<void>;
+  /** Frees now (deferred until pending async copies settle); idempotent. */
   free(): void;
 }
 
@@ -63,7 +72,7 @@ export interface DeviceBufferConstructor {
 
 export type ElementwiseOp = 'Add' | 'Mul' | 'Relu';
 
-export interface NativeHipBinding {
+export interface NativeHipBinding extends NativeHipRuntimeBinding {
   deviceCount(): DeviceCountResult;
   /** Throws RangeError for an index outside [0, count), Error with `code` = status name on runtime failures. */
   deviceProperties(index: number): DeviceProperties;
@@ -77,5 +86,6 @@ export interface NativeHipBinding {
 export function isNativeHipBinding(value: unknown): value is NativeHipBinding {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return ['deviceCount', 'deviceProperties', 'runtimeInfo', 'elementwise', 'DeviceBuffer'].every((k) => typeof v[k] === 'function');
+  const runtime = ['DeviceArena', 'Event', 'getStream', 'blasInfo', 'blasGemm', 'dnnInfo', 'dnnConv2d'];
+  return ['deviceCount', 'deviceProperties', 'runtimeInfo', 'elementwise', 'DeviceBuffer', ...runtime].every((k) => typeof v[k] === 'function');
 }

@@ -1,19 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { DeviceBuffer, DeviceProperties, NativeHipBinding } from './binding.js';
+import type { NativeHipRuntimeBinding } from './binding-runtime.js';
 import { probeDevices } from './devices.js';
 
 class NoDeviceBuffer implements DeviceBuffer {
   readonly byteLength = 0;
   readonly deviceId = 0;
   readonly freed = false;
+  readonly fromArena = false;
   upload(): void {}
   download(): void {}
+  async uploadAsync(): Promise<void> {}
+  async downloadAsync(): Promise<void> {}
   free(): void {}
 }
+
+/** The probe never touches the runtime half (arena, streams, seams): left out, so any use fails. */
+const runtimeUnused = {} as NativeHipRuntimeBinding;
 
 /** A binding double: the probe's logic is about what the runtime answers, not about a real GPU. */
 function fakeBinding(devices: Array<Partial<DeviceProperties>>, platform: 'amd' | 'nvidia' = 'amd', failAt = -1): NativeHipBinding {
   return {
+    ...runtimeUnused,
     deviceCount: () => ({ count: devices.length, status: devices.length ? 'hipSuccess' : 'hipErrorNoDevice', message: '' }),
     deviceProperties: (i) => {
       if (i === failAt) throw Object.assign(new Error('hipGetDeviceProperties: hipErrorInvalidDevice'), { code: 'hipErrorInvalidDevice' });

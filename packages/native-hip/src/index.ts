@@ -11,3 +11,23 @@ export { isNativeHipBinding } from './binding.js';
 export { BUILD_COMMAND, defaultAddonPath, loadNativeHip, nativeHipBinding, type LoadNativeHipOptions, type NativeHipLoadResult } from './load-native.js';
 export { explainNoDevice, gatherGpuFacts, type GpuSystemFacts } from './gpu-diagnosis.js';
 export { probeDevices, type GpuProbe, type ProbeOptions, type UsableDevice } from './devices.js';
+export type {
+  AlgoCacheStats,
+  ArenaExtendStrategy,
+  BlasGemmOptions,
+  ConvAlgoSearch,
+  DeviceArena,
+  DeviceArenaConstructor,
+  DeviceArenaOptions,
+  DeviceArenaStats,
+  DnnBatchNormOptions,
+  DnnConvOptions,
+  DnnPoolOptions,
+  Event,
+  EventConstructor,
+  FakeArena,
+  GemmDataType,
+  NativeHipRuntimeBinding,
+  SeamInfo,
+  Stream,
+} from './binding-runtime.js';

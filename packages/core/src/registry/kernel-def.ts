@@ -21,6 +21,8 @@ export interface KernelInit<Options = unknown> {
   constantInputs: ReadonlyMap<number, Tensor>;
   /** The EP's options. */
   options: Options;
+  /** Threads a run of this kernel may use (the session's `intraOpNumThreads`), for primitives built here. */
+  threads: number;
 }
 
 /** What a kernel sees on each run. Fresh per run, so concurrent runs never share state. */

@@ -22,6 +22,8 @@ export interface PlanOptions {
   memoryPattern: boolean;
   /** Graph outputs to leave on their device (IO binding). */
   keepOnDevice?: (output: string) => boolean;
+  /** The session's intra-op thread count. */
+  threads: number;
 }
 
 function constantInputsOf(graph: Graph, inputs: string[]): Map<number, Tensor> {
@@ -38,7 +40,7 @@ function constantInputsOf(graph: Graph, inputs: string[]): Map<number, Tensor> {
   return m;
 }
 
-async function prepareStep(graph: Graph, step: UnitStep): Promise<KernelStep> {
+async function prepareStep(graph: Graph, step: UnitStep, threads: number): Promise<KernelStep> {
   const unit = step.unit;
   if (unit.kind === 'fused') {
     const partition = extractPartition(graph, unit, step.outputs);
@@ -61,6 +63,7 @@ async function prepareStep(graph: Graph, step: UnitStep): Promise<KernelStep> {
       outputTypes: node.outputs.map((n) => (n ? graph.typeOf(n) : undefined)),
       constantInputs: constantInputsOf(graph, node.inputs),
       options: (unit.ep as { options?: unknown }).options ?? {},
+      threads,
     });
     const implementation = kernel.implementation ?? unit.def.implementation ?? (deviceOf(unit.ep) === 'cpu' && unit.ep.name === 'cpu' ? 'ts' : unit.ep.name);
     return { ...step, kernel, implementation };
@@ -77,7 +80,7 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   const partition = await partitionGraph(graph, options.providers, options.registry, options.skipped);
   const { steps: laidOut, hostNameOf } = insertCopies(graph, partition.units, { keepOnDevice: isTopLevel ? options.keepOnDevice : undefined });
   const steps: Step[] = [];
-  for (const s of laidOut) steps.push(s.kind === 'copy' ? s : await prepareStep(graph, s));
+  for (const s of laidOut) steps.push(s.kind === 'copy' ? s : await prepareStep(graph, s, options.threads));
 
   const useCounts = new Map<string, number>();
   const bump = (n: string) => useCounts.set(n, (useCounts.get(n) ?? 0) + 1);

@@ -26,6 +26,7 @@ export function hostEvaluator(providers: readonly ExecutionProvider[], registry:
         outputTypes: node.outputs.map((n) => (n ? graph.typeOf(n) : undefined)),
         constantInputs: new Map(inputs.flatMap((t, i) => (t ? [[i, t] as const] : []))),
         options: (ep as { options?: unknown }).options ?? {},
+        threads: 1,
       });
       try {
         const ctx = new NodeRunContext({

@@ -119,7 +119,10 @@ async function runUnit(
   const unit = step.unit;
   const local: Lookup = (name) => lookup(step.rename.get(name) ?? name);
   if (unit.kind === 'fused') {
-    const inputs = step.inputs.map((n) => {
+    // compile() was promised inputs in `inputNames` order, which leaves out the initializers the
+    // partition carries itself (step.inputs lists every value the unit reads).
+    const names = step.partition ? step.partition.inputNames.map((n) => step.rename.get(n) ?? n) : step.inputs;
+    const inputs = names.map((n) => {
       const v = lookup(n);
       if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${n}' is not available`);
       return v;

@@ -90,11 +90,7 @@ export class InferenceSession {
     this.#ownedProviders = init.owned;
     this.#log = init.log;
     this.#profiler = init.options.enableProfiling ? new Profiler(init.options.profileFilePrefix) : undefined;
-    const threads = init.options.intraOpNumThreads ?? 0;
-    if (!Number.isInteger(threads) || threads < 0) {
-      throw new SwitchyardError('INVALID_ARGUMENT', `intraOpNumThreads must be a non-negative integer, got ${threads}`);
-    }
-    this.#threads = threads === 0 ? availableParallelism() : threads;
+    this.#threads = resolveThreads(init.options.intraOpNumThreads);
   }
 
   /** Loads a model from a path or bytes and prepares it on the requested execution providers. */
@@ -125,7 +121,7 @@ export class InferenceSession {
       inferAll(graph);
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
       const keep = keepOnDevice(options.preferredOutputLocation);
-      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep });
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads) });
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
@@ -200,6 +196,15 @@ export class InferenceSession {
     }
     return new Set(names);
   }
+}
+
+/** `intraOpNumThreads`: 0 or unset means every core. */
+function resolveThreads(value: number | undefined): number {
+  const threads = value ?? 0;
+  if (!Number.isInteger(threads) || threads < 0) {
+    throw new SwitchyardError('INVALID_ARGUMENT', `intraOpNumThreads must be a non-negative integer, got ${threads}`);
+  }
+  return threads === 0 ? availableParallelism() : threads;
 }
 
 function inferAll(graph: Graph): void {

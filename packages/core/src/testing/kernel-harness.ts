@@ -55,6 +55,7 @@ export async function runKernel(def: KernelDef, inputs: Array<RuntimeValue | und
     outputTypes: outputNames.map(() => undefined),
     constantInputs: new Map(),
     options: {},
+    threads: opts.threads ?? 1,
   });
   const ctx: KernelRunContext = {
     node,

@@ -16,6 +16,12 @@ import { melWeightMatrixKernel } from './MelWeightMatrix.js';
 import { adagradKernel } from './Adagrad.js';
 import { adamKernel } from './Adam.js';
 import { momentumKernel } from './Momentum.js';
+import { randomUniformKernel } from './RandomUniform.js';
+import { randomUniformLikeKernel } from './RandomUniformLike.js';
+import { randomNormalKernel } from './RandomNormal.js';
+import { randomNormalLikeKernel } from './RandomNormalLike.js';
+import { bernoulliKernel } from './Bernoulli.js';
+import { multinomialKernel } from './Multinomial.js';
 
 export const extraKernels: KernelDef[] = [
   negativeLogLikelihoodLossKernel,
@@ -34,4 +40,10 @@ export const extraKernels: KernelDef[] = [
   adagradKernel,
   adamKernel,
   momentumKernel,
+  randomUniformKernel,
+  randomUniformLikeKernel,
+  randomNormalKernel,
+  randomNormalLikeKernel,
+  bernoulliKernel,
+  multinomialKernel,
 ];

@@ -11,6 +11,9 @@
  * implementation for this configuration), 'OUT_OF_MEMORY', 'RELEASED' (used after dispose), 'RUNTIME'.
  */
 
+/** Epilogue activations the addon fuses (oneDNN eltwise post-ops). */
+export type NativeActivation = 'none' | 'relu' | 'leakyRelu' | 'clip';
+
 /** Options of `new ConvPrimitive(...)`: ONNX Conv semantics, with shapes fixed at construction. */
 export interface ConvPrimitiveOptions {
   /** X: [N, C, ...spatial], spatial rank 1–3. */
@@ -28,8 +31,16 @@ export interface ConvPrimitiveOptions {
   padsEnd?: readonly number[];
   /** Whether the convolution adds a bias of M elements. Default false. */
   hasBias?: boolean;
-  /** Fuses max(0, y) into the convolution (Conv+Relu). Default false. */
+  /** Fuses max(0, y) into the convolution (Conv+Relu). Default false; same as `activation: 'relu'`. */
   fuseRelu?: boolean;
+  /** Activation applied last, as a oneDNN post-op. Default 'none' (or 'relu' with `fuseRelu`). */
+  activation?: NativeActivation;
+  /** LeakyRelu: the slope; Clip: the lower bound. */
+  activationAlpha?: number;
+  /** Clip: the upper bound. */
+  activationBeta?: number;
+  /** Adds Z (shaped like Y) before the activation: `run` then takes `z` (FusedConv's residual input). */
+  hasSum?: boolean;
   /** OpenMP team size for this primitive, at creation and every run; 0 or absent = OpenMP's default. */
   threads?: number;
   /** Constant weights, packed now into oneDNN's preferred layout; then `run` takes `w = null`. */
@@ -39,10 +50,10 @@ export interface ConvPrimitiveOptions {
 }
 
 export interface ConvPrimitive {
-  /** [async] Convolves `x` into `y`; buffers stay referenced until the Promise settles. */
-  run(x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array): Promise<void>;
+  /** [async] Convolves `x` into `y`; buffers stay referenced until the Promise settles. `z` exactly when built with `hasSum`. */
+  run(x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array, z?: Float32Array): Promise<void>;
   /** [sync] Same, on the calling thread: for convolutions too small to be worth a thread hop. */
-  runSync(x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array): void;
+  runSync(x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array, z?: Float32Array): void;
   /** [sync] Frees the primitive and packed weights (after in-flight runs finish). */
   dispose(): void;
   /** [sync] [N, M, ...outSpatial]. */
@@ -61,17 +72,25 @@ export interface MatMulPrimitiveOptions {
   bDims: readonly number[];
   /** Fuses max(0, y). Default false. */
   fuseRelu?: boolean;
+  /** As for Conv (no sum). */
+  activation?: NativeActivation;
+  activationAlpha?: number;
+  activationBeta?: number;
+  /** Adds a bias of N (the last output dim) elements to every row. Default false. */
+  hasBias?: boolean;
   /** As for Conv. */
   threads?: number;
   /** Constant B, packed now; then `run` takes `b = null`. */
   b?: Float32Array;
+  /** Constant bias (needs `hasBias`); then `run` takes no bias. */
+  bias?: Float32Array;
 }
 
 export interface MatMulPrimitive {
-  /** [async] y = a × b (batched, broadcast); buffers stay referenced until the Promise settles. */
-  run(a: Float32Array, b: Float32Array | null, y: Float32Array): Promise<void>;
+  /** [async] y = a × b (+ bias) (batched, broadcast); buffers stay referenced until the Promise settles. */
+  run(a: Float32Array, b: Float32Array | null, y: Float32Array, bias?: Float32Array): Promise<void>;
   /** [sync] Same, on the calling thread. */
-  runSync(a: Float32Array, b: Float32Array | null, y: Float32Array): void;
+  runSync(a: Float32Array, b: Float32Array | null, y: Float32Array, bias?: Float32Array): void;
   /** [sync] Frees the primitive and packed B (after in-flight runs finish). */
   dispose(): void;
   /** [sync] [...broadcast batch, M, N]. */
@@ -82,6 +101,68 @@ export interface MatMulPrimitive {
   readonly threads: number;
   /** [sync] Whether B was packed at construction. */
   readonly weightsPacked: boolean;
+}
+
+/** Options of `new GemmPrimitive(...)`: ONNX Gemm, Y = alpha · op(A) · op(B) + beta · C. */
+export interface GemmPrimitiveOptions {
+  /** A: [M, K], or [K, M] with transA. */
+  aDims: readonly number[];
+  /** B: [K, N], or [N, K] with transB. */
+  bDims: readonly number[];
+  transA?: boolean;
+  transB?: boolean;
+  /** Default 1. */
+  alpha?: number;
+  /** Default 1. */
+  beta?: number;
+  /** C's dims (rank 0–2, broadcast to [M, N]); absent when the node has no C. */
+  cDims?: readonly number[];
+  threads?: number;
+  /** Constant B, packed now; then `run` takes `b = null`. */
+  b?: Float32Array;
+  /** Constant C, copied now; then `run` takes `c = null`. */
+  c?: Float32Array;
+}
+
+export interface GemmPrimitive {
+  /** [async] `c` must be null when C is absent, packed, or unused (`cMode` 'none'). */
+  run(a: Float32Array, b: Float32Array | null, c: Float32Array | null, y: Float32Array): Promise<void>;
+  /** [sync] */
+  runSync(a: Float32Array, b: Float32Array | null, c: Float32Array | null, y: Float32Array): void;
+  /** [sync] */
+  dispose(): void;
+  /** [sync] [M, N]. */
+  readonly outputDims: number[];
+  readonly implementation: string;
+  readonly threads: number;
+  readonly weightsPacked: boolean;
+  /** [sync] How C enters: 'bias' (a row of N, alpha = beta = 1), 'sum' (pre-filled Y), 'none'. */
+  readonly cMode: 'none' | 'bias' | 'sum';
+}
+
+/** Options of `new PoolPrimitive(...)`: pads already include ceil_mode's extra end padding. */
+export interface PoolPrimitiveOptions {
+  inputDims: readonly number[];
+  kind: 'max' | 'avgIncludePad' | 'avgExcludePad';
+  kernel: readonly number[];
+  strides?: readonly number[];
+  /** Each pad must be smaller than the kernel along its axis. */
+  padsBegin?: readonly number[];
+  padsEnd?: readonly number[];
+  threads?: number;
+}
+
+export interface PoolPrimitive {
+  /** [async] */
+  run(x: Float32Array, y: Float32Array): Promise<void>;
+  /** [sync] */
+  runSync(x: Float32Array, y: Float32Array): void;
+  /** [sync] */
+  dispose(): void;
+  /** [sync] [N, C, ...floor((in + pads - kernel) / stride) + 1]. */
+  readonly outputDims: number[];
+  readonly implementation: string;
+  readonly threads: number;
 }
 
 /** [sync] What the loaded library is. */
@@ -102,6 +183,10 @@ export interface NativeBinding {
   ConvPrimitive: new (options: ConvPrimitiveOptions) => ConvPrimitive;
   /** [sync] constructor. */
   MatMulPrimitive: new (options: MatMulPrimitiveOptions) => MatMulPrimitive;
+  /** [sync] constructor; absent from builds older than the Gemm fast path (the TS kernel serves then). */
+  GemmPrimitive?: new (options: GemmPrimitiveOptions) => GemmPrimitive;
+  /** [sync] constructor; absent from older builds, like GemmPrimitive. */
+  PoolPrimitive?: new (options: PoolPrimitiveOptions) => PoolPrimitive;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

@@ -1,5 +1,5 @@
 /**
- * Conv (and com.microsoft FusedConv with activation 'Relu') on oneDNN. One ConvPrimitive per node
+ * Conv (and com.microsoft FusedConv: + Z, then Relu / LeakyRelu / Clip / nothing) on oneDNN. One ConvPrimitive per node
  * and input shape: built at session creation when shape inference fixed the input shape, else on the
  * first run; constant weights and bias are packed into oneDNN's layout once.
  */
@@ -14,7 +14,7 @@ import {
   type Node,
   type Tensor,
 } from '@switchyard/core';
-import type { ConvPrimitive, NativeBinding } from './binding.js';
+import type { ConvPrimitive, NativeActivation, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
   SYNC_MAC_LIMIT,
@@ -24,7 +24,6 @@ import {
   hasZeroDim,
   staticDims,
   staticRank,
-  threadsFromOptions,
 } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 
@@ -42,7 +41,54 @@ interface ConvAttributes {
   dilations?: number[];
   pads?: number[];
   kernelShape?: number[];
-  fuseRelu: boolean;
+  epilogue: ConvEpilogue;
+}
+
+/** FusedConv's activation as the addon takes it; plain Conv has none. */
+interface ConvEpilogue {
+  activation: NativeActivation;
+  alpha: number;
+  beta: number;
+}
+
+const NO_EPILOGUE: ConvEpilogue = { activation: 'none', alpha: 0, beta: 0 };
+
+/**
+ * FusedConv's `activation` / `activation_params` (onnxruntime's contrib schema) → the addon's epilogue,
+ * or the reason oneDNN does not serve it.
+ */
+export function convEpilogue(node: Node): ConvEpilogue | string {
+  if (node.opType !== 'FusedConv') return NO_EPILOGUE;
+  const act = node.attributes.get('activation');
+  const name = act === undefined ? '' : act.type === 'string' ? act.value : undefined;
+  const paramsAttr = node.attributes.get('activation_params');
+  const params = paramsAttr?.type === 'floats' ? paramsAttr.value : [];
+  switch (name) {
+    case '':
+      return NO_EPILOGUE;
+    case 'Relu':
+      return { activation: 'relu', alpha: 0, beta: 0 };
+    case 'LeakyRelu':
+      return { activation: 'leakyRelu', alpha: params[0] ?? 0.01, beta: 0 };
+    case 'Clip':
+      if (params.length !== 2) return 'FusedConv: Clip needs activation_params [min, max]';
+      return { activation: 'clip', alpha: params[0], beta: params[1] };
+    default:
+      return `FusedConv: onednn fuses activation Relu, LeakyRelu or Clip, not '${String(name)}'`;
+  }
+}
+
+function applyEpilogue(v: number, e: ConvEpilogue): number {
+  switch (e.activation) {
+    case 'relu':
+      return v < 0 ? 0 : v;
+    case 'leakyRelu':
+      return v < 0 ? v * e.alpha : v;
+    case 'clip':
+      return v < e.alpha ? e.alpha : v > e.beta ? e.beta : v;
+    default:
+      return v;
+  }
 }
 
 function readAttributes(init: KernelInit): ConvAttributes {
@@ -56,8 +102,14 @@ function readAttributes(init: KernelInit): ConvAttributes {
     dilations: attrs.has('dilations') ? attrs.ints('dilations') : undefined,
     pads: attrs.has('pads') ? attrs.ints('pads') : undefined,
     kernelShape: attrs.has('kernel_shape') ? attrs.ints('kernel_shape') : undefined,
-    fuseRelu: node.opType === 'FusedConv',
+    epilogue: epilogueOrThrow(node),
   };
+}
+
+function epilogueOrThrow(node: Node): ConvEpilogue {
+  const e = convEpilogue(node);
+  if (typeof e === 'string') throw new SwitchyardError('UNSUPPORTED', `node '${node.name}': ${e}`);
+  return e;
 }
 
 /** Everything a ConvPrimitive needs that depends on the input shape: auto_pad resolved, defaults filled. */
@@ -124,25 +176,25 @@ function supportsConv(node: Node, graph: Graph): true | string {
   const rank = staticRank(graph, w);
   if (rank === undefined) return 'weight rank is unknown at session creation (onednn serves 1-D, 2-D and 3-D conv)';
   if (rank < 3 || rank > 5) return `weights have rank ${rank}; onednn serves 1-D, 2-D and 3-D conv (rank 3–5)`;
-  if (node.opType === 'FusedConv') {
-    if (z) return 'FusedConv with a sum input (Z) is not served by onednn';
-    const act = node.attributes.get('activation');
-    if (act?.type !== 'string' || act.value !== 'Relu') return "FusedConv: onednn fuses activation 'Relu' only";
+  if (z) {
+    const zType = float32Reason(graph, z, 'Z');
+    if (zType) return zType;
   }
-  return true;
+  const epilogue = convEpilogue(node);
+  return typeof epilogue === 'string' ? epilogue : true;
 }
 
 /**
  * oneDNN rejects empty tensors. With an empty batch the output is empty; with no input channels (or
  * only padding in view) every output is just the bias of its channel.
  */
-function fillWithoutInput(y: Tensor, bias: Float32Array | null, fuseRelu: boolean): void {
+function fillWithoutInput(y: Tensor, bias: Float32Array | null, z: Float32Array | null, epilogue: ConvEpilogue): void {
   if (y.size === 0 || !(y.data instanceof Float32Array)) return;
   const out = y.data;
   const perChannel = y.size / (y.dims[0] * y.dims[1]);
   for (let i = 0; i < y.size; i++) {
-    const v = bias ? bias[Math.floor(i / perChannel) % y.dims[1]] : 0;
-    out[i] = fuseRelu ? Math.max(0, v) : v;
+    const v = (bias ? bias[Math.floor(i / perChannel) % y.dims[1]] : 0) + (z ? z[i] : 0);
+    out[i] = applyEpilogue(v, epilogue);
   }
 }
 
@@ -152,6 +204,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   const constW = init.constantInputs.get(1);
   const constB = init.constantInputs.get(2);
   const hasBiasInput = Boolean(node.inputs[2]);
+  const hasSumInput = node.opType === 'FusedConv' && Boolean(node.inputs[3]);
   const cache = new PrimitiveCache<ConvPrimitive>();
 
   const primitiveFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitive => {
@@ -166,7 +219,10 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
         padsBegin: geometry.padsBegin,
         padsEnd: geometry.padsEnd,
         hasBias: hasBiasInput,
-        fuseRelu: attrs.fuseRelu,
+        activation: attrs.epilogue.activation,
+        activationAlpha: attrs.epilogue.alpha,
+        activationBeta: attrs.epilogue.beta,
+        hasSum: hasSumInput,
         threads,
         weights: constW ? float32Data(node, constW, 'W') : undefined,
         bias: constB ? float32Data(node, constB, 'B') : undefined,
@@ -177,7 +233,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   // Session creation: build now when the input shape is static and the weights are known.
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic && constW && !hasZeroDim(xStatic)) {
-    const threads = effectiveThreads(binding, threadsFromOptions(init.options));
+    const threads = effectiveThreads(binding, init.threads);
     try {
       primitiveFor(xStatic, constW, convGeometry(node, attrs, xStatic, constW.dims), threads);
     } catch (error) {
@@ -199,9 +255,14 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
         throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): bias [${b.dims.join(', ')}] must be [${w.dims[0]}]`);
       }
       const geometry = convGeometry(node, attrs, x.dims, w.dims);
+      const z = hasSumInput ? ctx.input(3) : undefined;
+      if (z && z.dims.join() !== geometry.outputDims.join()) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (FusedConv): Z [${z.dims.join(', ')}] must have Y's shape [${geometry.outputDims.join(', ')}]`);
+      }
+      const zData = z ? float32Data(node, z, 'Z') : null;
       const y = ctx.output(0, 'float32', geometry.outputDims);
       if (hasZeroDim(x.dims) || hasZeroDim(w.dims) || elementCount(geometry.outputDims) === 0) {
-        fillWithoutInput(y, bData, attrs.fuseRelu);
+        fillWithoutInput(y, bData, zData, attrs.epilogue);
         return [y];
       }
       const yData = float32Data(node, y, 'Y');
@@ -210,7 +271,8 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
         const primitive = primitiveFor(x.dims, w, geometry, effectiveThreads(binding, ctx.threads));
         const wArg = primitive.weightsPacked ? null : wData;
         const bArg = constB ? null : bData;
-        return macs < SYNC_MAC_LIMIT ? primitive.runSync(xData, wArg, bArg, yData) : primitive.run(xData, wArg, bArg, yData);
+        const zArg = zData ?? undefined;
+        return macs < SYNC_MAC_LIMIT ? primitive.runSync(xData, wArg, bArg, yData, zArg) : primitive.run(xData, wArg, bArg, yData, zArg);
       });
       return [y];
     },
@@ -220,7 +282,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   };
 }
 
-/** Kernel defs for ai.onnx Conv and com.microsoft FusedConv (Relu) on oneDNN. */
+/** Kernel defs for ai.onnx Conv and com.microsoft FusedConv (Z sum; Relu, LeakyRelu, Clip) on oneDNN. */
 export function nativeConvKernels(binding: NativeBinding): KernelDef[] {
   const common = {
     ep: 'cpu',

@@ -1,6 +1,7 @@
 /**
  * MatMul on oneDNN (numpy semantics: batch dims broadcast, 1-D operands promoted and their axis
  * dropped from the result). One MatMulPrimitive per node and shape pair; a constant B is packed once.
+ * The fusion pass's FusedMatMul (MatMul + Add of a bias on the last dim) runs here with oneDNN's bias.
  */
 import {
   SwitchyardError,
@@ -21,9 +22,9 @@ import {
   hasZeroDim,
   staticDims,
   staticRank,
-  threadsFromOptions,
 } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
+import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 
 /** oneDNN's DNNL_MAX_NDIMS. */
 const MAX_RANK = 12;
@@ -69,12 +70,20 @@ function supportsMatMul(node: Node, graph: Graph): true | string {
   if (ra === undefined || rb === undefined) return 'operand ranks are unknown at session creation';
   if (ra < 1 || rb < 1) return 'MatMul of a scalar is not served by onednn';
   if (Math.max(ra, rb) > MAX_RANK) return `rank ${Math.max(ra, rb)} exceeds oneDNN's ${MAX_RANK}`;
+  const bias = node.opType === 'FusedMatMul' ? node.inputs[2] : undefined;
+  if (bias) {
+    const biasType = float32Reason(graph, bias, 'bias');
+    if (biasType) return biasType;
+    if (staticRank(graph, bias) !== 1) return 'FusedMatMul: onednn takes a 1-D bias only';
+  }
   return true;
 }
 
 function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   const { node } = init;
   const constB = init.constantInputs.get(1);
+  const hasBias = node.opType === 'FusedMatMul' && Boolean(node.inputs[2]);
+  const constBias = hasBias ? init.constantInputs.get(2) : undefined;
   const cache = new PrimitiveCache<MatMulPrimitive>();
 
   const primitiveFor = (shapes: MatMulShapes, threads: number): MatMulPrimitive =>
@@ -84,6 +93,8 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
         bDims: shapes.b,
         threads,
         b: constB ? float32Data(node, constB, 'B') : undefined,
+        hasBias,
+        bias: constBias ? float32Data(node, constBias, 'bias') : undefined,
       }),
     );
 
@@ -91,7 +102,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   const aStatic = staticDims(init.inputTypes[0]);
   if (aStatic && constB && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims)) {
     try {
-      primitiveFor(matMulShapes(node, aStatic, constB.dims), effectiveThreads(binding, threadsFromOptions(init.options)));
+      primitiveFor(matMulShapes(node, aStatic, constB.dims), effectiveThreads(binding, init.threads));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -105,18 +116,26 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
       const aData = float32Data(node, a, 'A');
       const bData = float32Data(node, b, 'B');
       const shapes = matMulShapes(node, a.dims, b.dims);
+      const bias = hasBias ? constBias ?? ctx.input(2) : undefined;
+      const n = shapes.b[shapes.b.length - 1];
+      if (bias && (bias.dims.length !== 1 || bias.dims[0] !== n)) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): bias [${bias.dims.join(', ')}] must be [${n}]`);
+      }
+      const biasData = bias ? float32Data(node, bias, 'bias') : undefined;
       const y = ctx.output(0, 'float32', shapes.output);
       const yData = float32Data(node, y, 'Y');
       if (y.size === 0) return [y];
       if (shapes.inner === 0 || hasZeroDim(shapes.a) || hasZeroDim(shapes.b)) {
-        yData.fill(0); // an empty sum (K = 0); oneDNN rejects empty operands
+        // An empty sum (K = 0) is all zeros, plus the bias; oneDNN rejects empty operands.
+        for (let i = 0; i < yData.length; i++) yData[i] = biasData ? biasData[i % n] : 0;
         return [y];
       }
       const macs = y.size * shapes.inner;
       await withNativeErrors(node, () => {
         const primitive = primitiveFor(shapes, effectiveThreads(binding, ctx.threads));
         const bArg = primitive.weightsPacked ? null : bData;
-        return macs < SYNC_MAC_LIMIT ? primitive.runSync(aData, bArg, yData) : primitive.run(aData, bArg, yData);
+        const biasArg = constBias ? undefined : biasData;
+        return macs < SYNC_MAC_LIMIT ? primitive.runSync(aData, bArg, yData, biasArg) : primitive.run(aData, bArg, yData, biasArg);
       });
       return [y];
     },
@@ -126,16 +145,23 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   };
 }
 
-/** The kernel def for ai.onnx MatMul (float32) on oneDNN. */
-export function nativeMatMulKernel(binding: NativeBinding): KernelDef {
-  return {
+/** The kernel defs for ai.onnx MatMul and the fusion pass's FusedMatMul (float32) on oneDNN. */
+export function nativeMatMulKernels(binding: NativeBinding): KernelDef[] {
+  const common = {
     ep: 'cpu',
-    domain: '',
-    opType: 'MatMul',
     sinceVersion: 1,
     typeConstraints: { T: ['float32'] },
     implementation: 'onednn',
     supports: supportsMatMul,
-    create: (init) => createMatMul(binding, init),
-  };
+    create: (init: KernelInit) => createMatMul(binding, init),
+  } satisfies Partial<KernelDef>;
+  return [
+    { ...common, domain: '', opType: 'MatMul' },
+    { ...common, domain: FUSED_DOMAIN, opType: 'FusedMatMul' },
+  ];
+}
+
+/** The kernel def for ai.onnx MatMul alone (kept for callers that register it by itself). */
+export function nativeMatMulKernel(binding: NativeBinding): KernelDef {
+  return nativeMatMulKernels(binding)[0];
 }

@@ -5,8 +5,10 @@
 import type { KernelDef } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { nativeConvKernels } from './conv-native.js';
-import { nativeMatMulKernel } from './matmul-native.js';
+import { nativeGemmKernels } from './gemm-native.js';
+import { nativeMatMulKernels } from './matmul-native.js';
+import { nativePoolKernels } from './pool-native.js';
 
 export function nativeKernels(binding: NativeBinding): KernelDef[] {
-  return [...nativeConvKernels(binding), nativeMatMulKernel(binding)];
+  return [...nativeConvKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding)];
 }

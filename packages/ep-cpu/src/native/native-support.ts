@@ -27,13 +27,6 @@ export function float32Reason(graph: Graph, name: string, what: string): string 
   return undefined;
 }
 
-/** The thread count the EP options ask for (`intraOpNumThreads`), or 0 for OpenMP's default. */
-export function threadsFromOptions(options: unknown): number {
-  if (typeof options !== 'object' || options === null || !('intraOpNumThreads' in options)) return 0;
-  const n = options.intraOpNumThreads;
-  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0;
-}
-
 /** A requested count (0 = default) as the team size the addon will actually use: the cache key. */
 export function effectiveThreads(binding: NativeBinding, requested: number): number {
   if (requested > 0) return requested;

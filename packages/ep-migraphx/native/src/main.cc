@@ -2,11 +2,13 @@
 #include <napi.h>
 
 #include "migraphx_library.h"
+#include "migraphx_program.h"
 
 namespace {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("loadLibrary", Napi::Function::New<switchyard::LoadLibrary>(env, "loadLibrary"));
+  switchyard::RegisterProgram(env, exports);
   return exports;
 }
 

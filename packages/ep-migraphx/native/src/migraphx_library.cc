@@ -17,6 +17,7 @@ struct LoadedLibrary {
   void* handle = nullptr;
   std::string path;       // the candidate that loaded
   std::string real_path;  // the file it resolved to, symlinks followed
+  migraphx_api::Api api{};
 };
 
 // Only touched from the JS thread.
@@ -44,15 +45,30 @@ std::string VersionFromFileName(const std::string& path) {
   return path.substr(at + marker.size());
 }
 
-// The required entry points `handle` lacks, comma-separated; "" when it has them all.
-std::string MissingSymbols(void* handle) {
-  std::string missing;
-  for (const char* symbol : migraphx_api::kRequiredSymbols) {
-    if (dlsym(handle, symbol) != nullptr) continue;
-    if (!missing.empty()) missing += ", ";
-    missing += symbol;
+// Checks that this library numbers datatypes the way the header we declare against does: a shape of
+// one element of each type must have that type's size. A library built from another header (ROCm 6.4's
+// MIGraphX has no fp4x2, so float is 3 there, not 4) fails here instead of misreading every tensor.
+std::string CheckDataTypes(const migraphx_api::Api& api) {
+  for (size_t i = 0; i < migraphx_api::kDataTypeCount; i++) {
+    const migraphx_api::DataTypeEntry& e = migraphx_api::kDataTypes[i];
+    size_t one = 1;
+    migraphx_api::Shape shape = nullptr;
+    migraphx_api::Status status = api.shape_create(&shape, e.value, &one, 1);
+    if (status != migraphx_api::kSuccess || shape == nullptr) {
+      return "migraphx_shape_create(" + std::string(e.mgx_name) + " = " + std::to_string(e.value) + ") returned status " + std::to_string(status);
+    }
+    size_t bytes = 0;
+    int type = -1;
+    migraphx_api::Status s1 = api.shape_bytes(&bytes, shape);
+    migraphx_api::Status s2 = api.shape_type(&type, shape);
+    api.shape_destroy(shape);
+    if (s1 != migraphx_api::kSuccess || s2 != migraphx_api::kSuccess) return "migraphx_shape_bytes/type failed on a datatype probe";
+    if (bytes != e.bytes || type != e.value) {
+      return "datatype " + std::to_string(e.value) + " is " + std::to_string(bytes) + " byte(s) wide in this library, but " +
+             e.mgx_name + " (" + std::to_string(e.bytes) + ") in the MIGraphX 2.14-2.16 header this EP declares against";
+    }
   }
-  return missing;
+  return "";
 }
 
 Napi::Value StringOrNull(Napi::Env env, const std::string& s) {
@@ -60,10 +76,9 @@ Napi::Value StringOrNull(Napi::Env env, const std::string& s) {
 }
 
 // Fills `result.operators` (or `operatorsError`) from the library's ONNX parser registry.
-void ListOperators(Napi::Env env, void* handle, Napi::Object result) {
-  auto size_fn = reinterpret_cast<migraphx_api::GetOnnxOperatorsSize>(dlsym(handle, "migraphx_get_onnx_operators_size"));
-  auto name_fn =
-      reinterpret_cast<migraphx_api::GetOnnxOperatorNameAtIndex>(dlsym(handle, "migraphx_get_onnx_operator_name_at_index"));
+void ListOperators(Napi::Env env, const migraphx_api::Api& api, Napi::Object result) {
+  auto size_fn = api.get_onnx_operators_size;
+  auto name_fn = api.get_onnx_operator_name_at_index;
   if (size_fn == nullptr || name_fn == nullptr) {
     result.Set("operators", env.Null());
     result.Set("operatorsError", "the library does not export the ONNX operator registry functions");
@@ -106,11 +121,21 @@ Napi::Object Describe(Napi::Env env, Napi::Array attempts) {
   result.Set("version", StringOrNull(env, VersionFromFileName(g_library.real_path)));
   result.Set("error", env.Null());
   result.Set("attempts", attempts);
-  ListOperators(env, g_library.handle, result);
+  ListOperators(env, g_library.api, result);
+  const std::string types = CheckDataTypes(g_library.api);
+  result.Set("dataTypeError", StringOrNull(env, types));
+  Napi::Object optional = Napi::Object::New(env);
+  optional.Set("quantizeBf16", g_library.api.quantize_bf16 != nullptr);
+  optional.Set("exhaustiveTune", g_library.api.compile_options_set_exhaustive_tune_flag != nullptr);
+  result.Set("optional", optional);
   return result;
 }
 
 }  // namespace
+
+const migraphx_api::Api* LoadedApi() {
+  return g_library.handle != nullptr ? &g_library.api : nullptr;
+}
 
 Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -141,7 +166,8 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
     }
     // A file that loads but lacks the C API (a stub, another library, a too-old MIGraphX) is no
     // better than a missing one: say so and try the next candidate.
-    const std::string missing = MissingSymbols(handle);
+    migraphx_api::Api api{};
+    const std::string missing = migraphx_api::Resolve(handle, &api);
     if (!missing.empty()) {
       last_error = path + " loaded but does not export " + missing + " (not MIGraphX's C library, or too old)";
       dlclose(handle);
@@ -154,6 +180,7 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
     g_library.handle = handle;
     g_library.path = path;
     g_library.real_path = ResolvedPath(handle);
+    g_library.api = api;
     return Describe(env, attempts);
   }
 
@@ -166,6 +193,8 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   result.Set("attempts", attempts);
   result.Set("operators", env.Null());
   result.Set("operatorsError", env.Null());
+  result.Set("dataTypeError", env.Null());
+  result.Set("optional", env.Null());
   return result;
 }
 

@@ -4,13 +4,19 @@
 
 #include <napi.h>
 
+#include "migraphx_api.h"
+
 namespace switchyard {
 
 // [sync] loadLibrary(candidates: string[]) -> { loaded, path, realPath, version, error, attempts,
-// operators, operatorsError }. Tries each candidate in order (an absolute path, or a bare soname
+// operators, operatorsError, dataTypeError, optional: { quantizeBf16, exhaustiveTune } }. Tries each candidate in order (an absolute path, or a bare soname
 // for the loader's search path) and keeps the first that loads and exports the C API entry points
 // the EP needs. Never throws for a library that is absent or wrong: that is reported in `error`
 // and `attempts`. Throws TypeError for bad arguments. Once one is kept, later calls report it.
 Napi::Value LoadLibrary(const Napi::CallbackInfo& info);
+
+// The kept library's entry points, or nullptr before one is loaded. Never unloaded, so the pointer
+// stays valid on worker threads.
+const migraphx_api::Api* LoadedApi();
 
 }  // namespace switchyard

@@ -1,4 +1,4 @@
-/** The shape of `switchyard_migraphx.node`, declared once. Every function is synchronous. */
+/** The shape of `switchyard_migraphx.node`, declared once. `[sync]`/`[async]` as in the C++ headers. */
 
 /** One dlopen attempt: the candidate and why it was not kept (null when it was). */
 export interface LibraryAttempt {
@@ -13,7 +13,7 @@ export interface MigraphxLibraryReport {
   path: string | null;
   /** The file it resolved to, symlinks followed. */
   realPath: string | null;
-  /** From the versioned file name (`libmigraphx_c.so.3.0.60400` → `3.0.60400`): the C API has no version function. */
+  /** From the versioned file name (`libmigraphx_c.so.3.0.70100` → `3.0.70100`): the C API has no version function. */
   version: string | null;
   /** The last dlopen error (or why a loaded file was rejected); null when loaded. */
   error: string | null;
@@ -22,13 +22,63 @@ export interface MigraphxLibraryReport {
   /** ONNX operators the library's parser registers, from `migraphx_get_onnx_operator_name_at_index`. */
   operators: string[] | null;
   operatorsError: string | null;
+  /** Why this library's datatype numbering differs from the header the addon declares against; null when it matches. */
+  dataTypeError: string | null;
+  /** Entry points some versions lack. */
+  optional: { quantizeBf16: boolean; exhaustiveTune: boolean } | null;
+}
+
+/** A host tensor crossing into the addon (its bytes are copied). */
+export interface NativeTensor {
+  name: string;
+  /** A @switchyard/core DataType name that MIGraphX has a type for. */
+  type: string;
+  dims: number[];
+  data: ArrayBufferView;
+}
+
+export interface NativeShape {
+  /** A DataType name, or `migraphx:<n>` for MIGraphX types Switchyard has none for. */
+  type: string;
+  dims: number[];
+}
+
+export interface NativeCompileOptions {
+  inputShapes: Array<[string, number[]]>;
+  defaultDimValue: number;
+  quantization: 'none' | 'fp16' | 'bf16' | 'int8';
+  calibration: NativeTensor[][];
+  target: string;
+  offloadCopy: boolean;
+  exhaustiveTune: boolean;
+  fastMath: boolean;
+}
+
+/** A compiled MIGraphX program. Runs of one program are serialized natively as well. */
+export interface NativeProgram {
+  /** [async] */
+  run(inputs: NativeTensor[]): Promise<Array<NativeShape & { data: ArrayBuffer }>>;
+  /** [async] `migraphx_save` to `path` in `format` ('msgpack' or 'json'). */
+  save(path: string, format: string): Promise<void>;
+  /** [sync] */
+  parameterShapes(): Array<NativeShape & { name: string }>;
+  /** [sync] */
+  outputShapes(): NativeShape[];
+  /** [sync] Releases the program after a run in progress; later calls throw. */
+  dispose(): void;
 }
 
 export interface MigraphxNativeBinding {
-  /** Throws TypeError unless `candidates` is an array of strings. */
+  /** [sync] Throws TypeError unless `candidates` is an array of strings. */
   loadLibrary(candidates: readonly string[]): MigraphxLibraryReport;
+  /** [async] parse → quantize → compile; rejects with the failing C API call and its status. */
+  compileOnnx(onnx: Uint8Array, options: NativeCompileOptions): Promise<NativeProgram>;
+  /** [async] `migraphx_load` of a saved, compiled program. */
+  loadProgram(path: string, format: string): Promise<NativeProgram>;
 }
 
 export function isMigraphxNativeBinding(value: unknown): value is MigraphxNativeBinding {
-  return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).loadLibrary === 'function';
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.loadLibrary === 'function' && typeof v.compileOnnx === 'function' && typeof v.loadProgram === 'function';
 }

@@ -8,6 +8,9 @@ namespace switchyard {
 
 struct AddonData {
   Napi::FunctionReference device_buffer;
+  Napi::FunctionReference stream;  // runtime/runtime_js.cc
+  Napi::FunctionReference event;   // runtime/runtime_js.cc
+  // Modules added later: add a member here (additive), set it in your InitX.
 };
 
 }  // namespace switchyard

@@ -107,4 +107,10 @@ Napi::Value RuntimeInfo(const Napi::CallbackInfo& info) {
   return result;
 }
 
+void InitDevice(Napi::Env env, Napi::Object exports) {
+  exports.Set("deviceCount", Napi::Function::New<DeviceCount>(env, "deviceCount"));
+  exports.Set("deviceProperties", Napi::Function::New<DeviceProperties>(env, "deviceProperties"));
+  exports.Set("runtimeInfo", Napi::Function::New<RuntimeInfo>(env, "runtimeInfo"));
+}
+
 }  // namespace switchyard

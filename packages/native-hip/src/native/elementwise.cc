@@ -65,4 +65,8 @@ Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+void InitElementwise(Napi::Env env, Napi::Object exports) {
+  exports.Set("elementwise", Napi::Function::New<Elementwise>(env, "elementwise"));
+}
+
 }  // namespace switchyard

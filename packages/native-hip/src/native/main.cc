@@ -1,24 +1,41 @@
-// switchyard_hip.node: registers the addon's functions and classes; nothing else lives here.
+// switchyard_hip.node: registers the addon's modules; nothing else lives here.
+//
+// Each module (a folder or file under src/native) exports one function
+//     namespace switchyard { void InitX(Napi::Env env, Napi::Object exports); }
+// that sets its functions/classes on `exports` (and, when it needs a constructor for instanceof
+// checks later, stores it in AddonData, which exists before any module runs).
+//
+// TO ADD A MODULE: add ONE line `SWITCHYARD_MODULE(InitX)` to the list below. The macro both
+// declares the function and calls it; CMakeLists.txt globs the sources, so nothing else changes.
+// Modules run in list order; keep one that others depend on (e.g. InitDeviceBuffer) above them.
 #include <napi.h>
 
 #include "addon_data.h"
-#include "device.h"
-#include "device_buffer.h"
-#include "elementwise.h"
+
+#define SWITCHYARD_MODULES(SWITCHYARD_MODULE) \
+  SWITCHYARD_MODULE(InitDevice)               \
+  SWITCHYARD_MODULE(InitDeviceBuffer)         \
+  SWITCHYARD_MODULE(InitElementwise)          \
+  SWITCHYARD_MODULE(InitRuntime)              \
+  SWITCHYARD_MODULE(InitBlas)                 \
+  SWITCHYARD_MODULE(InitDnn)                  \
+  SWITCHYARD_MODULE(InitPlan)                 \
+  SWITCHYARD_MODULE(InitKernelsJs)            \
+  /* add a line above this comment: SWITCHYARD_MODULE(InitYourModule) \ */
+
+namespace switchyard {
+#define SWITCHYARD_DECLARE_MODULE(name) void name(Napi::Env env, Napi::Object exports);
+SWITCHYARD_MODULES(SWITCHYARD_DECLARE_MODULE)
+#undef SWITCHYARD_DECLARE_MODULE
+}  // namespace switchyard
 
 namespace {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  auto* data = new switchyard::AddonData();
-  Napi::Function device_buffer = switchyard::DeviceBuffer::Define(env);
-  data->device_buffer = Napi::Persistent(device_buffer);
-  env.SetInstanceData(data);  // deleted by node-addon-api when the env goes away
-
-  exports.Set("deviceCount", Napi::Function::New<switchyard::DeviceCount>(env, "deviceCount"));
-  exports.Set("deviceProperties", Napi::Function::New<switchyard::DeviceProperties>(env, "deviceProperties"));
-  exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
-  exports.Set("elementwise", Napi::Function::New<switchyard::Elementwise>(env, "elementwise"));
-  exports.Set("DeviceBuffer", device_buffer);
+  env.SetInstanceData(new switchyard::AddonData());  // deleted by node-addon-api when the env goes away
+#define SWITCHYARD_CALL_MODULE(name) switchyard::name(env, exports);
+  SWITCHYARD_MODULES(SWITCHYARD_CALL_MODULE)
+#undef SWITCHYARD_CALL_MODULE
   return exports;
 }
 

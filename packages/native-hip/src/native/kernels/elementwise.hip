@@ -1,56 +1,300 @@
-// Elementwise float32 kernels: the broadcasting-free fast path (operands of equal length).
-// One source for both vendors: the vendor header supplies the HIP names on NVIDIA builds.
-#include "elementwise.h"
+// Elementwise kernels: binary arithmetic and comparisons with numpy broadcasting, Where, unary math
+// and activations, Cast. One source for both vendors (the vendor header maps HIP names on NVIDIA).
+#include "device_common.h"
 
 namespace switchyard::kernels {
 namespace {
 
-constexpr unsigned kBlockSize = 256;
-// Enough blocks to fill any current GPU several times over; the grid-stride loop covers the rest,
-// so very long tensors never ask for more blocks than the launch limits allow.
-constexpr size_t kMaxBlocks = 65535;
+template <BinaryOp kOp>
+__device__ __forceinline__ float ApplyBinary(float a, float b) {
+  if constexpr (kOp == BinaryOp::kAdd) return a + b;
+  if constexpr (kOp == BinaryOp::kSub) return a - b;
+  if constexpr (kOp == BinaryOp::kMul) return a * b;
+  if constexpr (kOp == BinaryOp::kDiv) return a / b;
+  if constexpr (kOp == BinaryOp::kPow) return powf(a, b);
+  if constexpr (kOp == BinaryOp::kMax) return CombineValues<Combine::kMax>(a, b);
+  if constexpr (kOp == BinaryOp::kMin) return CombineValues<Combine::kMin>(a, b);
+  return 0.0f;
+}
 
-struct AddOp {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-struct MulOp {
-  __device__ float operator()(float a, float b) const { return a * b; }
-};
-struct ReluOp {
-  __device__ float operator()(float a, float) const { return a > 0.0f ? a : 0.0f; }
-};
+template <BinaryOp kOp>
+__device__ __forceinline__ uint8_t ApplyCompare(float a, float b) {
+  if constexpr (kOp == BinaryOp::kEqual) return a == b;
+  if constexpr (kOp == BinaryOp::kLess) return a < b;
+  if constexpr (kOp == BinaryOp::kGreater) return a > b;
+  if constexpr (kOp == BinaryOp::kLessOrEqual) return a <= b;
+  if constexpr (kOp == BinaryOp::kGreaterOrEqual) return a >= b;
+  return 0;
+}
 
-template <typename Op>
-__global__ void ElementwiseKernel(const float* __restrict__ a, const float* __restrict__ b,
-                                  float* __restrict__ out, size_t count, Op op) {
-  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    out[i] = op(a[i], b != nullptr ? b[i] : 0.0f);
+// A variable template, not a constexpr function: nvcc would treat a function as host-only.
+template <BinaryOp kOp>
+constexpr bool kIsComparison = kOp >= BinaryOp::kEqual;
+
+template <BinaryOp kOp, typename T>
+__device__ __forceinline__ void StoreBinary(T* out, uint8_t* out_bool, int64_t i, T a, T b) {
+  if constexpr (kIsComparison<kOp>) {
+    out_bool[i] = ApplyCompare<kOp>(ToFloat(a), ToFloat(b));
+  } else {
+    out[i] = FromFloat<T>(ApplyBinary<kOp>(ToFloat(a), ToFloat(b)));
   }
 }
 
-template <typename Op>
-hipError_t Launch(const float* a, const float* b, float* out, size_t count, hipStream_t stream) {
-  if (count == 0) return hipSuccess;
-  size_t blocks = (count + kBlockSize - 1) / kBlockSize;
-  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
-  ElementwiseKernel<<<static_cast<unsigned>(blocks), kBlockSize, 0, stream>>>(a, b, out, count, Op{});
+// Rank <= 1 after collapsing: each operand is contiguous (stride 1) or a scalar (stride 0).
+// Binary kernels take no __restrict__: out may be an operand of out's shape (in place).
+template <BinaryOp kOp, typename T>
+__global__ void BinaryLinearKernel(const T* a, int64_t a_stride, const T* b, int64_t b_stride, T* out,
+                                   uint8_t* out_bool, int64_t count) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    StoreBinary<kOp>(out, out_bool, i, a[i * a_stride], b[i * b_stride]);
+  }
+}
+
+template <BinaryOp kOp, typename T>
+__global__ void BinaryBroadcastKernel(const T* a, const T* b, T* out, uint8_t* out_bool, int64_t count,
+                                      IndexMap<2> map) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    int64_t offsets[2];
+    OperandOffsets(map, i, offsets);
+    StoreBinary<kOp>(out, out_bool, i, a[offsets[0]], b[offsets[1]]);
+  }
+}
+
+template <BinaryOp kOp, typename T>
+hipError_t LaunchBinaryTyped(const void* a, const void* b, void* out, int64_t count, const IndexMap<2>& map,
+                             hipStream_t stream) {
+  const T* ta = static_cast<const T*>(a);
+  const T* tb = static_cast<const T*>(b);
+  T* tout = kIsComparison<kOp> ? nullptr : static_cast<T*>(out);
+  uint8_t* bout = kIsComparison<kOp> ? static_cast<uint8_t*>(out) : nullptr;
+  const unsigned blocks = BlocksFor(count);
+  if (map.rank <= 1) {
+    const int64_t sa = map.rank == 0 ? 0 : map.strides[0][0];
+    const int64_t sb = map.rank == 0 ? 0 : map.strides[1][0];
+    BinaryLinearKernel<kOp, T><<<blocks, kBlockSize, 0, stream>>>(ta, sa, tb, sb, tout, bout, count);
+  } else {
+    BinaryBroadcastKernel<kOp, T><<<blocks, kBlockSize, 0, stream>>>(ta, tb, tout, bout, count, map);
+  }
   return hipGetLastError();
 }
 
+template <typename T>
+hipError_t DispatchBinary(BinaryOp op, const void* a, const void* b, void* out, int64_t count,
+                          const IndexMap<2>& map, hipStream_t stream) {
+  switch (op) {
+#define SWITCHYARD_BINARY_CASE(name) \
+  case BinaryOp::name: return LaunchBinaryTyped<BinaryOp::name, T>(a, b, out, count, map, stream);
+    SWITCHYARD_BINARY_CASE(kAdd)
+    SWITCHYARD_BINARY_CASE(kSub)
+    SWITCHYARD_BINARY_CASE(kMul)
+    SWITCHYARD_BINARY_CASE(kDiv)
+    SWITCHYARD_BINARY_CASE(kPow)
+    SWITCHYARD_BINARY_CASE(kMax)
+    SWITCHYARD_BINARY_CASE(kMin)
+    SWITCHYARD_BINARY_CASE(kEqual)
+    SWITCHYARD_BINARY_CASE(kLess)
+    SWITCHYARD_BINARY_CASE(kGreater)
+    SWITCHYARD_BINARY_CASE(kLessOrEqual)
+    SWITCHYARD_BINARY_CASE(kGreaterOrEqual)
+#undef SWITCHYARD_BINARY_CASE
+  }
+  return hipErrorInvalidValue;
+}
+
+// ---- Where: bits are copied, so one instantiation per element size serves every dtype
+
+template <typename E>
+__global__ void WhereKernel(const uint8_t* __restrict__ cond, const E* __restrict__ x, const E* __restrict__ y,
+                            E* __restrict__ out, int64_t count, IndexMap<3> map) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    int64_t offsets[3];
+    OperandOffsets(map, i, offsets);
+    out[i] = cond[offsets[0]] ? x[offsets[1]] : y[offsets[2]];
+  }
+}
+
+// ---- unary
+
+// No __restrict__: out may be x (in place), which the API allows.
+template <UnaryOp kOp, typename T>
+__global__ void UnaryKernel(const T* x, T* out, int64_t count, UnaryParams params) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    out[i] = FromFloat<T>(ApplyUnary(kOp, ToFloat(x[i]), params));
+  }
+}
+
+template <typename T>
+hipError_t DispatchUnary(UnaryOp op, const void* x, void* out, int64_t count, UnaryParams params,
+                         hipStream_t stream) {
+  const T* tx = static_cast<const T*>(x);
+  T* tout = static_cast<T*>(out);
+  const unsigned blocks = BlocksFor(count);
+  switch (op) {
+#define SWITCHYARD_UNARY_CASE(name)                                                      \
+  case UnaryOp::name:                                                                    \
+    UnaryKernel<UnaryOp::name, T><<<blocks, kBlockSize, 0, stream>>>(tx, tout, count, params); \
+    return hipGetLastError();
+    SWITCHYARD_UNARY_CASE(kIdentity)
+    SWITCHYARD_UNARY_CASE(kRelu)
+    SWITCHYARD_UNARY_CASE(kLeakyRelu)
+    SWITCHYARD_UNARY_CASE(kSigmoid)
+    SWITCHYARD_UNARY_CASE(kTanh)
+    SWITCHYARD_UNARY_CASE(kGeluErf)
+    SWITCHYARD_UNARY_CASE(kGeluTanh)
+    SWITCHYARD_UNARY_CASE(kHardSigmoid)
+    SWITCHYARD_UNARY_CASE(kHardSwish)
+    SWITCHYARD_UNARY_CASE(kClip)
+    SWITCHYARD_UNARY_CASE(kErf)
+    SWITCHYARD_UNARY_CASE(kExp)
+    SWITCHYARD_UNARY_CASE(kLog)
+    SWITCHYARD_UNARY_CASE(kSqrt)
+    SWITCHYARD_UNARY_CASE(kNeg)
+    SWITCHYARD_UNARY_CASE(kAbs)
+    SWITCHYARD_UNARY_CASE(kReciprocal)
+#undef SWITCHYARD_UNARY_CASE
+  }
+  return hipErrorInvalidValue;
+}
+
+// ---- Cast
+
+template <DType kType> struct StorageOf;
+template <> struct StorageOf<DType::kFloat32> { using type = float; };
+template <> struct StorageOf<DType::kFloat16> { using type = __half; };
+template <> struct StorageOf<DType::kInt32> { using type = int32_t; };
+template <> struct StorageOf<DType::kInt64> { using type = int64_t; };
+template <> struct StorageOf<DType::kBool> { using type = uint8_t; };
+
+template <DType kFrom, DType kTo>
+__device__ __forceinline__ typename StorageOf<kTo>::type ConvertValue(typename StorageOf<kFrom>::type v) {
+  using To = typename StorageOf<kTo>::type;
+  constexpr bool kFromFloat = kFrom == DType::kFloat32 || kFrom == DType::kFloat16;
+  if constexpr (kFromFloat) {
+    const float f = ToFloat(v);
+    if constexpr (kTo == DType::kBool) return f != 0.0f ? 1 : 0;
+    else if constexpr (kTo == DType::kFloat16) return __float2half(f);
+    else return static_cast<To>(f);  // float -> int truncates toward zero
+  } else {
+    const int64_t n = static_cast<int64_t>(v);
+    if constexpr (kTo == DType::kBool) return n != 0 ? 1 : 0;
+    else if constexpr (kTo == DType::kFloat16) return __float2half(static_cast<float>(n));
+    else return static_cast<To>(n);
+  }
+}
+
+template <DType kFrom, DType kTo>
+__global__ void CastKernel(const typename StorageOf<kFrom>::type* __restrict__ x,
+                           typename StorageOf<kTo>::type* __restrict__ out, int64_t count) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    out[i] = ConvertValue<kFrom, kTo>(x[i]);
+  }
+}
+
+template <DType kFrom, DType kTo>
+hipError_t LaunchCastTyped(const void* x, void* out, int64_t count, hipStream_t stream) {
+  CastKernel<kFrom, kTo><<<BlocksFor(count), kBlockSize, 0, stream>>>(
+      static_cast<const typename StorageOf<kFrom>::type*>(x), static_cast<typename StorageOf<kTo>::type*>(out),
+      count);
+  return hipGetLastError();
+}
+
+template <DType kFrom>
+hipError_t DispatchCastTo(DType to, const void* x, void* out, int64_t count, hipStream_t stream) {
+  switch (to) {
+    case DType::kFloat32: return LaunchCastTyped<kFrom, DType::kFloat32>(x, out, count, stream);
+    case DType::kFloat16: return LaunchCastTyped<kFrom, DType::kFloat16>(x, out, count, stream);
+    case DType::kInt32: return LaunchCastTyped<kFrom, DType::kInt32>(x, out, count, stream);
+    case DType::kInt64: return LaunchCastTyped<kFrom, DType::kInt64>(x, out, count, stream);
+    case DType::kBool: return LaunchCastTyped<kFrom, DType::kBool>(x, out, count, stream);
+    default: return hipErrorInvalidValue;
+  }
+}
+
+// ---- the first cut's same-shape float32 entry
+
+struct LegacyOpMap {
+  static BinaryOp Binary(ElementwiseOp op) { return op == ElementwiseOp::kAdd ? BinaryOp::kAdd : BinaryOp::kMul; }
+};
+
 }  // namespace
+
+hipError_t LaunchBinary(BinaryOp op, DType dtype, const void* a, const TensorShape& a_shape, const void* b,
+                        const TensorShape& b_shape, void* out, const TensorShape& out_shape, hipStream_t stream) {
+  IndexMap<2> map;
+  if (out_shape.rank > kMaxRank) return hipErrorInvalidValue;
+  SetOutputDims(&map, out_shape);
+  if (!SetBroadcastStrides(&map, 0, a_shape, out_shape) || !SetBroadcastStrides(&map, 1, b_shape, out_shape)) {
+    return hipErrorInvalidValue;
+  }
+  const int64_t count = out_shape.ElementCount();
+  if (count == 0) return hipSuccess;
+  CollapseIndexMap(&map);
+  hipError_t status = hipErrorInvalidValue;
+  DispatchFloat(dtype, [&](auto tag) {
+    status = DispatchBinary<decltype(tag)>(op, a, b, out, count, map, stream);
+  });
+  return status;
+}
+
+hipError_t LaunchWhere(DType dtype, const uint8_t* cond, const TensorShape& cond_shape, const void* x,
+                       const TensorShape& x_shape, const void* y, const TensorShape& y_shape, void* out,
+                       const TensorShape& out_shape, hipStream_t stream) {
+  IndexMap<3> map;
+  if (out_shape.rank > kMaxRank) return hipErrorInvalidValue;
+  SetOutputDims(&map, out_shape);
+  if (!SetBroadcastStrides(&map, 0, cond_shape, out_shape) || !SetBroadcastStrides(&map, 1, x_shape, out_shape) ||
+      !SetBroadcastStrides(&map, 2, y_shape, out_shape)) {
+    return hipErrorInvalidValue;
+  }
+  const int64_t count = out_shape.ElementCount();
+  if (count == 0) return hipSuccess;
+  CollapseIndexMap(&map);
+  hipError_t status = hipErrorInvalidValue;
+  DispatchBySize(DTypeSize(dtype), [&](auto tag) {
+    using E = decltype(tag);
+    WhereKernel<E><<<BlocksFor(count), kBlockSize, 0, stream>>>(cond, static_cast<const E*>(x),
+                                                                 static_cast<const E*>(y), static_cast<E*>(out),
+                                                                 count, map);
+    status = hipGetLastError();
+  });
+  return status;
+}
+
+hipError_t LaunchUnary(UnaryOp op, DType dtype, const void* x, void* out, int64_t count, UnaryParams params,
+                       hipStream_t stream) {
+  if (count < 0) return hipErrorInvalidValue;
+  if (count == 0) return hipSuccess;
+  hipError_t status = hipErrorInvalidValue;
+  DispatchFloat(dtype, [&](auto tag) { status = DispatchUnary<decltype(tag)>(op, x, out, count, params, stream); });
+  return status;
+}
+
+hipError_t LaunchCast(DType from, DType to, const void* x, void* out, int64_t count, hipStream_t stream) {
+  if (count < 0) return hipErrorInvalidValue;
+  if (count == 0) return hipSuccess;
+  switch (from) {
+    case DType::kFloat32: return DispatchCastTo<DType::kFloat32>(to, x, out, count, stream);
+    case DType::kFloat16: return DispatchCastTo<DType::kFloat16>(to, x, out, count, stream);
+    case DType::kInt32: return DispatchCastTo<DType::kInt32>(to, x, out, count, stream);
+    case DType::kInt64: return DispatchCastTo<DType::kInt64>(to, x, out, count, stream);
+    case DType::kBool: return DispatchCastTo<DType::kBool>(to, x, out, count, stream);
+    default: return hipErrorInvalidValue;
+  }
+}
 
 hipError_t LaunchElementwiseF32(ElementwiseOp op, const float* a, const float* b, float* out, size_t count,
                                 hipStream_t stream) {
-  switch (op) {
-    case ElementwiseOp::kAdd:
-      return Launch<AddOp>(a, b, out, count, stream);
-    case ElementwiseOp::kMul:
-      return Launch<MulOp>(a, b, out, count, stream);
-    case ElementwiseOp::kRelu:
-      return Launch<ReluOp>(a, nullptr, out, count, stream);
-  }
-  return hipErrorInvalidValue;
+  TensorShape shape;
+  shape.rank = 1;
+  shape.dims[0] = static_cast<int64_t>(count);
+  if (op == ElementwiseOp::kRelu) return LaunchUnary(UnaryOp::kRelu, DType::kFloat32, a, out, shape.dims[0], {}, stream);
+  if (op != ElementwiseOp::kAdd && op != ElementwiseOp::kMul) return hipErrorInvalidValue;
+  return LaunchBinary(LegacyOpMap::Binary(op), DType::kFloat32, a, shape, b, shape, out, shape, stream);
 }
 
 }  // namespace switchyard::kernels

@@ -59,6 +59,54 @@
 
 // Streams
 #define hipStreamSynchronize cudaStreamSynchronize
+#define hipStreamCreate cudaStreamCreate
+#define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#define hipStreamDefault cudaStreamDefault
+#define hipStreamNonBlocking cudaStreamNonBlocking
+#define hipStreamDestroy cudaStreamDestroy
+#define hipStreamQuery cudaStreamQuery
+#define hipStreamWaitEvent cudaStreamWaitEvent
+#define hipErrorNotReady cudaErrorNotReady
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipMemsetAsync cudaMemsetAsync
+#define hipMemcpyDefault cudaMemcpyDefault
+
+// Events
+#define hipEvent_t cudaEvent_t
+#define hipEventCreate cudaEventCreate
+#define hipEventCreateWithFlags cudaEventCreateWithFlags
+#define hipEventDefault cudaEventDefault
+#define hipEventDisableTiming cudaEventDisableTiming
+#define hipEventBlockingSync cudaEventBlockingSync
+#define hipEventRecord cudaEventRecord
+#define hipEventSynchronize cudaEventSynchronize
+#define hipEventQuery cudaEventQuery
+#define hipEventElapsedTime cudaEventElapsedTime
+#define hipEventDestroy cudaEventDestroy
+
+// Pinned host memory (hipHostMalloc and cudaHostAlloc take the same arguments)
+#define hipHostMalloc cudaHostAlloc
+#define hipHostMallocDefault cudaHostAllocDefault
+#define hipHostFree cudaFreeHost
+
+// Kernel library (src/native/kernels): device attributes, async copies, fp16
+#define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipMemsetAsync cudaMemsetAsync
+#define hipErrorInvalidConfiguration cudaErrorInvalidConfiguration
+// __half, __half2float and __float2half have the same names in cuda_fp16.h and hip_fp16.h.
+#include <cuda_fp16.h>
+
+// Warp shuffle: HIP's __shfl_xor has no lane mask (a wavefront runs in lockstep); CUDA needs the
+// _sync form. Kernels call SwitchyardShflXor and pass no width, so the full warp (warpSize) takes part.
+#if defined(__CUDACC__)
+template <typename T>
+__device__ __forceinline__ T SwitchyardShflXor(T value, int lane_mask) {
+  return __shfl_xor_sync(0xffffffffu, value, lane_mask);
+}
+#endif
 
 #else  // AMD: real HIP
 
@@ -69,5 +117,13 @@
 #define SWITCHYARD_GPU_PLATFORM_NAME "amd"
 #define SWITCHYARD_GPU_RUNTIME_NAME "HIP"
 #define SWITCHYARD_GPU_ARCH_FROM_GCN 1
+
+#if defined(__HIP__)  // device compilation by hipcc: the kernel library's fp16 type and shuffles
+#include <hip/hip_fp16.h>
+template <typename T>
+__device__ __forceinline__ T SwitchyardShflXor(T value, int lane_mask) {
+  return __shfl_xor(value, lane_mask);
+}
+#endif
 
 #endif

@@ -1,0 +1,99 @@
+/**
+ * Conv → [Add(Z)] → [Relu | LeakyRelu | Clip] becomes one com.microsoft FusedConv
+ * (Y = activation(Conv(X, W, B) + Z), onnxruntime's contrib op), which oneDNN runs as a convolution
+ * with `sum` and eltwise post-ops. The Add is absorbed only when Z certainly has the Conv output's shape
+ * (a residual connection; equal dims or equal symbols), so no broadcasting hides in it; Clip only with
+ * constant bounds.
+ */
+import type { AttributeValue, GraphPass, Node } from '@switchyard/core';
+import { GraphRewriter, hasOp, isOp, otherInput } from './graph-rewriter.js';
+
+interface Activation {
+  name: 'Relu' | 'LeakyRelu' | 'Clip';
+  params?: number[];
+}
+
+/** The activation a node computes, when FusedConv can express it exactly. */
+function activationOf(rw: GraphRewriter, node: Node): Activation | undefined {
+  if (hasOp(node, 'Relu')) return { name: 'Relu' };
+  if (hasOp(node, 'LeakyRelu')) return { name: 'LeakyRelu', params: [rw.attrs(node).float('alpha', 0.01)] };
+  if (hasOp(node, 'Clip')) {
+    if ((rw.opset() ?? 1) < 11) {
+      const a = rw.attrs(node);
+      return { name: 'Clip', params: [a.float('min', -Infinity), a.float('max', Infinity)] };
+    }
+    const [, lo, hi] = node.inputs;
+    const min = lo ? rw.scalar(lo) : -Infinity;
+    const max = hi ? rw.scalar(hi) : Infinity;
+    if (min === undefined || max === undefined) return undefined;
+    return { name: 'Clip', params: [min, max] };
+  }
+  return undefined;
+}
+
+/**
+ * Whether two values certainly have one shape: same rank, and each dim the same number or the same
+ * symbolic name (ONNX: one symbol, one value; a dynamic batch is common). Unknown dims never match.
+ */
+function sameShape(rw: GraphRewriter, a: string, b: string): boolean {
+  const ta = rw.graph.typeOf(a);
+  const tb = rw.graph.typeOf(b);
+  const sa = ta?.kind === 'tensor' ? ta.shape : undefined;
+  const sb = tb?.kind === 'tensor' ? tb.shape : undefined;
+  return sa !== undefined && sb !== undefined && sa.length === sb.length && sa.every((d, i) => d !== undefined && d === sb[i]);
+}
+
+function fuseOne(rw: GraphRewriter, conv: Node): void {
+  const y = conv.outputs[0];
+  if (rw.elemType(conv.inputs[0]) !== 'float32' || rw.elemType(y) !== 'float32') return;
+  const matched: Node[] = [conv];
+  let out = y;
+  let z: string | undefined;
+
+  const add = rw.soleReader(out);
+  if (isOp(add, 'Add')) {
+    const other = otherInput(add, out);
+    if (other && sameShape(rw, other, out) && rw.elemType(other) === 'float32') {
+      z = other;
+      matched.push(add);
+      out = add.outputs[0];
+    }
+  }
+  let activation: Activation | undefined;
+  const next = rw.soleReader(out);
+  if (next && next.inputs[0] === out) {
+    activation = activationOf(rw, next);
+    if (activation) {
+      matched.push(next);
+      out = next.outputs[0];
+    }
+  }
+  if (matched.length === 1) return;
+
+  const attributes = new Map<string, AttributeValue>(conv.attributes);
+  if (activation) {
+    attributes.set('activation', { type: 'string', value: activation.name, bytes: new TextEncoder().encode(activation.name) });
+    if (activation.params) attributes.set('activation_params', { type: 'floats', value: activation.params });
+  }
+  const [x, w, b = ''] = conv.inputs;
+  rw.replace(matched, {
+    opType: 'FusedConv',
+    domain: 'com.microsoft',
+    name: `${conv.name || 'Conv'}_fused`,
+    inputs: z ? [x, w, b, z] : b ? [x, w, b] : [x, w],
+    outputs: [out],
+    attributes,
+  });
+  rw.ensureOpset('com.microsoft', 1);
+}
+
+export const convActivationFusion: GraphPass = {
+  name: 'cpu:conv-activation-fusion',
+  level: 'extended',
+  run(graph, report) {
+    const rw = new GraphRewriter(graph, report);
+    for (const node of rw.nodes()) {
+      if (rw.isLive(node) && isOp(node, 'Conv') && node.outputs.length === 1) fuseOne(rw, node);
+    }
+  },
+};

@@ -1,0 +1,41 @@
+/**
+ * FusedMatMul (Switchyard's own domain): Y = MatMul(A, B) + bias, with bias 1-D of Y's last dim.
+ * The MatMul+Add fusion creates it for N-D products (2-D ones become Gemm). Not onnxruntime's
+ * com.microsoft FusedMatMul, which has no bias; hence the private domain.
+ */
+import { SwitchyardError, defineKernel, type Kernel, type KernelInit } from '@switchyard/core';
+import { matMulKernel } from './MatMul.js';
+
+/** The domain of ops only Switchyard's passes create (and only its CPU EP runs). */
+export const FUSED_DOMAIN = 'com.switchyard';
+
+function createFusedMatMul(init: KernelInit): Kernel {
+  const matmul = matMulKernel.create(init);
+  const name = init.node.name;
+  return {
+    async run(ctx) {
+      const [y] = await matmul.run(ctx);
+      const bias = ctx.optionalInput(2);
+      if (!bias) return [y];
+      if (!y || Array.isArray(y) || (y.type !== 'float32' && y.type !== 'float64')) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${name}' (FusedMatMul): only float32 and float64 are served`);
+      }
+      const n = y.dims.length ? y.dims[y.dims.length - 1] : 1;
+      if (bias.dims.length !== 1 || bias.dims[0] !== n || bias.type !== y.type) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${name}' (FusedMatMul): bias must be ${y.type} [${n}], got ${bias.type} [${bias.dims.join(', ')}]`);
+      }
+      const out = y.data as Float32Array | Float64Array;
+      const b = bias.data as Float32Array | Float64Array;
+      for (let i = 0; i < out.length; i += n) for (let j = 0; j < n; j++) out[i + j] += b[j];
+      return [y];
+    },
+  };
+}
+
+export const fusedMatMulKernel = defineKernel({
+  ep: 'cpu',
+  domain: FUSED_DOMAIN,
+  opType: 'FusedMatMul',
+  sinceVersion: 1,
+  create: createFusedMatMul,
+});

@@ -1,0 +1,8 @@
+/** Kernels of the ops the CPU EP's fusion passes create (fusions/), beside the ONNX ones. */
+import type { KernelDef } from '@switchyard/core';
+import { fusedConvKernel } from './FusedConv.js';
+import { fusedGeluKernel } from './FusedGelu.js';
+import { fusedLayerNormalizationKernel } from './FusedLayerNormalization.js';
+import { fusedMatMulKernel } from './FusedMatMul.js';
+
+export const fusedKernels: KernelDef[] = [fusedConvKernel, fusedGeluKernel, fusedLayerNormalizationKernel, fusedMatMulKernel];

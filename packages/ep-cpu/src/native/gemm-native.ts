@@ -1,0 +1,120 @@
+/**
+ * Gemm on oneDNN: Y = alpha · op(A) · op(B) + beta · C, transposes as strided views (no copies).
+ * One GemmPrimitive per node and shape; a constant B is packed and a constant C copied once. Empty
+ * operands (which oneDNN rejects) go to the TS kernel, built beside this one for that purpose.
+ */
+import {
+  type Graph,
+  type Kernel,
+  type KernelDef,
+  type KernelInit,
+  type KernelRunContext,
+  type Node,
+} from '@switchyard/core';
+import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './binding.js';
+import { fromNativeError, withNativeErrors } from './native-errors.js';
+import {
+  SYNC_MAC_LIMIT,
+  effectiveThreads,
+  float32Data,
+  float32Reason,
+  hasZeroDim,
+  staticDims,
+  staticRank,
+} from './native-support.js';
+import { PrimitiveCache } from './primitive-cache.js';
+import { gemmKernel } from '../kernels/Gemm.js';
+
+function supportsGemm(node: Node, graph: Graph): true | string {
+  const [a, b, c] = node.inputs;
+  if (!a || !b) return 'Gemm needs A and B';
+  const dtype = float32Reason(graph, a, 'A') ?? float32Reason(graph, b, 'B') ?? (c ? float32Reason(graph, c, 'C') : undefined);
+  if (dtype) return dtype;
+  if (staticRank(graph, a) !== 2 || staticRank(graph, b) !== 2) return 'A and B must be known 2-D at session creation';
+  if (c) {
+    const rc = staticRank(graph, c);
+    if (rc === undefined || rc > 2) return 'C must have a known rank of at most 2';
+  }
+  return true;
+}
+
+function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding['GemmPrimitive']>, init: KernelInit): Kernel {
+  const { node, attrs } = init;
+  const transA = attrs.int('transA', 0) !== 0;
+  const transB = attrs.int('transB', 0) !== 0;
+  const alpha = attrs.float('alpha', 1);
+  const beta = attrs.float('beta', 1);
+  const constB = init.constantInputs.get(1);
+  const constC = init.constantInputs.get(2);
+  const hasC = Boolean(node.inputs[2]);
+  const fallback = gemmKernel.create(init);
+  const cache = new PrimitiveCache<GemmPrimitive>();
+
+  const primitiveFor = (aDims: readonly number[], bDims: readonly number[], cDims: readonly number[] | undefined, threads: number) =>
+    cache.get(`${aDims.join(',')}|${bDims.join(',')}|${cDims?.join(',') ?? '-'}|${threads}`, () => {
+      const options: GemmPrimitiveOptions = {
+        aDims, bDims, transA, transB, alpha, beta, cDims, threads,
+        b: constB ? float32Data(node, constB, 'B') : undefined,
+        c: constC ? float32Data(node, constC, 'C') : undefined,
+      };
+      return new Primitive(options);
+    });
+
+  const aStatic = staticDims(init.inputTypes[0]);
+  if (aStatic && constB && (!hasC || constC) && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
+    try {
+      primitiveFor(aStatic, constB.dims, constC?.dims, effectiveThreads(binding, init.threads));
+    } catch (error) {
+      throw fromNativeError(node, error);
+    }
+  }
+
+  return {
+    implementation: 'onednn',
+    async run(ctx: KernelRunContext) {
+      const a = ctx.input(0);
+      const b = constB ?? ctx.input(1);
+      const c = hasC ? constC ?? ctx.input(2) : undefined;
+      if (a.dims.length !== 2 || b.dims.length !== 2 || (c && c.dims.length > 2) || hasZeroDim(a.dims) || hasZeroDim(b.dims) || (c && hasZeroDim(c.dims))) {
+        return fallback.run(ctx); // odd or empty shapes: the TS kernel says what is wrong or handles them
+      }
+      const aData = float32Data(node, a, 'A');
+      const bData = float32Data(node, b, 'B');
+      const cData = c ? float32Data(node, c, 'C') : null;
+      const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
+      const n = transB ? b.dims[0] : b.dims[1];
+      const y = ctx.output(0, 'float32', [m, n]);
+      await withNativeErrors(node, () => {
+        const primitive = primitiveFor(a.dims, b.dims, c?.dims, effectiveThreads(binding, ctx.threads));
+        const bArg = primitive.weightsPacked ? null : bData;
+        const cArg = constC || primitive.cMode === 'none' ? null : cData;
+        const yData = y.data as Float32Array;
+        return m * n * k < SYNC_MAC_LIMIT ? primitive.runSync(aData, bArg, cArg, yData) : primitive.run(aData, bArg, cArg, yData);
+      });
+      return [y];
+    },
+    dispose() {
+      cache.dispose();
+      fallback.dispose?.();
+    },
+  };
+}
+
+/** The Gemm kernel def on oneDNN, when the loaded addon has GemmPrimitive. */
+export function nativeGemmKernels(binding: NativeBinding): KernelDef[] {
+  const Primitive = binding.GemmPrimitive;
+  if (!Primitive) return [];
+  return [
+    {
+      ep: 'cpu',
+      domain: '',
+      opType: 'Gemm',
+      // Before opset 7, C only broadcast with `broadcast = 1`; the TS kernel serves those old models.
+      sinceVersion: 7,
+      typeConstraints: { T: ['float32'] },
+      implementation: 'onednn',
+      supports: supportsGemm,
+      create: (init) => createGemm(binding, Primitive, init),
+    },
+  ];
+}

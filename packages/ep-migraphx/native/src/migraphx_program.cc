@@ -1,0 +1,547 @@
+#include "migraphx_program.h"
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "migraphx_api.h"
+#include "migraphx_library.h"
+
+namespace switchyard {
+namespace {
+
+namespace api = migraphx_api;
+
+std::mutex g_compile_mutex;
+
+std::string StatusName(api::Status s) {
+  switch (s) {
+    case 1: return "bad_param";
+    case 3: return "unknown_target";
+    case 4: return "unknown_error";
+    default: return "status " + std::to_string(s);
+  }
+}
+
+// Throws a message naming the call when `status` is not success (caught in the workers' Execute).
+struct MgxError {
+  std::string message;
+};
+void Check(api::Status status, const char* call) {
+  if (status != api::kSuccess) throw MgxError{std::string(call) + " failed: " + StatusName(status) + " (" + std::to_string(status) + ")"};
+}
+
+const api::Api& Api() {
+  const api::Api* a = LoadedApi();
+  if (a == nullptr) throw MgxError{"no MIGraphX library is loaded (call loadLibrary first)"};
+  return *a;
+}
+
+// A program handle shared by its JS object and any worker using it.
+struct ProgramHandle {
+  api::Program program = nullptr;
+  std::mutex run_mutex;
+  bool disposed = false;
+  ~ProgramHandle() {
+    if (program != nullptr && LoadedApi() != nullptr) LoadedApi()->program_destroy(program);
+  }
+};
+using SharedProgram = std::shared_ptr<ProgramHandle>;
+
+// Plain-data tensors crossing threads.
+struct HostTensor {
+  std::string name;
+  int type = 0;  // MIGraphX enum value
+  std::vector<size_t> dims;
+  std::vector<uint8_t> data;
+};
+
+// RAII for the C API's create/destroy pairs.
+template <typename T>
+struct Owned {
+  T value = nullptr;
+  api::Status (*destroy)(T) = nullptr;
+  Owned(api::Status (*d)(T)) : destroy(d) {}
+  ~Owned() {
+    if (value != nullptr && destroy != nullptr) destroy(value);
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+};
+
+size_t ElementCount(const std::vector<size_t>& dims) {
+  size_t n = 1;
+  for (size_t d : dims) n *= d;
+  return n;
+}
+
+// ---- JS → baton parsing (main thread) ----
+
+std::vector<size_t> ReadDims(Napi::Env env, Napi::Value v, const std::string& what) {
+  if (!v.IsArray()) throw Napi::TypeError::New(env, what + ": dims must be an array of non-negative integers");
+  Napi::Array a = v.As<Napi::Array>();
+  std::vector<size_t> dims;
+  for (uint32_t i = 0; i < a.Length(); i++) {
+    Napi::Value d = a.Get(i);
+    double x = d.IsNumber() ? d.As<Napi::Number>().DoubleValue() : -1;
+    if (!(x >= 0) || x != static_cast<double>(static_cast<int64_t>(x)) || x > 9.0e15) {
+      throw Napi::TypeError::New(env, what + ": dims must be an array of non-negative integers");
+    }
+    dims.push_back(static_cast<size_t>(x));
+  }
+  return dims;
+}
+
+HostTensor ReadTensor(Napi::Env env, Napi::Value v, const std::string& what) {
+  if (!v.IsObject()) throw Napi::TypeError::New(env, what + " must be {name, type, dims, data}");
+  Napi::Object o = v.As<Napi::Object>();
+  HostTensor t;
+  Napi::Value name = o.Get("name");
+  if (!name.IsString()) throw Napi::TypeError::New(env, what + ": name must be a string");
+  t.name = name.As<Napi::String>().Utf8Value();
+  Napi::Value type = o.Get("type");
+  const std::string type_name = type.IsString() ? type.As<Napi::String>().Utf8Value() : "";
+  t.type = api::DataTypeFromName(type_name);
+  if (t.type < 0) throw Napi::TypeError::New(env, what + " '" + t.name + "': MIGraphX has no type for '" + type_name + "'");
+  t.dims = ReadDims(env, o.Get("dims"), what + " '" + t.name + "'");
+  Napi::Value data = o.Get("data");
+  if (!data.IsTypedArray()) throw Napi::TypeError::New(env, what + " '" + t.name + "': data must be a typed array");
+  Napi::TypedArray array = data.As<Napi::TypedArray>();
+  const size_t expected = ElementCount(t.dims) * api::DataTypeFromValue(t.type)->bytes;
+  if (array.ByteLength() != expected) {
+    throw Napi::RangeError::New(env, what + " '" + t.name + "': data has " + std::to_string(array.ByteLength()) + " bytes, dims need " + std::to_string(expected));
+  }
+  const uint8_t* bytes = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+  t.data.assign(bytes, bytes + expected);
+  return t;
+}
+
+std::vector<HostTensor> ReadTensors(Napi::Env env, Napi::Value v, const std::string& what) {
+  if (!v.IsArray()) throw Napi::TypeError::New(env, what + " must be an array");
+  Napi::Array a = v.As<Napi::Array>();
+  std::vector<HostTensor> out;
+  for (uint32_t i = 0; i < a.Length(); i++) out.push_back(ReadTensor(env, a.Get(i), what));
+  return out;
+}
+
+bool ReadBool(Napi::Object o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsBoolean() && v.As<Napi::Boolean>().Value();
+}
+
+std::string ReadString(Napi::Env env, Napi::Value v, const std::string& what) {
+  if (!v.IsString()) throw Napi::TypeError::New(env, what + " must be a string");
+  std::string s = v.As<Napi::String>().Utf8Value();
+  if (s.empty() || s.find('\0') != std::string::npos) throw Napi::TypeError::New(env, what + " must be a non-empty string");
+  return s;
+}
+
+// ---- baton → MIGraphX (worker threads) ----
+
+// Adds `tensors` to `params`. Shapes and arguments stay alive in `keep` until the call is done.
+struct ParameterSet {
+  Owned<api::Parameters> params{nullptr};
+  std::vector<std::unique_ptr<Owned<api::Shape>>> shapes;
+  std::vector<std::unique_ptr<Owned<api::Argument>>> arguments;
+};
+std::unique_ptr<ParameterSet> MakeParameters(const api::Api& a, std::vector<HostTensor>& tensors) {
+  auto set = std::make_unique<ParameterSet>();
+  set->params.destroy = a.parameters_destroy;
+  Check(a.parameters_create(&set->params.value), "migraphx_program_parameters_create");
+  for (HostTensor& t : tensors) {
+    auto shape = std::make_unique<Owned<api::Shape>>(a.shape_destroy);
+    Check(a.shape_create(&shape->value, t.type, t.dims.data(), t.dims.size()), "migraphx_shape_create");
+    auto arg = std::make_unique<Owned<api::Argument>>(a.argument_destroy);
+    Check(a.argument_create(&arg->value, shape->value, t.data.data()), "migraphx_argument_create");
+    Check(a.parameters_add(set->params.value, t.name.c_str(), arg->value), "migraphx_program_parameters_add");
+    set->shapes.push_back(std::move(shape));
+    set->arguments.push_back(std::move(arg));
+  }
+  return set;
+}
+
+struct ShapeInfo {
+  std::string name;
+  int type = 0;
+  std::vector<size_t> dims;
+};
+
+ShapeInfo ReadShape(const api::Api& a, const void* shape) {
+  ShapeInfo info;
+  Check(a.shape_type(&info.type, shape), "migraphx_shape_type");
+  const size_t* lengths = nullptr;
+  size_t n = 0;
+  Check(a.shape_lengths(&lengths, &n, shape), "migraphx_shape_lengths");
+  info.dims.assign(lengths, lengths + n);
+  return info;
+}
+
+Napi::Value ShapeToJs(Napi::Env env, const ShapeInfo& s, bool with_name) {
+  Napi::Object o = Napi::Object::New(env);
+  if (with_name) o.Set("name", s.name);
+  const api::DataTypeEntry* e = api::DataTypeFromValue(s.type);
+  o.Set("type", e != nullptr ? Napi::Value(Napi::String::New(env, e->switchyard_name)) : Napi::Value(Napi::String::New(env, "migraphx:" + std::to_string(s.type))));
+  Napi::Array dims = Napi::Array::New(env, s.dims.size());
+  for (size_t i = 0; i < s.dims.size(); i++) dims.Set(static_cast<uint32_t>(i), static_cast<double>(s.dims[i]));
+  o.Set("dims", dims);
+  return o;
+}
+
+// ---- Program ----
+
+class Program : public Napi::ObjectWrap<Program> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Program",
+                       {InstanceMethod<&Program::Run>("run"), InstanceMethod<&Program::Save>("save"),
+                        InstanceMethod<&Program::ParameterShapes>("parameterShapes"),
+                        InstanceMethod<&Program::OutputShapes>("outputShapes"), InstanceMethod<&Program::Dispose>("dispose")});
+  }
+
+  static Napi::Object New(Napi::Env env, SharedProgram handle) {
+    Napi::FunctionReference* ctor = env.GetInstanceData<Napi::FunctionReference>();
+    return ctor->New({Napi::External<SharedProgram>::New(env, new SharedProgram(std::move(handle)), [](Napi::Env, SharedProgram* p) { delete p; })});
+  }
+
+  explicit Program(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Program>(info) {
+    if (info.Length() != 1 || !info[0].IsExternal()) throw Napi::TypeError::New(info.Env(), "Program is made by compileOnnx() or loadProgram()");
+    handle_ = *info[0].As<Napi::External<SharedProgram>>().Data();
+  }
+
+ private:
+  SharedProgram Live(Napi::Env env) {
+    if (!handle_ || handle_->disposed) throw Napi::Error::New(env, "this MIGraphX program was disposed");
+    return handle_;
+  }
+
+  Napi::Value Run(const Napi::CallbackInfo& info);
+  Napi::Value Save(const Napi::CallbackInfo& info);
+
+  Napi::Value ParameterShapes(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    SharedProgram p = Live(env);
+    std::lock_guard<std::mutex> lock(p->run_mutex);
+    try {
+      const api::Api& a = Api();
+      Owned<api::ParameterShapes> shapes(a.parameter_shapes_destroy);
+      Check(a.program_get_parameter_shapes(&shapes.value, p->program), "migraphx_program_get_parameter_shapes");
+      size_t n = 0;
+      Check(a.parameter_shapes_size(&n, shapes.value), "migraphx_program_parameter_shapes_size");
+      std::vector<const char*> names(n, nullptr);
+      if (n > 0) Check(a.parameter_shapes_names(names.data(), shapes.value), "migraphx_program_parameter_shapes_names");
+      Napi::Array out = Napi::Array::New(env, n);
+      for (size_t i = 0; i < n; i++) {
+        const void* shape = nullptr;
+        Check(a.parameter_shapes_get(&shape, shapes.value, names[i]), "migraphx_program_parameter_shapes_get");
+        ShapeInfo info = ReadShape(a, shape);
+        info.name = names[i] != nullptr ? names[i] : "";
+        out.Set(static_cast<uint32_t>(i), ShapeToJs(env, info, true));
+      }
+      return out;
+    } catch (const MgxError& e) {
+      throw Napi::Error::New(env, e.message);
+    }
+  }
+
+  Napi::Value OutputShapes(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    SharedProgram p = Live(env);
+    std::lock_guard<std::mutex> lock(p->run_mutex);
+    try {
+      const api::Api& a = Api();
+      Owned<api::Shapes> shapes(a.shapes_destroy);
+      Check(a.program_get_output_shapes(&shapes.value, p->program), "migraphx_program_get_output_shapes");
+      size_t n = 0;
+      Check(a.shapes_size(&n, shapes.value), "migraphx_shapes_size");
+      Napi::Array out = Napi::Array::New(env, n);
+      for (size_t i = 0; i < n; i++) {
+        const void* shape = nullptr;
+        Check(a.shapes_get(&shape, shapes.value, i), "migraphx_shapes_get");
+        out.Set(static_cast<uint32_t>(i), ShapeToJs(env, ReadShape(a, shape), false));
+      }
+      return out;
+    } catch (const MgxError& e) {
+      throw Napi::Error::New(env, e.message);
+    }
+  }
+
+  Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    if (handle_) {
+      // Waits for a run in progress; the program itself is destroyed when the last worker lets go.
+      std::lock_guard<std::mutex> lock(handle_->run_mutex);
+      handle_->disposed = true;
+    }
+    handle_.reset();
+    return info.Env().Undefined();
+  }
+
+  SharedProgram handle_;
+};
+
+// A worker that settles a promise: Execute fills `error_` (MgxError) or its results.
+class PromiseWorker : public Napi::AsyncWorker {
+ public:
+  explicit PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() final {
+    try {
+      Work();
+    } catch (const MgxError& e) {
+      SetError(e.message);
+    } catch (const std::exception& e) {
+      SetError(std::string("MIGraphX call threw: ") + e.what());
+    }
+  }
+  virtual void Work() = 0;
+  void OnError(const Napi::Error& e) final { deferred_.Reject(e.Value()); }
+  Napi::Promise::Deferred deferred_;
+};
+
+class RunWorker : public PromiseWorker {
+ public:
+  RunWorker(Napi::Env env, SharedProgram p, std::vector<HostTensor> inputs)
+      : PromiseWorker(env, "migraphx:run"), program_(std::move(p)), inputs_(std::move(inputs)) {}
+
+ private:
+  void Work() override {
+    const api::Api& a = Api();
+    std::lock_guard<std::mutex> lock(program_->run_mutex);
+    if (program_->disposed) throw MgxError{"this MIGraphX program was disposed"};
+    std::unique_ptr<ParameterSet> params = MakeParameters(a, inputs_);
+    Owned<api::Arguments> results(a.arguments_destroy);
+    Check(a.program_run(&results.value, program_->program, params->params.value), "migraphx_program_run");
+    size_t n = 0;
+    Check(a.arguments_size(&n, results.value), "migraphx_arguments_size");
+    for (size_t i = 0; i < n; i++) {
+      const void* arg = nullptr;
+      Check(a.arguments_get(&arg, results.value, i), "migraphx_arguments_get");
+      const void* shape = nullptr;
+      Check(a.argument_shape(&shape, arg), "migraphx_argument_shape");
+      ShapeInfo info = ReadShape(a, shape);
+      size_t bytes = 0;
+      Check(a.shape_bytes(&bytes, shape), "migraphx_shape_bytes");
+      const api::DataTypeEntry* e = api::DataTypeFromValue(info.type);
+      if (e == nullptr) throw MgxError{"output " + std::to_string(i) + " has MIGraphX datatype " + std::to_string(info.type) + ", which Switchyard has no tensor type for"};
+      if (bytes != ElementCount(info.dims) * e->bytes) throw MgxError{"output " + std::to_string(i) + " is not a packed (standard) tensor"};
+      char* buffer = nullptr;
+      Check(a.argument_buffer(&buffer, arg), "migraphx_argument_buffer");
+      HostTensor out;
+      out.type = info.type;
+      out.dims = info.dims;
+      // offload_copy (or a host target) leaves results in host memory, so a plain copy reads them.
+      out.data.assign(reinterpret_cast<uint8_t*>(buffer), reinterpret_cast<uint8_t*>(buffer) + bytes);
+      outputs_.push_back(std::move(out));
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Array out = Napi::Array::New(env, outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); i++) {
+      HostTensor& t = outputs_[i];
+      ShapeInfo info{"", t.type, t.dims};
+      Napi::Object o = ShapeToJs(env, info, false).As<Napi::Object>();
+      Napi::ArrayBuffer data = Napi::ArrayBuffer::New(env, t.data.size());
+      if (!t.data.empty()) std::memcpy(data.Data(), t.data.data(), t.data.size());
+      o.Set("data", data);
+      out.Set(static_cast<uint32_t>(i), o);
+    }
+    deferred_.Resolve(out);
+  }
+
+  SharedProgram program_;
+  std::vector<HostTensor> inputs_;
+  std::vector<HostTensor> outputs_;
+};
+
+Napi::Value Program::Run(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SharedProgram p = Live(env);
+  auto* worker = new RunWorker(env, p, ReadTensors(env, info[0], "run(inputs): input"));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+class SaveWorker : public PromiseWorker {
+ public:
+  SaveWorker(Napi::Env env, SharedProgram p, std::string path, std::string format)
+      : PromiseWorker(env, "migraphx:save"), program_(std::move(p)), path_(std::move(path)), format_(std::move(format)) {}
+
+ private:
+  void Work() override {
+    const api::Api& a = Api();
+    std::lock_guard<std::mutex> lock(program_->run_mutex);
+    Owned<api::FileOptions> options(a.file_options_destroy);
+    Check(a.file_options_create(&options.value), "migraphx_file_options_create");
+    Check(a.file_options_set_file_format(options.value, format_.c_str()), "migraphx_file_options_set_file_format");
+    Check(a.save(program_->program, path_.c_str(), options.value), "migraphx_save");
+  }
+  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+
+  SharedProgram program_;
+  std::string path_;
+  std::string format_;
+};
+
+Napi::Value Program::Save(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SharedProgram p = Live(env);
+  auto* worker = new SaveWorker(env, p, ReadString(env, info[0], "save(path)"), ReadString(env, info[1], "save(path, format)"));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+// ---- compile and load ----
+
+struct CompileBaton {
+  std::vector<uint8_t> onnx;
+  std::vector<std::pair<std::string, std::vector<size_t>>> input_shapes;
+  size_t default_dim_value = 1;
+  std::string quantization;  // none | fp16 | bf16 | int8
+  std::vector<std::vector<HostTensor>> calibration;
+  std::string target;
+  bool offload_copy = true;
+  bool exhaustive_tune = false;
+  bool fast_math = false;
+};
+
+class CompileWorker : public PromiseWorker {
+ public:
+  CompileWorker(Napi::Env env, CompileBaton baton) : PromiseWorker(env, "migraphx:compile"), baton_(std::move(baton)) {}
+
+ private:
+  void Work() override {
+    const api::Api& a = Api();
+    std::lock_guard<std::mutex> lock(g_compile_mutex);
+    auto handle = std::make_shared<ProgramHandle>();
+    {
+      Owned<api::OnnxOptions> options(a.onnx_options_destroy);
+      Check(a.onnx_options_create(&options.value), "migraphx_onnx_options_create");
+      for (auto& [name, dims] : baton_.input_shapes) {
+        Check(a.onnx_options_set_input_parameter_shape(options.value, name.c_str(), dims.data(), dims.size()), "migraphx_onnx_options_set_input_parameter_shape");
+      }
+      Check(a.onnx_options_set_default_dim_value(options.value, baton_.default_dim_value), "migraphx_onnx_options_set_default_dim_value");
+      Check(a.parse_onnx_buffer(&handle->program, baton_.onnx.data(), baton_.onnx.size(), options.value), "migraphx_parse_onnx_buffer");
+    }
+    Owned<api::Target> target(a.target_destroy);
+    Check(a.target_create(&target.value, baton_.target.c_str()), "migraphx_target_create");
+    // Quantization rewrites the parsed program before it is compiled for the target.
+    if (baton_.quantization == "fp16") {
+      Check(a.quantize_fp16(handle->program), "migraphx_quantize_fp16");
+    } else if (baton_.quantization == "bf16") {
+      if (a.quantize_bf16 == nullptr) throw MgxError{"this MIGraphX has no migraphx_quantize_bf16 (added in 2.13)"};
+      Check(a.quantize_bf16(handle->program), "migraphx_quantize_bf16");
+    } else if (baton_.quantization == "int8") {
+      Owned<api::Int8Options> options(a.quantize_int8_options_destroy);
+      Check(a.quantize_int8_options_create(&options.value), "migraphx_quantize_int8_options_create");
+      std::vector<std::unique_ptr<ParameterSet>> sets;  // alive until quantize_int8 has run
+      for (auto& set : baton_.calibration) {
+        sets.push_back(MakeParameters(a, set));
+        Check(a.quantize_int8_options_add_calibration_data(options.value, sets.back()->params.value), "migraphx_quantize_int8_options_add_calibration_data");
+      }
+      Check(a.quantize_int8(handle->program, target.value, options.value), "migraphx_quantize_int8");
+    }
+    Owned<api::CompileOptions> options(a.compile_options_destroy);
+    Check(a.compile_options_create(&options.value), "migraphx_compile_options_create");
+    Check(a.compile_options_set_offload_copy(options.value, baton_.offload_copy), "migraphx_compile_options_set_offload_copy");
+    Check(a.compile_options_set_fast_math(options.value, baton_.fast_math), "migraphx_compile_options_set_fast_math");
+    if (baton_.exhaustive_tune && a.compile_options_set_exhaustive_tune_flag != nullptr) {
+      Check(a.compile_options_set_exhaustive_tune_flag(options.value, true), "migraphx_compile_options_set_exhaustive_tune_flag");
+    }
+    Check(a.program_compile(handle->program, target.value, options.value), "migraphx_program_compile");
+    result_ = handle;
+  }
+
+  void OnOK() override { deferred_.Resolve(Program::New(Env(), result_)); }
+
+  CompileBaton baton_;
+  SharedProgram result_;
+};
+
+Napi::Value CompileOnnx(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsObject()) throw Napi::TypeError::New(env, "compileOnnx(onnx: Uint8Array, options: object)");
+  Napi::TypedArray onnx = info[0].As<Napi::TypedArray>();
+  Napi::Object o = info[1].As<Napi::Object>();
+  CompileBaton baton;
+  const uint8_t* bytes = static_cast<const uint8_t*>(onnx.ArrayBuffer().Data()) + onnx.ByteOffset();
+  baton.onnx.assign(bytes, bytes + onnx.ByteLength());
+  Napi::Value shapes = o.Get("inputShapes");
+  if (!shapes.IsArray()) throw Napi::TypeError::New(env, "compileOnnx: options.inputShapes must be an array of [name, dims]");
+  Napi::Array list = shapes.As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Napi::Value entry = list.Get(i);
+    if (!entry.IsArray() || entry.As<Napi::Array>().Length() != 2) throw Napi::TypeError::New(env, "compileOnnx: options.inputShapes must be an array of [name, dims]");
+    Napi::Array pair = entry.As<Napi::Array>();
+    baton.input_shapes.emplace_back(ReadString(env, pair.Get(0u), "compileOnnx: input name"), ReadDims(env, pair.Get(1u), "compileOnnx: input shape"));
+  }
+  Napi::Value dim = o.Get("defaultDimValue");
+  baton.default_dim_value = dim.IsNumber() ? static_cast<size_t>(dim.As<Napi::Number>().Int64Value()) : 1;
+  baton.quantization = o.Get("quantization").IsString() ? o.Get("quantization").As<Napi::String>().Utf8Value() : "none";
+  if (baton.quantization != "none" && baton.quantization != "fp16" && baton.quantization != "bf16" && baton.quantization != "int8") {
+    throw Napi::TypeError::New(env, "compileOnnx: quantization must be none, fp16, bf16 or int8");
+  }
+  Napi::Value calibration = o.Get("calibration");
+  if (calibration.IsArray()) {
+    Napi::Array sets = calibration.As<Napi::Array>();
+    for (uint32_t i = 0; i < sets.Length(); i++) baton.calibration.push_back(ReadTensors(env, sets.Get(i), "compileOnnx: calibration tensor"));
+  }
+  baton.target = ReadString(env, o.Get("target"), "compileOnnx: options.target");
+  baton.offload_copy = ReadBool(o, "offloadCopy");
+  baton.exhaustive_tune = ReadBool(o, "exhaustiveTune");
+  baton.fast_math = ReadBool(o, "fastMath");
+  auto* worker = new CompileWorker(env, std::move(baton));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+class LoadWorker : public PromiseWorker {
+ public:
+  LoadWorker(Napi::Env env, std::string path, std::string format)
+      : PromiseWorker(env, "migraphx:load"), path_(std::move(path)), format_(std::move(format)) {}
+
+ private:
+  void Work() override {
+    const api::Api& a = Api();
+    std::lock_guard<std::mutex> lock(g_compile_mutex);
+    Owned<api::FileOptions> options(a.file_options_destroy);
+    Check(a.file_options_create(&options.value), "migraphx_file_options_create");
+    Check(a.file_options_set_file_format(options.value, format_.c_str()), "migraphx_file_options_set_file_format");
+    auto handle = std::make_shared<ProgramHandle>();
+    Check(a.load(&handle->program, path_.c_str(), options.value), "migraphx_load");
+    result_ = handle;
+  }
+  void OnOK() override { deferred_.Resolve(Program::New(Env(), result_)); }
+
+  std::string path_;
+  std::string format_;
+  SharedProgram result_;
+};
+
+Napi::Value LoadProgram(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* worker = new LoadWorker(env, ReadString(env, info[0], "loadProgram(path)"), ReadString(env, info[1], "loadProgram(path, format)"));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+}  // namespace
+
+void RegisterProgram(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = Program::Define(env);
+  env.SetInstanceData<Napi::FunctionReference>(new Napi::FunctionReference(Napi::Persistent(ctor)));
+  exports.Set("Program", ctor);
+  exports.Set("compileOnnx", Napi::Function::New<CompileOnnx>(env, "compileOnnx"));
+  exports.Set("loadProgram", Napi::Function::New<LoadProgram>(env, "loadProgram"));
+}
+
+}  // namespace switchyard

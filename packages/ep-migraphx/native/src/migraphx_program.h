@@ -1,0 +1,26 @@
+// Compiled MIGraphX programs as JS objects. One ObjectWrap (Program) per program; the slow calls
+// (parse + quantize + compile, run, save, load) run in Napi::AsyncWorkers on plain-data batons,
+// so nothing touches V8 off the main thread and the event loop never waits on MIGraphX.
+//
+// Threading: runs of one program are serialized by a mutex the program owns (MIGraphX does not
+// promise that migraphx_program_run is reentrant for one program); different programs run in
+// parallel on libuv's pool. Compiles and loads are serialized process-wide, because compiling
+// touches MIGraphX's global state (target registry, kernel caches) and parallelizes internally anyway.
+#pragma once
+
+#include <napi.h>
+
+namespace switchyard {
+
+// Registers Program and the module functions below on `exports`.
+//   [async] compileOnnx(onnx: Uint8Array, options) -> Promise<Program>
+//   [async] loadProgram(path: string, format: string) -> Promise<Program>
+//   Program:
+//     [async] run(inputs: {name, type, dims, data}[]) -> Promise<{type, dims, data: ArrayBuffer}[]>
+//     [async] save(path: string, format: string) -> Promise<void>
+//     [sync]  parameterShapes() -> {name, type, dims}[]
+//     [sync]  outputShapes() -> {type, dims}[]
+//     [sync]  dispose()   (waits for a run in progress; later calls are refused)
+void RegisterProgram(Napi::Env env, Napi::Object exports);
+
+}  // namespace switchyard

@@ -1,0 +1,166 @@
+// GPU tests of the ROCm EP's execution plans. Plain node:test against the BUILT packages
+// (packages/*/dist and native-hip/build/Release/switchyard_hip.node), so they run on a GPU host
+// without node_modules: scripts/gpu-host/run.sh runs them. Without a usable device every test skips.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
+import { buildModel } from '@switchyard/core/testing';
+import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
+import { RocmExecutionProvider, executionProviderFactory } from '@switchyard/ep-rocm';
+import { nativeHipBinding, probeDevices } from '@switchyard/native-hip';
+
+registerExecutionProvider(cpuFactory);
+registerExecutionProvider(executionProviderFactory);
+
+const loaded = nativeHipBinding();
+const probe = loaded.ok ? probeDevices({ binding: loaded.binding }) : { ok: false, reason: loaded.reason };
+const usable = probe.ok && probe.devices.some((d) => d.usable);
+const skip = usable ? false : `no usable GPU: ${probe.reason ?? 'no device is usable'}`;
+
+function seeded(n, seed = 1) {
+  let s = seed >>> 0;
+  return Float32Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32 - 0.5;
+  });
+}
+
+function assertClose(actual, expected, atol = 1e-4, rtol = 1e-4, what = '') {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let i = 0; i < actual.length; i++) {
+    const a = Number(actual[i]);
+    const e = Number(expected[i]);
+    if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) assert.fail(`${what}[${i}] = ${a}, expected ${e}`);
+  }
+}
+
+// x[B,16] → MatMul W[16,32] → Add b → Relu → Softmax → ReduceMean(axis 1)
+function mlp() {
+  return buildModel({
+    inputs: [['x', 'float32', ['batch', 16]]],
+    outputs: [['y', 'float32'], ['p', 'float32']],
+    initializers: { w: new Tensor('float32', seeded(16 * 32, 7), [16, 32]), b: new Tensor('float32', seeded(32, 9), [32]) },
+    nodes: [
+      { op: 'MatMul', inputs: ['x', 'w'], outputs: ['h'], name: 'matmul' },
+      { op: 'Add', inputs: ['h', 'b'], outputs: ['hb'], name: 'bias' },
+      { op: 'Relu', inputs: ['hb'], outputs: ['r'], name: 'relu' },
+      { op: 'Softmax', inputs: ['r'], outputs: ['p'], name: 'softmax', attributes: { axis: -1 } },
+      { op: 'ReduceMean', inputs: ['p'], outputs: ['y'], name: 'mean', attributes: { axes: [1], keepdims: 1 } },
+    ],
+    opset: 17,
+  });
+}
+
+async function reference(model, feeds) {
+  const s = await InferenceSession.fromModel(model, { executionProviders: ['cpu'] });
+  const out = await s.run(feeds);
+  await s.release();
+  return out;
+}
+
+describe('rocm execution plans', { skip }, () => {
+  let ops = [];
+  before(() => {
+    ops = loaded.binding.planStepOps();
+  });
+
+  it('reports the step ops this build runs', () => {
+    assert.ok(ops.includes('Copy'), `planStepOps: ${ops.join(',')}`);
+    console.log(`# step ops (${ops.length}): ${ops.join(' ')}`);
+  });
+
+  it('runs a hand-written plan in one call (Relu of a host input into a host output)', async (t) => {
+    if (!ops.includes('Relu')) return t.skip('this build has no Relu step');
+    const x = Float32Array.from([-2, -1, 0, 1, 2, 3]);
+    const y = new Float32Array(6);
+    const plan = new loaded.binding.ExecutionPlan({
+      deviceId: 0,
+      arenaBytes: 512,
+      captureGraph: false,
+      buffers: [
+        { offset: 0, bytes: 24, dtype: 1, dims: [2, 3] },
+        { offset: 256, bytes: 24, dtype: 1, dims: [2, 3] },
+      ],
+      constants: [],
+      inputs: [0],
+      outputs: [1],
+      steps: [{ op: 'Relu', attrs: [], inputs: [0], outputs: [1] }],
+    });
+    await plan.run([x], [y]);
+    assert.deepEqual(Array.from(y), [0, 0, 0, 1, 2, 3]);
+    assert.equal(plan.runs, 1);
+    plan.dispose();
+    await assert.rejects(plan.run([x], [y]), /disposed/);
+  });
+
+  it('rejects a malformed description with a clear error', () => {
+    assert.throws(() => new loaded.binding.ExecutionPlan({ deviceId: 0, arenaBytes: 16, captureGraph: false, buffers: [{ offset: 8, bytes: 16, dtype: 1, dims: [4] }], constants: [], inputs: [], outputs: [], steps: [] }), /ends past arenaBytes/);
+    assert.throws(() => new loaded.binding.ExecutionPlan({ deviceId: 0, arenaBytes: 16, captureGraph: false, buffers: [{ offset: 0, bytes: 16, dtype: 1, dims: [4] }], constants: [], inputs: [0], outputs: [0], steps: [{ op: 'NoSuchOp', attrs: [], inputs: [0], outputs: [0] }] }), /no step op 'NoSuchOp'/);
+  });
+
+  it('places a whole MLP on rocm as one partition and matches the CPU EP', async () => {
+    const x = new Tensor('float32', seeded(3 * 16, 3), [3, 16]);
+    const expected = await reference(mlp(), { x });
+    const s = await InferenceSession.fromModel(mlp(), { executionProviders: ['rocm', 'cpu'] });
+    const placed = s.placement.nodes.map((n) => `${n.name}:${n.ep}`);
+    console.log(`# placement: ${placed.join(' ')}`);
+    const out = await s.run({ x });
+    assertClose(out.p.data, expected.p.data, 1e-4, 1e-3, 'p');
+    assertClose(out.y.data, expected.y.data, 1e-4, 1e-3, 'y');
+    assert.ok(s.placement.nodes.every((n) => n.ep === 'rocm'), placed.join(' '));
+    // A second batch size builds a second plan and still matches.
+    const x5 = new Tensor('float32', seeded(5 * 16, 4), [5, 16]);
+    const e5 = await reference(mlp(), { x: x5 });
+    assertClose((await s.run({ x: x5 })).p.data, e5.p.data, 1e-4, 1e-3, 'p (batch 5)');
+    await s.release();
+  });
+
+  it('keeps outputs on the device with preferredOutputLocation and takes device tensors as inputs', async () => {
+    const model = buildModel({ inputs: [['x', 'float32', [4, 8]]], outputs: [['y', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'], name: 'relu' }] });
+    const s = await InferenceSession.fromModel(model, { executionProviders: ['rocm', 'cpu'], preferredOutputLocation: 'device' });
+    const x = new Tensor('float32', seeded(32, 5), [4, 8]);
+    const first = await s.run({ x });
+    assert.equal(first.y.location, 'rocm:0');
+    // Feed the device tensor back in: no copy to or from the host in between.
+    const second = await s.run({ x: first.y });
+    assert.equal(second.y.location, 'rocm:0');
+    const data = await second.y.getData();
+    assertClose(data, Array.from(x.data, (v) => Math.max(0, v)), 0, 0, 'relu(relu(x))');
+    first.y.dispose();
+    second.y.dispose();
+    await s.release();
+  });
+
+  it('replays a captured graph when enableHipGraph is on, with the same results', async () => {
+    const s = await InferenceSession.fromModel(mlp(), { executionProviders: [{ name: 'rocm', enableHipGraph: true }, 'cpu'] });
+    const ep = s.providers.find((p) => p.name === 'rocm');
+    const x = new Tensor('float32', seeded(2 * 16, 11), [2, 16]);
+    const expected = await reference(mlp(), { x });
+    for (let i = 0; i < 4; i++) assertClose((await s.run({ x })).p.data, expected.p.data, 1e-4, 1e-3, `run ${i}`);
+    const plan = ep.partitions[0].stats.lastPlan;
+    console.log(`# graph captured: ${plan.graphCaptured} ${plan.graphNote}`);
+    assert.ok(plan.graphCaptured, plan.graphNote || 'not captured');
+    await s.release();
+  });
+
+  it('runs fp16 partitions within half-precision tolerance', async () => {
+    const x = new Tensor('float32', seeded(3 * 16, 13), [3, 16]);
+    const expected = await reference(mlp(), { x });
+    const s = await InferenceSession.fromModel(mlp(), { executionProviders: [{ name: 'rocm', fp16: true }, 'cpu'] });
+    const out = await s.run({ x });
+    assertClose(out.p.data, expected.p.data, 2e-3, 2e-2, 'p (fp16)');
+    const ep = s.providers.find((p) => p.name === 'rocm');
+    assert.ok(ep.partitions[0].stats.lastDescription.buffers.some((b) => b.dtype === 10), 'float16 buffers in the plan');
+    await s.release();
+  });
+});
+
+describe('rocm EP on this machine', () => {
+  it('initializes or declines with a reason', async () => {
+    const ep = new RocmExecutionProvider();
+    const err = await ep.init().then(() => undefined, (e) => e);
+    if (usable) assert.equal(err, undefined, String(err));
+    else assert.match(String(err?.message), /GPU|HIP|addon|device/);
+    console.log(`# rocm: ${usable ? ep.describe() : err.message}`);
+  });
+});

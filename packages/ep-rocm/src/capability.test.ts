@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { KernelRegistry, Tensor, inferShapes, type Graph, type Node } from '@switchyard/core';
+import { buildModel, type ModelSpec } from '@switchyard/core/testing';
+import { groupRegions, rocmCapability, rocmKernelDefs } from './capability.js';
+import { ROCM_KERNEL_TABLE } from './kernel-table.js';
+import { ENCODED_OPS } from './plan/step-encoders.js';
+
+function graphOf(spec: ModelSpec): Graph {
+  const g = buildModel(spec).graph;
+  inferShapes(g);
+  return g;
+}
+
+/** The rocm decision for every node: 'gpu' or the decline reason, as data. */
+function decisions(spec: ModelSpec, steps?: string[]): Record<string, string> {
+  const graph = graphOf(spec);
+  const registry = new KernelRegistry();
+  for (const def of rocmKernelDefs(ROCM_KERNEL_TABLE, steps ? new Set(steps) : undefined)) registry.register(def);
+  const { capabilities, declined } = rocmCapability(graph, { lookup: registry.lookupFor('rocm'), assigned: new Set() });
+  const out: Record<string, string> = {};
+  for (const c of capabilities) for (const n of c.nodes) out[n.name] = 'gpu';
+  for (const [n, r] of declined) out[n.name] = `${r.kind}: ${r.message}`;
+  return out;
+}
+
+const x = (shape: Array<number | string> = [2, 8]): ModelSpec['inputs'][number] => ['x', 'float32', shape];
+
+describe('rocm kernel table', () => {
+  it('has an encoder, a step op and a valid opset range for every row', () => {
+    for (const row of ROCM_KERNEL_TABLE) {
+      expect(ENCODED_OPS, row.opType).toContain(row.opType);
+      expect(row.steps.length).toBeGreaterThan(0);
+      expect(row.sinceVersion).toBeGreaterThan(0);
+      if (row.endVersion !== undefined) expect(row.endVersion).toBeGreaterThanOrEqual(row.sinceVersion);
+    }
+    expect(new Set(ROCM_KERNEL_TABLE.map((r) => r.opType)).size).toBe(ROCM_KERNEL_TABLE.length);
+  });
+});
+
+describe('rocm capability: reasons as data', () => {
+  const cases: Array<[string, ModelSpec, string]> = [
+    ['float Add', { inputs: [x(), ['y', 'float32', [8]]], outputs: [['z', 'float32']], nodes: [{ op: 'Add', inputs: ['x', 'y'], outputs: ['z'], name: 'n' }] }, 'gpu'],
+    ['int32 Add', { inputs: [['x', 'int32', [4]], ['y', 'int32', [4]]], outputs: [['z', 'int32']], nodes: [{ op: 'Add', inputs: ['x', 'y'], outputs: ['z'], name: 'n' }] }, 'dtype'],
+    ['unknown op', { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Hardmax', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'op: rocm has no kernel for Hardmax'],
+    ['Softmax on axis 0 (opset 13)', { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Softmax', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { axis: 0 } }] }, 'attribute: softmax over an axis other than the last'],
+    ['Softmax on the last axis', { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Softmax', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { axis: -1 } }] }, 'gpu'],
+    ['Reshape to a computed shape', { inputs: [x(), ['s', 'int64', [2]]], outputs: [['z', 'float32']], nodes: [{ op: 'Reshape', inputs: ['x', 's'], outputs: ['z'], name: 'n' }] }, 'attribute: the target shape (input 1) must be a constant initializer'],
+    [
+      'Reshape to a constant shape',
+      { inputs: [x()], outputs: [['z', 'float32']], initializers: { s: new Tensor('int64', BigInt64Array.from([4n, 4n]), [2]) }, nodes: [{ op: 'Reshape', inputs: ['x', 's'], outputs: ['z'], name: 'n' }] },
+      'gpu',
+    ],
+    ['ReduceSum over split axes', { inputs: [x([2, 3, 4])], outputs: [['z', 'float32']], opset: 11, nodes: [{ op: 'ReduceSum', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { axes: [0, 2] } }] }, 'attribute: axes [0,2] are not one contiguous range'],
+    ['Max of three', { inputs: [x(), ['y', 'float32', [2, 8]], ['w', 'float32', [2, 8]]], outputs: [['z', 'float32']], nodes: [{ op: 'Max', inputs: ['x', 'y', 'w'], outputs: ['z'], name: 'n' }] }, 'attribute: Max of 3 inputs'],
+    ['Pad in wrap mode', { inputs: [x()], outputs: [['z', 'float32']], initializers: { p: new Tensor('int64', BigInt64Array.from([0n, 1n, 0n, 1n]), [4]) }, nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['z'], name: 'n', attributes: { mode: 'wrap' } }] }, "attribute: Pad mode 'wrap'"],
+    ['Relu on rank 7', { inputs: [x([1, 1, 1, 1, 1, 1, 2])], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'attribute: \'x\' has rank 7'],
+  ];
+  it.each(cases)('%s', (_name, spec, expected) => {
+    const got = decisions(spec).n;
+    if (expected === 'gpu' || expected === 'dtype') expect(got.startsWith(expected)).toBe(true);
+    else expect(got).toContain(expected);
+  });
+
+  it('declines ops whose step op the native build lacks, naming the step', () => {
+    const spec: ModelSpec = { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['r'], name: 'relu' }, { op: 'Exp', inputs: ['r'], outputs: ['z'], name: 'exp' }] };
+    expect(decisions(spec, ['Relu'])).toEqual({ relu: 'gpu', exp: expect.stringMatching(/^attribute: this build of @switchyard\/native-hip has no GPU kernel for step Exp/) });
+  });
+});
+
+describe('groupRegions', () => {
+  const names = (regions: Node[][]) => regions.map((r) => r.map((n) => n.name));
+  // a → b → c(cpu) → d, and a → d: fusing {a, b, d} would loop through c.
+  const spec: ModelSpec = {
+    inputs: [x()],
+    outputs: [['d', 'float32']],
+    nodes: [
+      { op: 'Relu', inputs: ['x'], outputs: ['a'], name: 'a' },
+      { op: 'Exp', inputs: ['a'], outputs: ['b'], name: 'b' },
+      { op: 'Hardmax', inputs: ['b'], outputs: ['c'], name: 'c' },
+      { op: 'Add', inputs: ['c', 'a'], outputs: ['d'], name: 'd' },
+      { op: 'Neg', inputs: ['x'], outputs: ['e'], name: 'e' },
+    ],
+  };
+
+  it('never forms a region that would loop through a node outside it', () => {
+    const g = graphOf(spec);
+    const accepted = new Set(g.nodes.filter((n) => n.name !== 'c'));
+    expect(names(groupRegions(g, accepted))).toEqual([['a', 'b'], ['d'], ['e']]);
+  });
+
+  it('keeps a connected convex set in one region', () => {
+    const g = graphOf(spec);
+    expect(names(groupRegions(g, new Set(g.nodes)))).toEqual([['a', 'b', 'c', 'd'], ['e']]);
+  });
+});

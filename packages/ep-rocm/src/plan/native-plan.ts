@@ -1,0 +1,29 @@
+/**
+ * The plan part of the native-hip binding, declared here (its C++ lives in
+ * native-hip/src/native/plan): older builds lack it, which the EP reports as a reason.
+ */
+import type { DeviceBuffer } from '@switchyard/native-hip';
+import type { PlanDescription } from './plan-description.js';
+
+export interface NativeExecutionPlan {
+  readonly arenaBytes: number;
+  readonly stepCount: number;
+  /** True once the steps were captured into a HIP/CUDA graph (from the second run on, when asked). */
+  readonly graphCaptured: boolean;
+  /** Why capture is not used, when it was asked for and fell back. */
+  readonly graphNote: string;
+  readonly runs: number;
+  /** [async] Copies inputs in, runs every step, copies outputs out, waits. */
+  run(inputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>, outputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>): Promise<void>;
+  dispose(): void;
+}
+
+export interface PlanBinding {
+  ExecutionPlan: new (description: PlanDescription) => NativeExecutionPlan;
+  planStepOps(): string[];
+}
+
+export function hasPlanBinding(binding: object): binding is PlanBinding {
+  const b = binding as Partial<Record<keyof PlanBinding, unknown>>;
+  return typeof b.ExecutionPlan === 'function' && typeof b.planStepOps === 'function';
+}

@@ -1,0 +1,127 @@
+/**
+ * What each GPU kernel needs beyond op, opset and dtype, checked when the EP claims nodes (shapes may
+ * still be symbolic then). Each answer is `true` or the reason, in words a user can act on.
+ */
+import { AttributeReader, type Graph, type Node } from '@switchyard/core';
+import { constantOf, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
+
+type Limit = (node: Node, graph: Graph) => true | string;
+
+const constantInputs = (what: string, ...indices: number[]): Limit => (node, graph) => {
+  for (const i of indices) {
+    if (given(node, i) && !constantOf(graph, node.inputs[i])) return `${what} (input ${i}) must be a constant initializer: the GPU plan is laid out before the run`;
+  }
+  return true;
+};
+
+const onlyFirstOutput: Limit = (node) => (node.outputs.slice(1).some((o) => o !== '') ? `only output 0 is produced on rocm (${node.opType}'s other outputs are used)` : true);
+
+const both = (...limits: Limit[]): Limit => (node, graph) => {
+  for (const l of limits) {
+    const r = l(node, graph);
+    if (r !== true) return r;
+  }
+  return true;
+};
+
+const reduceAxes: Limit = (node, graph) => {
+  const attrs = new AttributeReader(node);
+  const rank = rankOf(graph, node.inputs[0]);
+  if (rank === undefined) return 'the input rank must be known';
+  let axes: number[] | undefined;
+  if (attrs.has('axes')) axes = attrs.ints('axes');
+  else if (given(node, 1)) {
+    const c = constantOf(graph, node.inputs[1]);
+    if (!c) return 'axes (input 1) must be a constant initializer';
+    axes = Array.from(c.data as BigInt64Array, Number);
+  } else axes = [];
+  if (axes.length === 0) return attrs.int('noop_with_empty_axes', 0) === 1 ? 'noop_with_empty_axes=1 with no axes is not run on rocm' : true;
+  const norm = axes.map((a) => normalizeAxis(a, rank));
+  if (norm.some((a) => a === undefined)) return `axes ${JSON.stringify(axes)} are out of range for rank ${rank}`;
+  const sorted = (norm as number[]).sort((a, b) => a - b);
+  return sorted.every((a, i) => i === 0 || a === sorted[i - 1] + 1) ? true : `axes ${JSON.stringify(axes)} are not one contiguous range (the reduce kernel takes [outer, reduce, inner])`;
+};
+
+const softmaxAxis: Limit = (node, graph) => {
+  const attrs = new AttributeReader(node);
+  const rank = rankOf(graph, node.inputs[0]);
+  if (rank === undefined) return 'the input rank must be known';
+  const opset = graph.opsetFor('') ?? 13;
+  if (opset < 13) return normalizeAxis(attrs.int('axis', 1), rank) === undefined ? 'axis out of range' : true;
+  return normalizeAxis(attrs.int('axis', -1), rank) === rank - 1 ? true : 'softmax over an axis other than the last is not run on rocm (the kernel works on rows)';
+};
+
+function pool2d(max: boolean): Limit {
+  return (node, graph) => {
+    if (rankOf(graph, node.inputs[0]) !== 4) return 'only 2-D (NCHW) pooling runs on rocm';
+    const attrs = new AttributeReader(node);
+    if (attrs.ints('dilations', [1, 1]).some((d) => d !== 1)) return 'dilated pooling is not run on rocm';
+    if (attrs.int('storage_order', 0) !== 0) return 'column-major pooling indices are not produced on rocm';
+    if (!max && attrs.int('ceil_mode', 0) !== 0) return 'AveragePool with ceil_mode=1 is not run on rocm';
+    return true;
+  };
+}
+
+const LIMITS: Record<string, Limit> = {
+  Reshape: constantInputs('the target shape', 1),
+  Squeeze: constantInputs('axes', 1),
+  Unsqueeze: constantInputs('axes', 1),
+  Expand: constantInputs('the target shape', 1),
+  Clip: constantInputs('min/max', 1, 2),
+  Slice: constantInputs('starts/ends/axes/steps', 1, 2, 3, 4),
+  Pad: both(constantInputs('pads/constant_value', 1, 2), (node) => {
+    if (given(node, 3)) return 'Pad with axes (input 3) is not run on rocm';
+    const mode = new AttributeReader(node).string('mode', 'constant');
+    return ['constant', 'reflect', 'edge'].includes(mode) ? true : `Pad mode '${mode}' is not run on rocm`;
+  }),
+  Dropout: both(onlyFirstOutput, (node, graph) => {
+    if (!given(node, 2)) return true;
+    const t = constantOf(graph, node.inputs[2]);
+    return t && !(t.data as Uint8Array)[0] ? true : 'Dropout in training mode is not run on rocm';
+  }),
+  Max: (node) => (node.inputs.length === 2 ? true : `Max of ${node.inputs.length} inputs: the kernel takes 2`),
+  Min: (node) => (node.inputs.length === 2 ? true : `Min of ${node.inputs.length} inputs: the kernel takes 2`),
+  Pow: (node, graph) => (elemTypeOf(graph, node.inputs[0]) === elemTypeOf(graph, node.inputs[1]) ? true : 'Pow with a base and exponent of different types'),
+  MatMul: (node, graph) => {
+    const ra = rankOf(graph, node.inputs[0]);
+    const rb = rankOf(graph, node.inputs[1]);
+    if (ra === undefined || rb === undefined) return 'operand ranks must be known';
+    if (ra < 2 || rb < 2) return 'MatMul with a 1-D operand is not run on rocm';
+    return ra === rb || ra === 2 || rb === 2 ? true : 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
+  },
+  Conv: (node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) convolutions run on rocm'),
+  MaxPool: both(onlyFirstOutput, pool2d(true)),
+  AveragePool: pool2d(false),
+  GlobalAveragePool: (node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) pooling runs on rocm'),
+  GlobalMaxPool: (node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) pooling runs on rocm'),
+  BatchNormalization: both(onlyFirstOutput, (node) => (new AttributeReader(node).int('training_mode', 0) === 0 ? true : 'BatchNormalization in training mode is not run on rocm')),
+  Softmax: softmaxAxis,
+  LogSoftmax: softmaxAxis,
+  LayerNormalization: both(onlyFirstOutput, (node, graph) => {
+    const rank = rankOf(graph, node.inputs[0]);
+    if (rank === undefined) return 'the input rank must be known';
+    const axis = normalizeAxis(new AttributeReader(node).int('axis', -1), rank);
+    return axis === rank - 1 ? true : 'LayerNormalization over more than the last axis is not run on rocm';
+  }),
+  ...Object.fromEntries(
+    ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSumExp'].map((op) => [op, reduceAxes]),
+  ),
+};
+
+export function limitsFor(opType: string): Limit | undefined {
+  return LIMITS[opType];
+}
+
+/** Checks every node must pass: tensors only, known ranks within the kernels' limit of 6. */
+export function commonLimits(node: Node, graph: Graph): true | string {
+  for (const name of [...node.inputs, ...node.outputs]) {
+    if (!name) continue;
+    const t = graph.typeOf(name);
+    if (t === undefined) return `the type of '${name}' is unknown (shape inference could not derive it)`;
+    if (t.kind !== 'tensor') return `'${name}' is a ${t.kind}, not a tensor`;
+    if (!t.shape) return `the rank of '${name}' is unknown`;
+    if (t.shape.length > 6) return `'${name}' has rank ${t.shape.length}; the GPU kernels take up to 6`;
+  }
+  if (node.opType !== 'Dropout' && node.opType !== 'LayerNormalization') return true;
+  return used(node, 0) ? true : 'its only output is unused';
+}

@@ -1,0 +1,205 @@
+/**
+ * A GPU partition as the plain description `new ExecutionPlan(description)` takes (see
+ * native-hip/src/native/plan/execution_plan.h): buffers at offsets in one arena (constants, inputs
+ * and outputs in fixed regions; intermediates share memory by lifetime), constants to upload once,
+ * and one step per node. Built per concrete input shape, from a graph whose shapes are static.
+ *
+ * With `fp16`, float32 values inside the partition become float16 (constants converted on the host),
+ * and Cast steps at the boundary keep the partition's inputs and outputs float32. The kernels
+ * accumulate Softmax/LayerNorm/reductions in float32 whatever the storage type.
+ */
+import {
+  BYTES_PER_ELEMENT,
+  ONNX_DATA_TYPE,
+  SwitchyardError,
+  Tensor,
+  assignOffsets,
+  float32ToFloat16Bits,
+  type DataType,
+  type Graph,
+  type Node,
+  type OffsetRequest,
+} from '@switchyard/core';
+import { constantOf, product, staticDims } from './graph-values.js';
+import { encodeStep } from './step-encoders.js';
+
+export interface PlanBuffer {
+  offset: number;
+  bytes: number;
+  /** ONNX TensorProto element type number. */
+  dtype: number;
+  dims: number[];
+  /** The value's name in the graph (for messages; the native side ignores it). */
+  name: string;
+}
+
+export interface PlanStepDescription {
+  op: string;
+  attrs: number[];
+  /** Buffer ids; -1 = omitted optional input. */
+  inputs: number[];
+  outputs: number[];
+  /** The node this step runs (for messages). */
+  node: string;
+}
+
+export interface PlanDescription {
+  deviceId: number;
+  arenaBytes: number;
+  captureGraph: boolean;
+  buffers: PlanBuffer[];
+  constants: Array<{ buffer: number; data: ArrayBufferView }>;
+  inputs: number[];
+  outputs: number[];
+  steps: PlanStepDescription[];
+}
+
+export interface PlanBuildOptions {
+  deviceId: number;
+  captureGraph: boolean;
+  fp16: boolean;
+  /** Convolution algorithm search (the EP's `convAlgoSearch`). */
+  convAlgoSearch?: 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
+  /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
+  alignment?: number;
+}
+
+const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
+
+/** Whether every float value of the partition is float32 and no node pins a float type (Cast). */
+export function fp16Eligible(graph: Graph, nodes: readonly Node[]): true | string {
+  for (const n of nodes) {
+    if (n.opType === 'Cast') return `node '${n.name}' (Cast) fixes a float type`;
+    for (const v of [...n.inputs, ...n.outputs]) {
+      const t = v ? graph.typeOf(v) : undefined;
+      if (t?.kind === 'tensor' && (t.elemType === 'float64' || t.elemType === 'bfloat16' || t.elemType === 'float16')) return `'${v}' is ${t.elemType}`;
+    }
+  }
+  return true;
+}
+
+function toFloat16(t: Tensor): Uint16Array {
+  const src = t.data as Float32Array;
+  const out = new Uint16Array(src.length);
+  for (let i = 0; i < src.length; i++) out[i] = float32ToFloat16Bits(src[i]);
+  return out;
+}
+
+export function buildPlanDescription(
+  graph: Graph,
+  nodes: readonly Node[],
+  inputNames: readonly string[],
+  outputNames: readonly string[],
+  options: PlanBuildOptions,
+): PlanDescription {
+  const alignment = options.alignment ?? 256;
+  const half = options.fp16 && fp16Eligible(graph, nodes) === true;
+  const buffers: PlanBuffer[] = [];
+  const idOf = new Map<string, number>();
+  const storageType = (t: DataType): DataType => (half && t === 'float32' ? 'float16' : t);
+
+  const addBuffer = (name: string, type: DataType, dims: number[]): number => {
+    const size = BYTES_PER_ELEMENT[type];
+    if (!size || type === 'string') throw new SwitchyardError('UNSUPPORTED', `rocm plan: '${name}' is ${type}, which cannot live on the GPU`);
+    buffers.push({ offset: -1, bytes: product(dims) * size, dtype: ONNX_DATA_TYPE[type], dims, name });
+    return buffers.length - 1;
+  };
+  const valueType = (name: string): { type: DataType; dims: number[] } => {
+    const t = graph.typeOf(name);
+    const dims = staticDims(graph, name);
+    if (t?.kind !== 'tensor' || !dims) throw new SwitchyardError('RUNTIME', `rocm plan: the shape of '${name}' is not static at plan time`);
+    return { type: t.elemType, dims: [...dims] };
+  };
+
+  const constants: PlanDescription['constants'] = [];
+  const steps: PlanStepDescription[] = [];
+  const region = new Map<number, 'constant' | 'input' | 'output' | 'temp'>();
+  const lifetime = new Map<number, { start: number; end: number }>();
+  const touch = (id: number, step: number) => {
+    const l = lifetime.get(id);
+    if (l) l.end = Math.max(l.end, step);
+    else lifetime.set(id, { start: step, end: step });
+  };
+
+  // Inputs: the boundary buffer keeps the caller's type; with fp16 a Cast step makes the inside copy.
+  const inputs = inputNames.map((name) => {
+    const { type, dims } = valueType(name);
+    const id = addBuffer(name, type, dims);
+    region.set(id, 'input');
+    if (storageType(type) !== type) {
+      const inner = addBuffer(`${name}:fp16`, storageType(type), dims);
+      region.set(inner, 'temp');
+      steps.push({ op: 'Cast', attrs: [], inputs: [id], outputs: [inner], node: `${name} → float16` });
+      touch(inner, steps.length - 1);
+      idOf.set(name, inner);
+    } else idOf.set(name, id);
+    return id;
+  });
+
+  const operand = (name: string): number => {
+    const known = idOf.get(name);
+    if (known !== undefined) return known;
+    const c = constantOf(graph, name);
+    if (!c) throw new SwitchyardError('RUNTIME', `rocm plan: '${name}' is neither an input, a constant nor made by an earlier step`);
+    const type = storageType(c.type);
+    const id = addBuffer(name, type, [...c.dims]);
+    region.set(id, 'constant');
+    constants.push({ buffer: id, data: type !== c.type ? toFloat16(c) : (c.data as ArrayBufferView) });
+    idOf.set(name, id);
+    return id;
+  };
+
+  for (const node of nodes) {
+    const spec = encodeStep(node, graph, { convAlgoSearch: options.convAlgoSearch });
+    const ins = spec.inputs.map((i) => (i < 0 || !node.inputs[i] ? -1 : operand(node.inputs[i])));
+    const outs = spec.outputs.map((i) => {
+      const name = node.outputs[i];
+      const { type, dims } = valueType(name);
+      const id = addBuffer(name, storageType(type), dims);
+      region.set(id, 'temp');
+      idOf.set(name, id);
+      return id;
+    });
+    steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: node.name || node.opType });
+    const at = steps.length - 1;
+    for (const id of [...ins, ...outs]) if (id >= 0) touch(id, at);
+  }
+
+  // Outputs: a fixed region the caller reads after the run; with fp16 a Cast step fills it.
+  const outputs = outputNames.map((name) => {
+    const inner = idOf.get(name);
+    if (inner === undefined) throw new SwitchyardError('RUNTIME', `rocm plan: output '${name}' is not made by any step`);
+    const { type, dims } = valueType(name);
+    if (buffers[inner].dtype === ONNX_DATA_TYPE[type] && region.get(inner) === 'temp') {
+      region.set(inner, 'output');
+      return inner;
+    }
+    // A float16 inside value, or an input/constant passed straight through: copy into its own slot.
+    const id = addBuffer(name, type, dims);
+    region.set(id, 'output');
+    steps.push({ op: buffers[inner].dtype === ONNX_DATA_TYPE[type] ? 'Copy' : 'Cast', attrs: [], inputs: [inner], outputs: [id], node: `output ${name}` });
+    touch(inner, steps.length - 1);
+    return id;
+  });
+
+  // Layout: fixed regions first, then the intermediates by lifetime (best fit).
+  let offset = 0;
+  for (const kind of ['constant', 'input', 'output'] as const) {
+    buffers.forEach((b, id) => {
+      if (region.get(id) !== kind) return;
+      b.offset = offset;
+      offset = alignUp(offset + b.bytes, alignment);
+    });
+  }
+  const requests: OffsetRequest[] = [];
+  buffers.forEach((b, id) => {
+    if (region.get(id) !== 'temp') return;
+    const l = lifetime.get(id) ?? { start: 0, end: 0 };
+    requests.push({ name: String(id), bytes: alignUp(Math.max(b.bytes, 1), alignment), start: l.start, end: l.end });
+  });
+  const temps = assignOffsets(requests);
+  for (const [name, off] of temps.offsets) buffers[Number(name)].offset = offset + off;
+  const arenaBytes = offset + temps.arenaBytes;
+
+  return { deviceId: options.deviceId, arenaBytes, captureGraph: options.captureGraph, buffers, constants, inputs, outputs, steps };
+}

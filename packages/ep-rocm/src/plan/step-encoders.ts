@@ -1,0 +1,194 @@
+/**
+ * Node → plan step, on a graph whose shapes are concrete: which native step op runs it, its
+ * attribute blob (numbers, laid out as the matching `step_ops_*.cc` reads them), and which node
+ * inputs/outputs become step operands (shape-like constant inputs are folded into the blob).
+ */
+import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
+import { constantFloat, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
+
+export interface StepSpec {
+  op: string;
+  attrs: number[];
+  /** Node input indices passed to the step, in order; -1 passes "omitted". */
+  inputs: number[];
+  /** Node output indices the step writes, in order. */
+  outputs: number[];
+}
+
+/** What encoders need from the EP's options. */
+export interface EncodeOptions {
+  convAlgoSearch?: 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
+}
+
+type Encoder = (node: Node, graph: Graph, attrs: AttributeReader, options: EncodeOptions) => StepSpec;
+
+function dimsOf(graph: Graph, name: string): number[] {
+  const d = staticDims(graph, name);
+  if (!d) throw new SwitchyardError('RUNTIME', `rocm plan: the shape of '${name}' is not static at plan time`);
+  return d;
+}
+
+const simple = (op: string, inputs: number[], attrs: number[] = []): StepSpec => ({ op, attrs, inputs, outputs: [0] });
+const unary = (op: string): Encoder => () => simple(op, [0]);
+const binary = (op: string): Encoder => () => simple(op, [0, 1]);
+const copy: Encoder = () => simple('Copy', [0]);
+
+function axisOf(node: Node, graph: Graph, attrs: AttributeReader, fallback: number, input = 0): number {
+  const rank = dimsOf(graph, node.inputs[input]).length;
+  const axis = normalizeAxis(attrs.int('axis', fallback), rank);
+  if (axis === undefined) throw new SwitchyardError('INVALID_GRAPH', `${node.opType} '${node.name}': axis out of range for rank ${rank}`);
+  return axis;
+}
+
+function reduceEncoder(op: string): Encoder {
+  return (node, graph, attrs) => {
+    const dims = dimsOf(graph, node.inputs[0]);
+    const axes = attrs.has('axes') ? attrs.ints('axes') : (constantInts(graph, given(node, 1) ? node.inputs[1] : undefined) ?? []);
+    const norm = (axes.length === 0 ? dims.map((_, i) => i) : axes.map((a) => normalizeAxis(a, dims.length)!)).sort((a, b) => a - b);
+    const first = norm[0] ?? 0;
+    const last = norm.length ? norm[norm.length - 1] + 1 : 0;
+    return simple(op, [0], [product(dims, 0, first), product(dims, first, last), product(dims, last)]);
+  };
+}
+
+/** ONNX Slice semantics per axis: clamp start/end into range for the step's direction. */
+function sliceEncoder(node: Node, graph: Graph): StepSpec {
+  const dims = dimsOf(graph, node.inputs[0]);
+  const starts = constantInts(graph, node.inputs[1]) ?? [];
+  const ends = constantInts(graph, node.inputs[2]) ?? [];
+  const axes = given(node, 3) ? constantInts(graph, node.inputs[3])! : starts.map((_, i) => i);
+  const steps = given(node, 4) ? constantInts(graph, node.inputs[4])! : starts.map(() => 1);
+  const s = dims.map(() => 0);
+  const st = dims.map(() => 1);
+  axes.forEach((a, i) => {
+    const axis = normalizeAxis(a, dims.length);
+    if (axis === undefined) throw new SwitchyardError('INVALID_GRAPH', `Slice '${node.name}': axis ${a} out of range`);
+    const n = dims[axis];
+    const step = steps[i];
+    if (step === 0) throw new SwitchyardError('INVALID_GRAPH', `Slice '${node.name}': step 0`);
+    let start = starts[i] < 0 ? starts[i] + n : starts[i];
+    start = step > 0 ? Math.min(Math.max(start, 0), n) : Math.min(Math.max(start, -1), n - 1);
+    s[axis] = start;
+    st[axis] = step;
+  });
+  return simple('Slice', [0], [...s, ...st]);
+}
+
+function padEncoder(node: Node, graph: Graph, attrs: AttributeReader): StepSpec {
+  const rank = dimsOf(graph, node.inputs[0]).length;
+  const pads = given(node, 1) ? constantInts(graph, node.inputs[1])! : attrs.ints('pads');
+  const value = given(node, 2) ? (constantFloat(graph, node.inputs[2]) ?? 0) : attrs.float('value', 0);
+  const mode = ['constant', 'reflect', 'edge'].indexOf(attrs.string('mode', 'constant'));
+  return simple('Pad', [0], [mode, value, ...pads.slice(0, rank)]);
+}
+
+function clipEncoder(node: Node, graph: Graph, attrs: AttributeReader): StepSpec {
+  const opset = graph.opsetFor('') ?? 11;
+  const min = opset < 11 ? attrs.float('min', -Infinity) : given(node, 1) ? constantFloat(graph, node.inputs[1])! : -Infinity;
+  const max = opset < 11 ? attrs.float('max', Infinity) : given(node, 2) ? constantFloat(graph, node.inputs[2])! : Infinity;
+  return simple('Clip', [0], [min, max]);
+}
+
+function softmaxEncoder(op: string): Encoder {
+  return (node, graph, attrs) => {
+    const dims = dimsOf(graph, node.inputs[0]);
+    const opset = graph.opsetFor('') ?? 13;
+    const axis = normalizeAxis(attrs.int('axis', opset < 13 ? 1 : -1), dims.length)!;
+    const from = opset < 13 ? axis : dims.length - 1;
+    return simple(op, [0], [product(dims, 0, from), product(dims, from)]);
+  };
+}
+
+/** Begin/end pads of a 2-D window op, from `pads` or `auto_pad` (SAME_* need the output size). */
+function windowPads(node: Node, graph: Graph, attrs: AttributeReader, kernel: number[], strides: number[], dilations: number[]): number[] {
+  const autoPad = attrs.string('auto_pad', 'NOTSET');
+  if (autoPad === 'NOTSET') return attrs.ints('pads', [0, 0, 0, 0]);
+  if (autoPad === 'VALID') return [0, 0, 0, 0];
+  const x = dimsOf(graph, node.inputs[0]);
+  const y = dimsOf(graph, node.outputs[0]);
+  const begin: number[] = [];
+  const end: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const total = Math.max(0, (y[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - x[2 + i]);
+    const small = Math.floor(total / 2);
+    begin.push(autoPad === 'SAME_LOWER' ? total - small : small);
+    end.push(autoPad === 'SAME_LOWER' ? small : total - small);
+  }
+  return [...begin, ...end];
+}
+
+const SEARCH = { DEFAULT: 0, HEURISTIC: 1, EXHAUSTIVE: 2 } as const;
+
+function convEncoder(node: Node, graph: Graph, attrs: AttributeReader, options: EncodeOptions): StepSpec {
+  const w = dimsOf(graph, node.inputs[1]);
+  const strides = attrs.ints('strides', [1, 1]);
+  const dilations = attrs.ints('dilations', [1, 1]);
+  const pads = windowPads(node, graph, attrs, [w[2], w[3]], strides, dilations);
+  const search = SEARCH[options.convAlgoSearch ?? 'HEURISTIC'];
+  return simple('Conv', given(node, 2) ? [0, 1, 2] : [0, 1], [attrs.int('group', 1), pads[0], pads[1], pads[2], pads[3], strides[0], strides[1], dilations[0], dilations[1], search, 0]);
+}
+
+function poolEncoder(kind: 'max' | 'avg' | 'global-avg' | 'global-max'): Encoder {
+  return (node, graph, attrs) => {
+    const x = dimsOf(graph, node.inputs[0]);
+    if (kind === 'global-avg' || kind === 'global-max') return simple('Pool', [0], [kind === 'global-max' ? 0 : 1, x[2], x[3], 0, 0, 0, 0, 1, 1]);
+    const kernel = attrs.ints('kernel_shape');
+    const strides = attrs.ints('strides', [1, 1]);
+    const pads = windowPads(node, graph, attrs, kernel, strides, [1, 1]);
+    if (kind === 'max' && attrs.int('ceil_mode', 0) === 1) {
+      // Extra end padding makes the floor formula give the ceil-mode size (padding never wins a max).
+      const y = dimsOf(graph, node.outputs[0]);
+      for (let i = 0; i < 2; i++) pads[2 + i] += Math.max(0, (y[2 + i] - 1) * strides[i] + kernel[i] - (x[2 + i] + pads[i] + pads[2 + i]));
+    }
+    const mode = kind === 'max' ? 0 : attrs.int('count_include_pad', 0) ? 2 : 1;
+    return simple('Pool', [0], [mode, kernel[0], kernel[1], pads[0], pads[1], pads[2], pads[3], strides[0], strides[1]]);
+  };
+}
+
+const ENCODERS: Record<string, Encoder> = {
+  Conv: convEncoder,
+  MaxPool: poolEncoder('max'),
+  AveragePool: poolEncoder('avg'),
+  GlobalAveragePool: poolEncoder('global-avg'),
+  GlobalMaxPool: poolEncoder('global-max'),
+  BatchNormalization: (_n, _g, a) => simple('BatchNormalization', [0, 1, 2, 3, 4], [a.float('epsilon', 1e-5)]),
+  ...Object.fromEntries(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual'].map((op) => [op, binary(op)])),
+  ...Object.fromEntries(['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal', 'Erf', 'HardSwish'].map((op) => [op, unary(op)])),
+  LeakyRelu: (_n, _g, a) => simple('LeakyRelu', [0], [a.float('alpha', 0.01)]),
+  HardSigmoid: (_n, _g, a) => simple('HardSigmoid', [0], [a.float('alpha', 0.2), a.float('beta', 0.5)]),
+  Clip: clipEncoder,
+  Where: () => simple('Where', [0, 1, 2]),
+  Cast: () => simple('Cast', [0]),
+  Identity: copy,
+  Dropout: copy,
+  Reshape: copy,
+  Flatten: copy,
+  Squeeze: copy,
+  Unsqueeze: copy,
+  Gather: (n, g, a) => simple('Gather', [0, 1], [axisOf(n, g, a, 0)]),
+  Concat: (n, g, a) => simple('Concat', n.inputs.map((_, i) => i), [axisOf(n, g, a, 0)]),
+  Slice: sliceEncoder,
+  Transpose: (n, g, a) => {
+    const rank = dimsOf(g, n.inputs[0]).length;
+    return simple('Transpose', [0], a.ints('perm', Array.from({ length: rank }, (_, i) => rank - 1 - i)));
+  },
+  Expand: () => simple('Expand', [0]),
+  Pad: padEncoder,
+  ...Object.fromEntries(['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSumExp'].map((op) => [op, reduceEncoder(op)])),
+  Softmax: softmaxEncoder('Softmax'),
+  LogSoftmax: softmaxEncoder('LogSoftmax'),
+  MatMul: binary('MatMul'),
+  Gemm: (n, _g, a) => simple('Gemm', given(n, 2) ? [0, 1, 2] : [0, 1], [a.int('transA', 0), a.int('transB', 0), a.float('alpha', 1), a.float('beta', 1)]),
+  LayerNormalization: (n, g, a) => {
+    const dims = dimsOf(g, n.inputs[0]);
+    return simple('LayerNormalization', given(n, 2) ? [0, 1, 2] : [0, 1], [product(dims, 0, dims.length - 1), dims[dims.length - 1] ?? 1, a.float('epsilon', 1e-5)]);
+  },
+};
+
+export function encodeStep(node: Node, graph: Graph, options: EncodeOptions = {}): StepSpec {
+  const encoder = ENCODERS[node.opType];
+  if (!encoder) throw new SwitchyardError('UNSUPPORTED', `rocm plan: no step encoder for ${node.opType}`);
+  return encoder(node, graph, new AttributeReader(node), options);
+}
+
+export const ENCODED_OPS: readonly string[] = Object.keys(ENCODERS);

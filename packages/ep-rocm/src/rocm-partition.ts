@@ -1,0 +1,123 @@
+/**
+ * A compiled GPU partition: one native ExecutionPlan per concrete input shape (built on first use,
+ * kept), run in one native call per partition run. Runs of one partition are serialized: a plan
+ * owns its arena, so two runs at once would share intermediates.
+ */
+import { Graph, SwitchyardError, Tensor, dataTypeFromOnnx, inferShapes, type DataType, type CompiledPartition, type FusedPartition, type RuntimeValue, type ValueInfo } from '@switchyard/core';
+import type { DeviceBuffer } from '@switchyard/native-hip';
+import type { RocmDeviceMemory } from './device-memory.js';
+import type { NativeExecutionPlan, PlanBinding } from './plan/native-plan.js';
+import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
+import type { ResolvedRocmOptions } from './rocm-options.js';
+
+/** Most shapes one partition keeps plans for (each holds an arena); the oldest goes first. */
+const MAX_PLANS_PER_PARTITION = 8;
+
+/** The partition's graph with concrete input shapes, shapes re-inferred throughout. */
+export function concreteGraph(partition: FusedPartition, inputs: readonly Tensor[]): Graph {
+  const src = partition.graph;
+  const inputInfo: ValueInfo[] = partition.inputNames.map((name, i) => ({ name, type: { kind: 'tensor', elemType: inputs[i].type, shape: [...inputs[i].dims] } }));
+  const outputs: ValueInfo[] = src.outputs.map((o) => ({ name: o.name, type: o.type?.kind === 'tensor' ? { kind: 'tensor', elemType: o.type.elemType } : o.type }));
+  const g = new Graph({ name: src.name, nodes: src.nodes, inputs: inputInfo, outputs, initializers: src.initializers, opsetImports: src.opsetImports });
+  inferShapes(g);
+  return g;
+}
+
+export interface PartitionStats {
+  /** Plans built (one per distinct input shape). */
+  plans: number;
+  runs: number;
+  lastDescription?: PlanDescription;
+  lastPlan?: NativeExecutionPlan;
+}
+
+interface PlanEntry {
+  plan: NativeExecutionPlan;
+  outputs: Array<{ type: DataType; dims: number[] }>;
+}
+
+export class RocmPartition implements CompiledPartition {
+  readonly stats: PartitionStats = { plans: 0, runs: 0 };
+  readonly #plans = new Map<string, PlanEntry>();
+  #queue: Promise<unknown> = Promise.resolve();
+  #disposed = false;
+
+  constructor(
+    readonly partition: FusedPartition,
+    private readonly binding: PlanBinding,
+    private readonly memory: RocmDeviceMemory,
+    private readonly options: ResolvedRocmOptions,
+  ) {}
+
+  run(values: RuntimeValue[]): Promise<RuntimeValue[]> {
+    const next = this.#queue.then(() => this.#run(values));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #planFor(inputs: readonly Tensor[]): PlanEntry {
+    const key = inputs.map((t) => `${t.type}[${t.dims.join(',')}]`).join(';');
+    const known = this.#plans.get(key);
+    if (known) return known;
+    const graph = concreteGraph(this.partition, inputs);
+    const description = buildPlanDescription(graph, this.partition.nodes, this.partition.inputNames, this.partition.outputNames, {
+      deviceId: this.options.deviceId,
+      captureGraph: this.options.enableHipGraph,
+      fp16: this.options.fp16,
+      convAlgoSearch: this.options.convAlgoSearch,
+    });
+    const outputs = description.outputs.map((id) => {
+      const b = description.buffers[id];
+      return { type: dataTypeFromOnnx(b.dtype)!, dims: b.dims };
+    });
+    let plan: NativeExecutionPlan;
+    try {
+      plan = new this.binding.ExecutionPlan(description);
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      throw new SwitchyardError(/OutOfMemory|MemoryAllocation/.test(code) ? 'OUT_OF_MEMORY' : 'EP_FAILED', `rocm: building the plan of '${this.partition.name}' failed: ${(error as Error).message}`, { cause: error });
+    }
+    if (this.#plans.size >= MAX_PLANS_PER_PARTITION) {
+      const [oldestKey, oldest] = this.#plans.entries().next().value as [string, PlanEntry];
+      oldest.plan.dispose();
+      this.#plans.delete(oldestKey);
+    }
+    const entry = { plan, outputs };
+    this.#plans.set(key, entry);
+    this.stats.plans++;
+    this.stats.lastDescription = description;
+    return entry;
+  }
+
+  async #run(values: RuntimeValue[]): Promise<RuntimeValue[]> {
+    if (this.#disposed) throw new SwitchyardError('RELEASED', `rocm partition '${this.partition.name}' was disposed`);
+    const inputs = values.map((v, i) => {
+      if (!(v instanceof Tensor)) throw new SwitchyardError('RUNTIME', `rocm partition '${this.partition.name}': input '${this.partition.inputNames[i]}' is not a tensor`);
+      return v;
+    });
+    const { plan, outputs } = this.#planFor(inputs);
+    // Host data (staged by copyToDevice) is copied in by the plan itself, inside its one call.
+    const sources = inputs.map((t) => {
+      const staged = this.memory.stagedSource(t);
+      if (staged) return staged.data as ArrayBufferView;
+      if (t.location === 'cpu') return t.data as ArrayBufferView;
+      return this.memory.bufferOf(t, `partition '${this.partition.name}'`);
+    });
+    const targets: Array<{ tensor: Tensor; buffer: DeviceBuffer }> = outputs.map(({ type, dims }) => this.memory.allocate(type, dims));
+    try {
+      await plan.run(sources, targets.map((t) => t.buffer));
+    } catch (error) {
+      for (const t of targets) t.tensor.dispose();
+      throw new SwitchyardError('RUNTIME', `rocm partition '${this.partition.name}': ${(error as Error).message}`, { cause: error });
+    }
+    this.stats.runs++;
+    this.stats.lastPlan = plan;
+    return targets.map((t) => t.tensor);
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    for (const { plan } of this.#plans.values()) plan.dispose();
+    this.#plans.clear();
+  }
+}

@@ -1,0 +1,60 @@
+// The BLAS seam: GEMM on device buffers through the vendor library found at build time -- cuBLAS
+// on NVIDIA, rocBLAS on AMD -- or, when the build found no headers/library, a seam that only
+// reports why (Unavailable()), so the EP can decline the ops that need it with that reason.
+//
+// Layout is ROW-MAJOR, as ONNX tensors are: C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C,
+// where op(X) = X or X^T. The row-major problem is handed to the column-major library as
+// C^T = op(B)^T op(A)^T, with no copies.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vendor/gpu.h"
+
+namespace switchyard::blas {
+
+enum class DataType : int {
+  kFloat32 = 0,  // fp32 in and out, fp32 math (no TF32)
+  kFloat16 = 1,  // fp16 in and out, fp32 accumulation
+};
+
+struct GemmDesc {
+  DataType dtype = DataType::kFloat32;
+  bool trans_a = false;
+  bool trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  // Leading dimensions in elements (row-major: the distance between rows); 0 = packed
+  // (lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n).
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  // batch > 1: strided-batched GEMM; strides in elements between consecutive matrices
+  // (a stride of 0 broadcasts one matrix to every batch, e.g. MatMul's [B,M,K] x [K,N]).
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+};
+
+struct Status {
+  bool ok = true;
+  std::string message;  // "cublasGemmEx: CUBLAS_STATUS_INVALID_VALUE (...)" when !ok
+};
+
+// nullptr when GEMM works in this build; else why not, e.g. "built without <cublas_v2.h> headers".
+const char* Unavailable();
+// "cuBLAS" | "rocBLAS" | "none".
+const char* BackendName();
+
+// Queues the GEMM on `stream` (asynchronous; device memory only). Bad shapes/leading dimensions
+// give !ok without launching. Safe from any thread: the library handle for (device, stream) is
+// created on first use and calls on it are serialized. The handle's workspace (cuBLAS) comes from
+// the device's DefaultArena.
+Status Gemm(int device, hipStream_t stream, const GemmDesc& desc);
+
+// Checks shapes and fills packed leading dimensions; exposed for the JS entry and tests.
+Status Normalize(GemmDesc* desc);
+
+}  // namespace switchyard::blas

@@ -1,0 +1,194 @@
+// The BLAS seam's backend, chosen at build time. CMake defines SWITCHYARD_HAVE_CUBLAS /
+// SWITCHYARD_HAVE_ROCBLAS only when it found the library to link; __has_include guards against a
+// define without the header.
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "blas.h"
+
+#if defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_CUBLAS) && __has_include(<cublas_v2.h>)
+#define SWITCHYARD_BLAS_CUBLAS 1
+#include <cublas_v2.h>
+
+#include "runtime/device_arena.h"
+#elif !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_ROCBLAS) && __has_include(<rocblas/rocblas.h>)
+#define SWITCHYARD_BLAS_ROCBLAS 1
+#include <rocblas/rocblas.h>
+#endif
+
+namespace switchyard::blas {
+
+#if defined(SWITCHYARD_BLAS_CUBLAS)
+
+namespace {
+
+// cuBLAS's recommended workspace on Hopper; smaller GPUs use less of it.
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+
+struct Handle {
+  cublasHandle_t handle = nullptr;
+  std::shared_ptr<runtime::DeviceArena> arena;  // keeps the workspace's arena alive
+  void* workspace = nullptr;
+};
+
+std::mutex& HandleMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+Status CublasFailure(const char* call, cublasStatus_t status) {
+  return Status{false, std::string(call) + ": " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")"};
+}
+
+// Under HandleMutex. Leaked on purpose: handles must not be destroyed after the runtime shuts down.
+Status HandleFor(int device, hipStream_t stream, cublasHandle_t* out) {
+  static auto* handles = new std::map<std::pair<int, hipStream_t>, Handle>();
+  auto it = handles->find({device, stream});
+  if (it != handles->end()) {
+    *out = it->second.handle;
+    return Status{};
+  }
+  hipError_t gpu = hipSetDevice(device);
+  if (gpu != hipSuccess) return Status{false, std::string("cudaSetDevice: ") + hipGetErrorName(gpu)};
+  Handle entry;
+  cublasStatus_t status = cublasCreate(&entry.handle);
+  if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasCreate", status);
+  status = cublasSetStream(entry.handle, stream);
+  if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasSetStream", status);
+  entry.arena = runtime::DefaultArena(device);
+  runtime::ArenaResult block = entry.arena->Allocate(kWorkspaceBytes);
+  if (block.failure == runtime::ArenaFailure::kNone) {
+    entry.workspace = reinterpret_cast<void*>(block.address);
+    status = cublasSetWorkspace(entry.handle, entry.workspace, kWorkspaceBytes);
+    if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasSetWorkspace", status);
+  }  // else cuBLAS falls back to its own (smaller) workspace: slower, still correct
+  *out = entry.handle;
+  handles->emplace(std::make_pair(device, stream), std::move(entry));
+  return Status{};
+}
+
+}  // namespace
+
+const char* Unavailable() { return nullptr; }
+const char* BackendName() { return "cuBLAS"; }
+
+Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
+  GemmDesc d = input;
+  Status checked = Normalize(&d);
+  if (!checked.ok) return checked;
+  if (d.m == 0 || d.n == 0) return Status{};
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  cublasHandle_t handle;
+  Status got = HandleFor(device, stream, &handle);
+  if (!got.ok) return got;
+  const cudaDataType type = d.dtype == DataType::kFloat16 ? CUDA_R_16F : CUDA_R_32F;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap operands and m/n.
+  const cublasOperation_t op_b = d.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = d.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasStatus_t status;
+  if (d.batch == 1) {
+    status = cublasGemmEx(handle, op_b, op_a, static_cast<int>(d.n), static_cast<int>(d.m), static_cast<int>(d.k), &d.alpha,
+                          d.b, type, static_cast<int>(d.ldb), d.a, type, static_cast<int>(d.lda), &d.beta, d.c, type,
+                          static_cast<int>(d.ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasGemmEx", status);
+  } else {
+    status = cublasGemmStridedBatchedEx(handle, op_b, op_a, static_cast<int>(d.n), static_cast<int>(d.m),
+                                        static_cast<int>(d.k), &d.alpha, d.b, type, static_cast<int>(d.ldb), d.stride_b, d.a,
+                                        type, static_cast<int>(d.lda), d.stride_a, &d.beta, d.c, type, static_cast<int>(d.ldc),
+                                        d.stride_c, static_cast<int>(d.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasGemmStridedBatchedEx", status);
+  }
+  return Status{};
+}
+
+#elif defined(SWITCHYARD_BLAS_ROCBLAS)
+
+namespace {
+
+std::mutex& HandleMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+Status RocblasFailure(const char* call, rocblas_status status) {
+  return Status{false, std::string(call) + ": " + rocblas_status_to_string(status)};
+}
+
+// Under HandleMutex. rocBLAS keeps its own device workspace per handle.
+Status HandleFor(int device, hipStream_t stream, rocblas_handle* out) {
+  static auto* handles = new std::map<std::pair<int, hipStream_t>, rocblas_handle>();
+  auto it = handles->find({device, stream});
+  if (it != handles->end()) {
+    *out = it->second;
+    return Status{};
+  }
+  hipError_t gpu = hipSetDevice(device);
+  if (gpu != hipSuccess) return Status{false, std::string("hipSetDevice: ") + hipGetErrorName(gpu)};
+  rocblas_handle handle;
+  rocblas_status status = rocblas_create_handle(&handle);
+  if (status != rocblas_status_success) return RocblasFailure("rocblas_create_handle", status);
+  status = rocblas_set_stream(handle, stream);
+  if (status != rocblas_status_success) return RocblasFailure("rocblas_set_stream", status);
+  handles->emplace(std::make_pair(device, stream), handle);
+  *out = handle;
+  return Status{};
+}
+
+}  // namespace
+
+const char* Unavailable() { return nullptr; }
+const char* BackendName() { return "rocBLAS"; }
+
+Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
+  GemmDesc d = input;
+  Status checked = Normalize(&d);
+  if (!checked.ok) return checked;
+  if (d.m == 0 || d.n == 0) return Status{};
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  rocblas_handle handle;
+  Status got = HandleFor(device, stream, &handle);
+  if (!got.ok) return got;
+  const rocblas_datatype type = d.dtype == DataType::kFloat16 ? rocblas_datatype_f16_r : rocblas_datatype_f32_r;
+  const rocblas_operation op_b = d.trans_b ? rocblas_operation_transpose : rocblas_operation_none;
+  const rocblas_operation op_a = d.trans_a ? rocblas_operation_transpose : rocblas_operation_none;
+  const auto n = static_cast<rocblas_int>(d.n), m = static_cast<rocblas_int>(d.m), k = static_cast<rocblas_int>(d.k);
+  const auto lda = static_cast<rocblas_int>(d.lda), ldb = static_cast<rocblas_int>(d.ldb), ldc = static_cast<rocblas_int>(d.ldc);
+  rocblas_status status;
+  if (d.batch == 1) {
+    status = rocblas_gemm_ex(handle, op_b, op_a, n, m, k, &d.alpha, d.b, type, ldb, d.a, type, lda, &d.beta, d.c, type, ldc,
+                             d.c, type, ldc, rocblas_datatype_f32_r, rocblas_gemm_algo_standard, 0, 0);
+    if (status != rocblas_status_success) return RocblasFailure("rocblas_gemm_ex", status);
+  } else {
+    status = rocblas_gemm_strided_batched_ex(handle, op_b, op_a, n, m, k, &d.alpha, d.b, type, ldb, d.stride_b, d.a, type, lda,
+                                             d.stride_a, &d.beta, d.c, type, ldc, d.stride_c, d.c, type, ldc, d.stride_c,
+                                             static_cast<rocblas_int>(d.batch), rocblas_datatype_f32_r,
+                                             rocblas_gemm_algo_standard, 0, 0);
+    if (status != rocblas_status_success) return RocblasFailure("rocblas_gemm_strided_batched_ex", status);
+  }
+  return Status{};
+}
+
+#else  // no vendor BLAS in this build
+
+#if defined(SWITCHYARD_GPU_NVIDIA)
+#define SWITCHYARD_BLAS_MISSING "built without <cublas_v2.h> headers (or libcublas): install the CUDA toolkit's cuBLAS and rebuild"
+#else
+#define SWITCHYARD_BLAS_MISSING \
+  "built without <rocblas/rocblas.h> headers (or librocblas): install rocBLAS (apt-get install rocblas-dev, or ROCm) and rebuild"
+#endif
+
+const char* Unavailable() { return SWITCHYARD_BLAS_MISSING; }
+const char* BackendName() { return "none"; }
+
+Status Gemm(int, hipStream_t, const GemmDesc& input) {
+  GemmDesc d = input;
+  Status checked = Normalize(&d);
+  if (!checked.ok) return checked;
+  return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
+}
+
+#endif
+
+}  // namespace switchyard::blas

@@ -1,0 +1,422 @@
+// The DNN seam's backend, chosen at build time (see dnn.h). CMake defines SWITCHYARD_HAVE_CUDNN only
+// when it found libcudnn to link; __has_include guards against a define without the header.
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algo_cache.h"
+#include "dnn.h"
+
+#if defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_CUDNN) && __has_include(<cudnn.h>)
+#define SWITCHYARD_DNN_CUDNN 1
+// Pooling, activation and batch-norm inference are "legacy" (deprecated) in cuDNN 9 but present;
+// the graph API would be far more code for the same kernels.
+#define CUDNN_NO_DEPRECATED_WARNINGS 1
+#include <cudnn.h>
+
+#include "runtime/device_arena.h"
+#endif
+
+namespace switchyard::dnn {
+
+#if defined(SWITCHYARD_DNN_CUDNN)
+
+namespace {
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
+Status Failure(const char* call, cudnnStatus_t status) {
+  Status result{false, std::string(call) + ": " + cudnnGetErrorString(status)};
+  result.unsupported = status == CUDNN_STATUS_NOT_SUPPORTED;
+  return result;
+}
+
+#define CUDNN_TRY(call)                                               \
+  do {                                                                \
+    cudnnStatus_t status_ = (call);                                   \
+    if (status_ != CUDNN_STATUS_SUCCESS) return Failure(#call, status_); \
+  } while (0)
+
+// One cuDNN handle per (device, stream) with its own workspace, which grows (after the stream
+// drains) and is never shared with another stream.
+struct Handle {
+  cudnnHandle_t handle = nullptr;
+  std::shared_ptr<runtime::DeviceArena> arena;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  std::string arch;  // "sm_90-NVIDIA_H200": part of the algorithm cache's file name
+};
+
+std::mutex& HandleMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+Status HandleFor(int device, hipStream_t stream, Handle** out) {
+  static auto* handles = new std::map<std::pair<int, hipStream_t>, Handle>();
+  auto it = handles->find({device, stream});
+  if (it == handles->end()) {
+    if (hipSetDevice(device) != hipSuccess) return Status{false, "cudaSetDevice failed"};
+    Handle entry;
+    CUDNN_TRY(cudnnCreate(&entry.handle));
+    CUDNN_TRY(cudnnSetStream(entry.handle, stream));
+    entry.arena = runtime::DefaultArena(device);
+    hipDeviceProp_t props;
+    if (hipGetDeviceProperties(&props, device) == hipSuccess) {
+      entry.arch = "sm_" + std::to_string(props.major) + std::to_string(props.minor) + "-" + props.name;
+      for (char& ch : entry.arch) {
+        if (!(isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) ch = '_';
+      }
+    } else {
+      entry.arch = "unknown";
+    }
+    it = handles->emplace(std::make_pair(device, stream), std::move(entry)).first;
+  }
+  *out = &it->second;
+  return Status{};
+}
+
+Status EnsureWorkspace(Handle* h, hipStream_t stream, size_t bytes) {
+  if (bytes <= h->workspace_bytes) return Status{};
+  if (h->workspace != nullptr) {
+    // Queued work may still use the old block; once the stream drains, it is free to go back.
+    if (hipStreamSynchronize(stream) != hipSuccess) return Status{false, "cudaStreamSynchronize failed"};
+    h->arena->ReleaseMemory(h->workspace);
+    h->workspace = nullptr;
+    h->workspace_bytes = 0;
+  }
+  runtime::ArenaResult block = h->arena->Allocate(bytes);
+  if (block.failure != runtime::ArenaFailure::kNone) return Status{false, "cuDNN workspace: " + block.message};
+  h->workspace = reinterpret_cast<void*>(block.address);
+  h->workspace_bytes = bytes;
+  return Status{};
+}
+
+// RAII owners of cuDNN descriptors.
+template <class T, cudnnStatus_t (*Destroy)(T)>
+struct Descriptor {
+  T value = nullptr;
+  ~Descriptor() {
+    if (value != nullptr) Destroy(value);
+  }
+};
+using TensorDesc = Descriptor<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDesc = Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvDesc = Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+using ActivationDesc = Descriptor<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
+using PoolingDesc = Descriptor<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
+
+cudnnDataType_t DataTypeOf(DataType dtype) { return dtype == DataType::kFloat16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT; }
+
+Status MakeTensor(TensorDesc* desc, DataType dtype, int n, int c, int h, int w) {
+  CUDNN_TRY(cudnnCreateTensorDescriptor(&desc->value));
+  CUDNN_TRY(cudnnSetTensor4dDescriptor(desc->value, CUDNN_TENSOR_NCHW, DataTypeOf(dtype), n, c, h, w));
+  return Status{};
+}
+
+// The descriptors of one (transposed) convolution. For ConvTranspose the "forward" convolution
+// runs from y to x, so the roles of the tensors swap and cuDNN's backward-data computes it.
+struct ConvProblem {
+  TensorDesc x, y, bias;
+  FilterDesc filter;
+  ConvDesc conv;
+  int oh = 0, ow = 0;
+};
+
+Status MakeProblem(const Conv2dDesc& d, bool transposed, ConvProblem* p) {
+  if (d.pad_top != d.pad_bottom || d.pad_left != d.pad_right) {
+    return Status{false, "cuDNN convolution needs symmetric padding (begin == end per axis)", true};
+  }
+  if (d.group <= 0 || d.c % d.group != 0 || d.k % d.group != 0) return Status{false, "channels must divide by group"};
+  p->oh = ConvOutputSize(d, true, transposed);
+  p->ow = ConvOutputSize(d, false, transposed);
+  if (p->oh <= 0 || p->ow <= 0 || d.n <= 0) return Status{false, "the convolution's output would be empty or invalid"};
+  Status s = MakeTensor(&p->x, d.dtype, d.n, d.c, d.h, d.w);
+  if (!s.ok) return s;
+  s = MakeTensor(&p->y, d.dtype, d.n, d.k, p->oh, p->ow);
+  if (!s.ok) return s;
+  s = MakeTensor(&p->bias, d.dtype, 1, d.k, 1, 1);
+  if (!s.ok) return s;
+  CUDNN_TRY(cudnnCreateFilterDescriptor(&p->filter.value));
+  // Conv: [k, c/group, kh, kw]. ConvTranspose: [c, k/group, kh, kw] -- cuDNN's filter of the
+  // forward convolution from y (k channels) to x (c channels).
+  const int filter_out = transposed ? d.c : d.k;
+  const int filter_in = transposed ? d.k / d.group : d.c / d.group;
+  CUDNN_TRY(cudnnSetFilter4dDescriptor(p->filter.value, DataTypeOf(d.dtype), CUDNN_TENSOR_NCHW, filter_out, filter_in, d.kh, d.kw));
+  CUDNN_TRY(cudnnCreateConvolutionDescriptor(&p->conv.value));
+  CUDNN_TRY(cudnnSetConvolution2dDescriptor(p->conv.value, d.pad_top, d.pad_left, d.stride_h, d.stride_w, d.dilation_h,
+                                            d.dilation_w, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  CUDNN_TRY(cudnnSetConvolutionGroupCount(p->conv.value, d.group));
+  // fp32 stays fp32 (no TF32), matching the CPU EP; fp16 may use tensor cores.
+  CUDNN_TRY(cudnnSetConvolutionMathType(p->conv.value, d.dtype == DataType::kFloat16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+  return Status{};
+}
+
+std::string ProblemKey(const char* op, const Conv2dDesc& d, AlgoSearch search) {
+  std::string key = op;
+  key += d.dtype == DataType::kFloat16 ? "|f16|" : "|f32|";
+  key += search == AlgoSearch::kExhaustive ? "x|" : "h|";
+  const int fields[] = {d.n, d.c, d.h, d.w, d.k, d.kh, d.kw, d.group, d.pad_top, d.pad_left,
+                        d.stride_h, d.stride_w, d.dilation_h, d.dilation_w, d.output_padding_h, d.output_padding_w};
+  for (int f : fields) key += std::to_string(f) + ",";
+  return key;
+}
+
+std::string CacheStem(const Handle& h) { return h.arch + "-cudnn" + std::to_string(cudnnGetVersion()); }
+
+// Largest workspace an exhaustive search may try: what the device arena can give, capped.
+constexpr size_t kSearchWorkspaceBytes = size_t{256} << 20;
+
+Status PickForwardAlgo(Handle* h, hipStream_t stream, const Conv2dDesc& d, ConvProblem& p, const ConvArgs& args,
+                       const ConvOptions& options, CachedAlgo* out) {
+  if (options.search == AlgoSearch::kDefault) {
+    out->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    size_t bytes = 0;
+    CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(h->handle, p.x.value, p.filter.value, p.conv.value, p.y.value,
+                                                      static_cast<cudnnConvolutionFwdAlgo_t>(out->algo), &bytes));
+    out->workspace = bytes;
+    return Status{};
+  }
+  const std::string dir = ResolveCacheDir(options.cache_dir);
+  const std::string key = ProblemKey("fwd", d, options.search);
+  if (LookupAlgo(dir, CacheStem(*h), key, out)) return Status{};
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  if (options.search == AlgoSearch::kExhaustive) {
+    Status s = EnsureWorkspace(h, stream, kSearchWorkspaceBytes);
+    size_t workspace_bytes = kSearchWorkspaceBytes;
+    if (!s.ok) workspace_bytes = h->workspace_bytes;  // search within what we have
+    // The search writes y; when y holds the residual, it writes a scratch copy instead.
+    void* y = args.y;
+    std::unique_ptr<void, std::function<void(void*)>> scratch(nullptr, [h](void* ptr) { h->arena->ReleaseMemory(ptr); });
+    if (args.residual == args.y) {
+      const size_t bytes = static_cast<size_t>(d.n) * d.k * p.oh * p.ow * (d.dtype == DataType::kFloat16 ? 2 : 4);
+      runtime::ArenaResult block = h->arena->Allocate(bytes);
+      if (block.failure != runtime::ArenaFailure::kNone) return Status{false, "conv search scratch: " + block.message};
+      y = reinterpret_cast<void*>(block.address);
+      scratch.reset(y);
+    }
+    CUDNN_TRY(cudnnFindConvolutionForwardAlgorithmEx(h->handle, p.x.value, args.x, p.filter.value, args.w, p.conv.value,
+                                                     p.y.value, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
+                                                     h->workspace, workspace_bytes));
+    // The scratch block goes back to the arena only after the search's kernels finished.
+    if (scratch && hipStreamSynchronize(stream) != hipSuccess) return Status{false, "cudaStreamSynchronize failed"};
+  } else {
+    CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h->handle, p.x.value, p.filter.value, p.conv.value, p.y.value,
+                                                     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+  }
+  for (int i = 0; i < found; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    out->algo = perf[i].algo;
+    out->workspace = perf[i].memory;
+    StoreAlgo(dir, CacheStem(*h), key, *out);
+    return Status{};
+  }
+  return Status{false, "cuDNN found no forward algorithm for this convolution", true};
+}
+
+Status PickBackwardDataAlgo(Handle* h, hipStream_t stream, const Conv2dDesc& d, ConvProblem& p, const ConvArgs& args,
+                            const ConvOptions& options, CachedAlgo* out) {
+  if (options.search == AlgoSearch::kDefault) {
+    out->algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    size_t bytes = 0;
+    CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(h->handle, p.filter.value, p.x.value, p.conv.value, p.y.value,
+                                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(out->algo), &bytes));
+    out->workspace = bytes;
+    return Status{};
+  }
+  const std::string dir = ResolveCacheDir(options.cache_dir);
+  const std::string key = ProblemKey("bwd-data", d, options.search);
+  if (LookupAlgo(dir, CacheStem(*h), key, out)) return Status{};
+  cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  int found = 0;
+  if (options.search == AlgoSearch::kExhaustive) {
+    Status s = EnsureWorkspace(h, stream, kSearchWorkspaceBytes);
+    const size_t workspace_bytes = s.ok ? kSearchWorkspaceBytes : h->workspace_bytes;
+    CUDNN_TRY(cudnnFindConvolutionBackwardDataAlgorithmEx(h->handle, p.filter.value, args.w, p.x.value, args.x, p.conv.value,
+                                                          p.y.value, args.y, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found,
+                                                          perf, h->workspace, workspace_bytes));
+  } else {
+    CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h->handle, p.filter.value, p.x.value, p.conv.value, p.y.value,
+                                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
+  }
+  for (int i = 0; i < found; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    out->algo = perf[i].algo;
+    out->workspace = perf[i].memory;
+    StoreAlgo(dir, CacheStem(*h), key, *out);
+    return Status{};
+  }
+  return Status{false, "cuDNN found no backward-data algorithm for this transposed convolution", true};
+}
+
+Status ApplyRelu(Handle* h, const TensorDesc& y, void* data) {
+  ActivationDesc act;
+  CUDNN_TRY(cudnnCreateActivationDescriptor(&act.value));
+  CUDNN_TRY(cudnnSetActivationDescriptor(act.value, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  const float one = 1.0f, zero = 0.0f;
+  CUDNN_TRY(cudnnActivationForward(h->handle, act.value, &one, y.value, data, &zero, y.value, data));
+  return Status{};
+}
+
+}  // namespace
+
+const char* Unavailable() { return nullptr; }
+const char* BackendName() { return "cuDNN"; }
+int LibraryVersion() { return static_cast<int>(cudnnGetVersion()); }
+
+Status ConvForward(int device, hipStream_t stream, const Conv2dDesc& d, const ConvArgs& args, const ConvOptions& options) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  Handle* h;
+  Status s = HandleFor(device, stream, &h);
+  if (!s.ok) return s;
+  ConvProblem p;
+  s = MakeProblem(d, false, &p);
+  if (!s.ok) return s;
+  CachedAlgo algo;
+  s = PickForwardAlgo(h, stream, d, p, args, options, &algo);
+  if (!s.ok) return s;
+  s = EnsureWorkspace(h, stream, algo.workspace);
+  if (!s.ok) return s;
+  const auto fwd_algo = static_cast<cudnnConvolutionFwdAlgo_t>(algo.algo);
+  const float one = 1.0f, zero = 0.0f;
+
+  // Fused path: y = relu(conv + residual + bias) in one call (cuDNN supports ReLU here; identity
+  // only with one algorithm, so that case takes the unfused path).
+  if (args.activation == Activation::kRelu && args.bias != nullptr) {
+    ActivationDesc act;
+    CUDNN_TRY(cudnnCreateActivationDescriptor(&act.value));
+    CUDNN_TRY(cudnnSetActivationDescriptor(act.value, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    const float alpha2 = args.residual != nullptr ? 1.0f : 0.0f;
+    const void* z = args.residual != nullptr ? args.residual : args.y;
+    cudnnStatus_t fused = cudnnConvolutionBiasActivationForward(h->handle, &one, p.x.value, args.x, p.filter.value, args.w,
+                                                                p.conv.value, fwd_algo, h->workspace, h->workspace_bytes,
+                                                                &alpha2, p.y.value, z, p.bias.value, args.bias, act.value,
+                                                                p.y.value, args.y);
+    if (fused == CUDNN_STATUS_SUCCESS) return Status{};
+    if (fused != CUDNN_STATUS_NOT_SUPPORTED) return Failure("cudnnConvolutionBiasActivationForward", fused);
+  }
+  // Unfused: residual first (conv accumulates onto it with beta = 1), then bias, then ReLU.
+  float beta = 0.0f;
+  if (args.residual != nullptr) {
+    if (args.residual != args.y) {
+      const size_t bytes = static_cast<size_t>(d.n) * d.k * p.oh * p.ow * (d.dtype == DataType::kFloat16 ? 2 : 4);
+      if (hipMemcpyAsync(args.y, args.residual, bytes, hipMemcpyDeviceToDevice, stream) != hipSuccess) {
+        return Status{false, "cudaMemcpyAsync (residual) failed"};
+      }
+    }
+    beta = 1.0f;
+  }
+  CUDNN_TRY(cudnnConvolutionForward(h->handle, &one, p.x.value, args.x, p.filter.value, args.w, p.conv.value, fwd_algo,
+                                    h->workspace, h->workspace_bytes, &beta, p.y.value, args.y));
+  if (args.bias != nullptr) CUDNN_TRY(cudnnAddTensor(h->handle, &one, p.bias.value, args.bias, &one, p.y.value, args.y));
+  if (args.activation == Activation::kRelu) return ApplyRelu(h, p.y, args.y);
+  (void)zero;
+  return Status{};
+}
+
+Status ConvTransposeForward(int device, hipStream_t stream, const Conv2dDesc& d, const ConvArgs& args,
+                            const ConvOptions& options) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  Handle* h;
+  Status s = HandleFor(device, stream, &h);
+  if (!s.ok) return s;
+  // cuDNN's view: a forward convolution from y (k channels, oh x ow) to x (c channels, h x w);
+  // ConvTranspose computes its data gradient. MakeProblem's "x" is our input, "y" our output.
+  ConvProblem p;
+  s = MakeProblem(d, true, &p);
+  if (!s.ok) return s;
+  CachedAlgo algo;
+  s = PickBackwardDataAlgo(h, stream, d, p, args, options, &algo);
+  if (!s.ok) return s;
+  s = EnsureWorkspace(h, stream, algo.workspace);
+  if (!s.ok) return s;
+  const float one = 1.0f, zero = 0.0f;
+  CUDNN_TRY(cudnnConvolutionBackwardData(h->handle, &one, p.filter.value, args.w, p.x.value, args.x, p.conv.value,
+                                         static_cast<cudnnConvolutionBwdDataAlgo_t>(algo.algo), h->workspace,
+                                         h->workspace_bytes, &zero, p.y.value, args.y));
+  if (args.bias != nullptr) CUDNN_TRY(cudnnAddTensor(h->handle, &one, p.bias.value, args.bias, &one, p.y.value, args.y));
+  return Status{};
+}
+
+Status Pool2dForward(int device, hipStream_t stream, const Pool2dDesc& d, const void* x, void* y) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  Handle* h;
+  Status s = HandleFor(device, stream, &h);
+  if (!s.ok) return s;
+  if (d.pad_top != d.pad_bottom || d.pad_left != d.pad_right) {
+    return Status{false, "cuDNN pooling needs symmetric padding (begin == end per axis)", true};
+  }
+  const int oh = PoolOutputSize(d, true), ow = PoolOutputSize(d, false);
+  if (oh <= 0 || ow <= 0 || d.n <= 0 || d.c <= 0) return Status{false, "the pooling's output would be empty or invalid"};
+  TensorDesc xd, yd;
+  s = MakeTensor(&xd, d.dtype, d.n, d.c, d.h, d.w);
+  if (!s.ok) return s;
+  s = MakeTensor(&yd, d.dtype, d.n, d.c, oh, ow);
+  if (!s.ok) return s;
+  PoolingDesc pool;
+  CUDNN_TRY(cudnnCreatePoolingDescriptor(&pool.value));
+  const cudnnPoolingMode_t mode = d.mode == PoolMode::kMax                 ? CUDNN_POOLING_MAX
+                                  : d.mode == PoolMode::kAverageIncludePad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                                           : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+  CUDNN_TRY(cudnnSetPooling2dDescriptor(pool.value, mode, CUDNN_NOT_PROPAGATE_NAN, d.kh, d.kw, d.pad_top, d.pad_left, d.stride_h,
+                                        d.stride_w));
+  const float one = 1.0f, zero = 0.0f;
+  CUDNN_TRY(cudnnPoolingForward(h->handle, pool.value, &one, xd.value, x, &zero, yd.value, y));
+  return Status{};
+}
+
+Status BatchNormInference(int device, hipStream_t stream, DataType dtype, int n, int c, int64_t spatial, const void* x,
+                          const void* scale, const void* bias, const void* mean, const void* var, double epsilon, void* y) {
+  if (epsilon < CUDNN_BN_MIN_EPSILON) {
+    return Status{false, "cuDNN batch norm needs epsilon >= " + std::to_string(CUDNN_BN_MIN_EPSILON), true};
+  }
+  if (spatial <= 0 || spatial > (1LL << 31) - 1 || n <= 0 || c <= 0) return Status{false, "bad batch-norm shape"};
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  Handle* h;
+  Status s = HandleFor(device, stream, &h);
+  if (!s.ok) return s;
+  TensorDesc xd, params;
+  s = MakeTensor(&xd, dtype, n, c, static_cast<int>(spatial), 1);
+  if (!s.ok) return s;
+  CUDNN_TRY(cudnnCreateTensorDescriptor(&params.value));
+  CUDNN_TRY(cudnnSetTensor4dDescriptor(params.value, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, c, 1, 1));
+  const float one = 1.0f, zero = 0.0f;
+  CUDNN_TRY(cudnnBatchNormalizationForwardInference(h->handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.value, x, xd.value, y,
+                                                    params.value, scale, bias, mean, var, epsilon));
+  return Status{};
+}
+
+#else  // no vendor DNN library in this build
+
+namespace {
+#if defined(SWITCHYARD_GPU_NVIDIA)
+const char* const kMissing = "built without <cudnn.h> headers (or libcudnn): install cuDNN and rebuild";
+#elif defined(SWITCHYARD_HAVE_MIOPEN) && __has_include(<miopen/miopen.h>)
+const char* const kMissing = "MIOpen was found, but this build's MIOpen backend is not written yet";
+#else
+const char* const kMissing = "built without <miopen/miopen.h> headers (or libMIOpen): install MIOpen and rebuild";
+#endif
+Status Missing() { return Status{false, kMissing, true}; }
+}  // namespace
+
+const char* Unavailable() { return kMissing; }
+const char* BackendName() { return "none"; }
+int LibraryVersion() { return 0; }
+Status ConvForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) { return Missing(); }
+Status ConvTransposeForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) { return Missing(); }
+Status Pool2dForward(int, hipStream_t, const Pool2dDesc&, const void*, void*) { return Missing(); }
+Status BatchNormInference(int, hipStream_t, DataType, int, int, int64_t, const void*, const void*, const void*, const void*,
+                          const void*, double, void*) {
+  return Missing();
+}
+
+#endif
+
+}  // namespace switchyard::dnn

@@ -1,0 +1,184 @@
+// The kernel library's launch API: plain C++ functions over device pointers, called by execution
+// plans (src/native/plan) and by the JS test entry (kernels_js.cc). Host code built with g++
+// includes this header, so it names only host types and vendor-header types.
+//
+// Conventions shared by every function:
+//   - Tensors are dense and row-major unless a function takes strides. Shapes are `TensorShape`
+//     (rank <= kMaxRank, rank 0 = scalar). Sizes and indices are int64_t.
+//   - Every launch is asynchronous on `stream` (nullptr = the default stream) and returns the launch
+//     status; faults inside a kernel surface at the next synchronization. A shape/dtype combination
+//     a function does not serve returns hipErrorInvalidValue without launching anything.
+//   - fp16 data is read and written as __half, with float32 arithmetic (and accumulation) inside.
+//   - Zero-element work returns hipSuccess without a launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../vendor/gpu.h"
+
+namespace switchyard::kernels {
+
+constexpr int kMaxRank = 6;
+
+// Element types. Movement kernels (Gather, Concat, Slice, Transpose, Expand, Pad) accept every
+// dtype (they copy bytes); arithmetic kernels accept kFloat32 and kFloat16.
+enum class DType : int { kFloat32 = 0, kFloat16 = 1, kInt32 = 2, kInt64 = 3, kBool = 4, kInt8 = 5, kUint8 = 6 };
+
+// Bytes per element of `dtype` (0 for an unknown value).
+inline size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: case DType::kInt32: return 4;
+    case DType::kFloat16: return 2;
+    case DType::kInt64: return 8;
+    case DType::kBool: case DType::kInt8: case DType::kUint8: return 1;
+  }
+  return 0;
+}
+
+struct TensorShape {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t ElementCount() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= dims[i];
+    return n;
+  }
+};
+
+// ---------------------------------------------------------------- elementwise.hip
+
+enum class BinaryOp : int {
+  kAdd = 0, kSub, kMul, kDiv, kPow, kMax, kMin,
+  // Comparisons write bool (one byte, 0 or 1).
+  kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,
+};
+
+enum class UnaryOp : int {
+  kIdentity = 0,
+  kRelu, kLeakyRelu, kSigmoid, kTanh,
+  kGeluErf,   // x/2 * (1 + erf(x/sqrt 2))
+  kGeluTanh,  // x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kHardSigmoid, kHardSwish, kClip,
+  kErf, kExp, kLog, kSqrt, kNeg, kAbs, kReciprocal,
+};
+
+// Parameters of the unary ops that take some: LeakyRelu alpha; HardSigmoid alpha, beta (ONNX
+// defaults 0.2, 0.5); Clip alpha = min, beta = max (use +-INFINITY for "no bound"). Others ignore them.
+struct UnaryParams {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// out = op(a, b) with numpy broadcasting; out_shape must be the broadcast of a_shape and b_shape.
+// dtype is the operands' type (f32/f16); comparisons write bool. out may be an operand of its shape.
+hipError_t LaunchBinary(BinaryOp op, DType dtype, const void* a, const TensorShape& a_shape, const void* b,
+                        const TensorShape& b_shape, void* out, const TensorShape& out_shape, hipStream_t stream);
+
+// out = cond ? x : y with three-way numpy broadcasting; cond is bool (one byte), x/y/out any dtype.
+hipError_t LaunchWhere(DType dtype, const uint8_t* cond, const TensorShape& cond_shape, const void* x,
+                       const TensorShape& x_shape, const void* y, const TensorShape& y_shape, void* out,
+                       const TensorShape& out_shape, hipStream_t stream);
+
+// out[i] = op(x[i]) for i < count (f32/f16); out may equal x.
+hipError_t LaunchUnary(UnaryOp op, DType dtype, const void* x, void* out, int64_t count, UnaryParams params,
+                       hipStream_t stream);
+
+// out[i] = (to)x[i] for i < count. Float -> int truncates toward zero; anything -> bool is x != 0;
+// pairs among f32, f16, i32, i64, bool.
+hipError_t LaunchCast(DType from, DType to, const void* x, void* out, int64_t count, hipStream_t stream);
+
+// The first cut's same-shape float32 entry, kept for src/native/elementwise.cc.
+enum class ElementwiseOp : int { kAdd = 0, kMul = 1, kRelu = 2 };
+// Same-shape float32: out[i] = op(a[i], b[i]) for i < count (`b` ignored for Relu).
+hipError_t LaunchElementwiseF32(ElementwiseOp op, const float* a, const float* b, float* out, size_t count,
+                                hipStream_t stream);
+
+// ---------------------------------------------------------------- reduce.hip
+
+enum class ReduceOp : int { kSum = 0, kMean, kMax, kMin, kSumSquare, kL1, kL2, kLogSumExp };
+
+// x viewed as [outer, reduce, inner] (one contiguous range of axes reduced); out is [outer, inner].
+// reduce == 0 yields the identity (0 for sums, -inf/+inf for Max/Min), as ONNX does for empty sets.
+hipError_t LaunchReduce(ReduceOp op, DType dtype, const void* x, int64_t outer, int64_t reduce, int64_t inner,
+                        void* out, hipStream_t stream);
+
+// ---------------------------------------------------------------- norm.hip
+
+// Softmax (or LogSoftmax when `log`) over the last axis: x and out are [rows, cols].
+hipError_t LaunchSoftmax(DType dtype, const void* x, void* out, int64_t rows, int64_t cols, bool log,
+                         hipStream_t stream);
+
+// LayerNormalization over the last axis of [rows, cols]: h = x (+ residual when non-null);
+// out = (h - mean) / sqrt(var + epsilon) * gamma (+ beta when non-null). gamma/beta are [cols] of dtype.
+// Optional outputs (nullptr to skip): sum_out = h (dtype, [rows, cols]), mean/inv_std = float32 [rows].
+hipError_t LaunchLayerNorm(DType dtype, const void* x, const void* residual, const void* gamma, const void* beta,
+                           void* out, void* sum_out, float* mean, float* inv_std, int64_t rows, int64_t cols,
+                           float epsilon, hipStream_t stream);
+
+// ---------------------------------------------------------------- movement.hip
+
+// Gather along an axis: data viewed as [outer, axis_dim, inner], indices (int32 or int64, negative
+// wraps by + axis_dim) has index_count entries; out is [outer, index_count, inner]. An index outside
+// [-axis_dim, axis_dim) writes zeros (a kernel cannot throw; callers validate constants beforehand).
+hipError_t LaunchGather(DType dtype, const void* data, int64_t outer, int64_t axis_dim, int64_t inner,
+                        const void* indices, DType index_dtype, int64_t index_count, void* out, hipStream_t stream);
+
+// Concat along an axis: input i is [outer, axis_dims[i], inner]; out is [outer, sum(axis_dims), inner].
+// `inputs` and `axis_dims` are host arrays of `count` entries (device pointers in `inputs`).
+hipError_t LaunchConcat(DType dtype, const void* const* inputs, const int64_t* axis_dims, int count, int64_t outer,
+                        int64_t inner, void* out, hipStream_t stream);
+
+// Strided gather, the engine behind Slice/Transpose/Expand: out (dense, out_shape) takes
+// x[offset + sum(o_d * x_strides[d])] (strides in elements, may be 0 or negative).
+hipError_t LaunchStridedCopy(DType dtype, const void* x, int64_t offset, const int64_t* x_strides, void* out,
+                             const TensorShape& out_shape, hipStream_t stream);
+
+// Slice: starts[d] already clamped into range and steps[d] != 0 (negative walks backwards);
+// out_shape holds the resulting sizes.
+hipError_t LaunchSlice(DType dtype, const void* x, const TensorShape& x_shape, const int64_t* starts,
+                       const int64_t* steps, void* out, const TensorShape& out_shape, hipStream_t stream);
+
+// Transpose: out dim d = x dim perm[d]. Swaps of the last two dims (batched) take a tiled path.
+hipError_t LaunchTranspose(DType dtype, const void* x, const TensorShape& x_shape, const int* perm, void* out,
+                           hipStream_t stream);
+
+// Expand: x broadcast (numpy rules) into out_shape.
+hipError_t LaunchExpand(DType dtype, const void* x, const TensorShape& x_shape, void* out,
+                        const TensorShape& out_shape, hipStream_t stream);
+
+enum class PadMode : int { kConstant = 0, kReflect, kEdge };
+
+// Pad: out dim d = x dim d + pads_begin[d] + pads_end[d] (caller computes out_shape; negative pads
+// crop). Constant mode writes `value` converted to dtype. Reflect needs x dims >= 2 where padded.
+hipError_t LaunchPad(DType dtype, const void* x, const TensorShape& x_shape, const int64_t* pads_begin, void* out,
+                     const TensorShape& out_shape, PadMode mode, double value, hipStream_t stream);
+
+// ---------------------------------------------------------------- epilogue.hip
+
+enum class ResidualPlacement : int { kAfterActivation = 0, kBeforeActivation = 1 };
+
+// GEMM/conv epilogue over x viewed as [outer, channels, inner] (GEMM output [M, N]: outer = M,
+// channels = N, inner = 1; NCHW conv: outer = N, channels = C, inner = H*W):
+//   v = x + bias[c] (bias optional); v = act(v) with residual added before or after act; out = v.
+// residual (optional) has x's shape. out may equal x or residual (in place). f32/f16.
+hipError_t LaunchBiasActivation(DType dtype, const void* x, const void* bias, const void* residual, void* out,
+                                int64_t outer, int64_t channels, int64_t inner, UnaryOp activation,
+                                UnaryParams params, ResidualPlacement placement, hipStream_t stream);
+
+// ---------------------------------------------------------------- host helpers
+
+// Numpy broadcast of two shapes into *out; false when incompatible.
+inline bool BroadcastShapes(const TensorShape& a, const TensorShape& b, TensorShape* out) {
+  const int rank = a.rank > b.rank ? a.rank : b.rank;
+  out->rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    const int ia = i - (rank - a.rank), ib = i - (rank - b.rank);
+    const int64_t da = ia >= 0 ? a.dims[ia] : 1, db = ib >= 0 ? b.dims[ib] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    out->dims[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+}  // namespace switchyard::kernels

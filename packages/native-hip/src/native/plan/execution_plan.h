@@ -1,0 +1,76 @@
+// ExecutionPlan: one GPU partition of a model, built once from a plain description (buffers laid
+// out in one arena allocation, constants uploaded, steps resolved to step ops) and run in ONE
+// native call: copy the inputs in, launch every step (or replay them as a captured HIP/CUDA graph),
+// copy the outputs out, wait -- on a worker thread, so the JS thread never blocks.
+//
+// Description (the TS side builds it: packages/ep-rocm/src/plan/plan-description.ts):
+//   { deviceId, arenaBytes, captureGraph,
+//     buffers:   [{ offset, bytes, dtype, dims }],          dtype: ONNX TensorProto number
+//     constants: [{ buffer, data: TypedArray }],           uploaded once, at construction
+//     inputs:    [bufferId], outputs: [bufferId],          in the partition's order
+//     steps:     [{ op, attrs: number[], inputs: [bufferId | -1], outputs: [bufferId],
+//                   workspace?: { offset, bytes } }] }
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "plan/step_op.h"
+
+namespace switchyard::plan {
+
+struct PlanStep {
+  const StepOp* op = nullptr;
+  StepArgs args;
+};
+
+class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
+ public:
+  static Napi::Function Define(Napi::Env env);
+
+  // [sync] new ExecutionPlan(description): allocates the arena, uploads constants, checks every
+  // step. Throws TypeError/RangeError for a malformed description, Error naming the step otherwise.
+  explicit ExecutionPlan(const Napi::CallbackInfo& info);
+  ~ExecutionPlan() override;
+
+  // Runs on the worker thread, holding the plan's lock. Returns "" or the failure.
+  std::string Execute(const std::vector<const void*>& input_sources, const std::vector<hipMemcpyKind>& input_kinds,
+                      const std::vector<void*>& output_targets, const std::vector<hipMemcpyKind>& output_kinds);
+
+ private:
+  // [async] run(inputs, outputs) -> Promise<void>. inputs[i]: TypedArray (host) or DeviceBuffer,
+  // copied into input slot i; outputs[i]: DeviceBuffer or TypedArray, filled from output slot i.
+  Napi::Value Run(const Napi::CallbackInfo& info);
+  // [sync] dispose(): frees the arena, stream and graph now (waits for a run in flight).
+  Napi::Value Dispose(const Napi::CallbackInfo& info);
+  Napi::Value GetArenaBytes(const Napi::CallbackInfo& info);
+  Napi::Value GetStepCount(const Napi::CallbackInfo& info);
+  Napi::Value GetGraphCaptured(const Napi::CallbackInfo& info);
+  Napi::Value GetGraphNote(const Napi::CallbackInfo& info);
+  Napi::Value GetRuns(const Napi::CallbackInfo& info);
+
+  void Parse(Napi::Env env, const Napi::Object& description);
+  std::string LaunchSteps();
+  void Release();
+
+  std::mutex mutex_;
+  int device_id_ = 0;
+  void* arena_ = nullptr;
+  size_t arena_bytes_ = 0;
+  hipStream_t stream_ = nullptr;
+  std::vector<TensorRef> buffers_;
+  std::vector<PlanStep> steps_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+  bool capture_graph_ = false;
+  hipGraphExec_t graph_exec_ = nullptr;
+  std::string graph_note_;  // why capture was not used, when asked for
+  double runs_ = 0;
+  bool disposed_ = false;
+};
+
+}  // namespace switchyard::plan

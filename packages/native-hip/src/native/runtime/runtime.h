@@ -1,0 +1,30 @@
+// The runtime's C++ API for the other modules (plans, BLAS, DNN): one stream per device, blocking
+// host<->device copies through reused pinned staging buffers. Every function returns the runtime's
+// status rather than throwing, and is safe to call from worker threads.
+#pragma once
+
+#include <cstddef>
+
+#include "vendor/gpu.h"
+
+namespace switchyard::runtime {
+
+// The device's stream, created on first use (blocking w.r.t. the legacy default stream, so work
+// that still uses stream 0 stays ordered with it). Lives for the process.
+hipError_t DeviceStream(int device, hipStream_t* stream);
+
+// Copies `bytes` from host memory to device memory on the device's stream, through pinned staging
+// buffers (two, alternating, so the host-side memcpy of one chunk overlaps the DMA of the previous).
+// Returns when the data is on the device. Sets the calling thread's current device.
+hipError_t CopyHostToDevice(int device, void* dst, const void* src, size_t bytes);
+
+// The reverse; returns when `dst` holds the data. Ordered after everything queued on the stream.
+hipError_t CopyDeviceToHost(int device, void* dst, const void* src, size_t bytes);
+
+// Bytes per pinned staging buffer (a copy larger than this is pipelined in chunks of it).
+constexpr size_t kStagingBytes = size_t{4} << 20;
+
+// Pinned staging buffers currently cached for `device` (for tests: they are reused, not re-allocated).
+size_t StagingBuffersCached(int device);
+
+}  // namespace switchyard::runtime

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# scripts/gpu-host/run.sh [STAGES] — the GPU-host workflow, on a Linux host with a GPU and no
+# network (see docs/gpu-host.md). From the repository root:
+#   1. puts the carried Node runtime on PATH (.gpu/node, made by bundle-node.sh)
+#   2. builds native-hip for the platform it finds (nvcc -> NVIDIA sm_90 + cuBLAS/cuDNN when their
+#      headers exist; hipcc -> AMD) with plain cmake, using the carried node-addon-api headers
+#   3. links the workspace packages (packages/*/dist must be carried: dist is git-ignored)
+#   4. runs the stages named in STAGES (default "tests"): tests (node:test GPU tests), backend
+#      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
+#      eager baseline). Results go to $OUT (or .gpu/out).
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+stages=${1:-tests}
+out=${OUT:-$root/.gpu/out}
+mkdir -p "$out"
+log() { echo "[gpu-host] $*" | tee -a "$out/run.log"; }
+
+# 1. Node
+if ! command -v node >/dev/null; then
+  [ -f .gpu/node/activate.sh ] || { log "no node and no .gpu/node (run /work/shared/gpu-host/bundle-node.sh .gpu/node and carry .gpu)"; exit 2; }
+  source .gpu/node/activate.sh >/dev/null
+fi
+log "node $(node --version); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+
+# 2. Build
+napi_api=$(ls -d .gpu/napi/node-addon-api node_modules/.pnpm/node-addon-api@*/node_modules/node-addon-api 2>/dev/null | head -1)
+napi_headers=$(ls -d .gpu/napi/node-api-headers/include node_modules/.pnpm/node-api-headers@*/node_modules/node-api-headers/include 2>/dev/null | head -1)
+[ -n "$napi_api" ] && [ -n "$napi_headers" ] || { log "node-addon-api/node-api-headers not found (copy them into .gpu/napi)"; exit 2; }
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+hipcc=$(command -v hipcc || ls /opt/rocm/bin/hipcc 2>/dev/null)
+if [ -n "${SWITCHYARD_GPU_PLATFORM:-}" ]; then platform=$SWITCHYARD_GPU_PLATFORM
+elif [ -n "$nvcc" ] && [ -e /dev/nvidia0 ]; then platform=nvidia
+elif [ -n "$hipcc" ]; then platform=amd
+elif [ -n "$nvcc" ]; then platform=nvidia
+else log "neither nvcc nor hipcc found"; exit 2; fi
+if [ "$platform" = nvidia ]; then compiler=$nvcc; archs=${SWITCHYARD_CUDA_ARCHS:-90}; else compiler=$hipcc; archs=${SWITCHYARD_HIP_ARCHS:-gfx90a;gfx1030}; fi
+build=${SWITCHYARD_BUILD_DIR:-/tmp/switchyard-hip-$platform}
+generator=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")
+log "building native-hip for $platform ($archs) with $compiler"
+t0=$(date +%s)
+cmake -S packages/native-hip -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  -DSWITCHYARD_GPU_PLATFORM=$platform -DSWITCHYARD_GPU_COMPILER="$compiler" "-DSWITCHYARD_GPU_ARCHS=$archs" \
+  "-DCMAKE_JS_INC=$root/$napi_headers;$root/$napi_api" -DCMAKE_JS_SRC= -DCMAKE_JS_LIB= >"$out/build.log" 2>&1 &&
+  cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then log "build failed (rc $rc); tail of build.log:"; tail -40 "$out/build.log" | tee -a "$out/run.log"; exit 1; fi
+addon=$(find "$build" -name switchyard_hip.node | head -1)
+mkdir -p packages/native-hip/build/Release && cp "$addon" packages/native-hip/build/Release/switchyard_hip.node
+log "built in $(( $(date +%s) - t0 )) s: $(du -h "$addon" | cut -f1)"
+
+# 3. Workspace links (the host has no node_modules)
+mkdir -p node_modules/@switchyard
+for p in core ep-cpu ep-rocm native-hip; do ln -sfn "../../packages/$p" "node_modules/@switchyard/$p"; done
+
+# 4. Stages
+status=0
+for stage in $stages; do
+  case $stage in
+    tests)
+      log "stage tests"
+      node --test --test-reporter=spec packages/*/gpu-tests/*.test.mjs >"$out/gpu-tests.log" 2>&1 || status=1
+      grep -E "^# (tests|pass|fail|skipped)|^ℹ (tests|pass|fail|skipped)" "$out/gpu-tests.log" | tee -a "$out/run.log" ;;
+    backend)
+      log "stage backend"
+      node scripts/gpu-host/backend.mjs "${SWITCHYARD_ONNX_DATA:-$root/.gpu/onnx-data}" "$out" >"$out/backend.log" 2>&1 || status=1
+      tail -20 "$out/backend.log" | tee -a "$out/run.log" ;;
+    models)
+      log "stage models"
+      node scripts/gpu-host/models.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-20}" >"$out/models.log" 2>&1 || status=1
+      tail -20 "$out/models.log" | cut -c1-400 | tee -a "$out/run.log" ;;
+    torch)
+      log "stage torch"
+      python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1
+      tail -10 "$out/torch.log" | tee -a "$out/run.log" ;;
+    *) log "unknown stage $stage"; status=2 ;;
+  esac
+done
+exit $status
