@@ -3,7 +3,7 @@
  * models, inputs and thread counts. Method: bench/lib/timing.mjs and docs/BENCHMARKS.md.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from './lib/args.mjs';
@@ -12,7 +12,12 @@ import { CHAIN_NODES, loadInputs, locateCase, MODEL_IDS, ROOT, selectCases, writ
 import { renderMarkdown, writeDocs } from './lib/report.mjs';
 import { planSchedule, timeInterleaved, warmUp } from './lib/timing.mjs';
 
+const log = (line) => console.log(line);
 const opts = parseArgs(process.argv.slice(2), MODEL_IDS);
+if (opts.from) {
+  publish(JSON.parse(readFileSync(opts.from, 'utf8')));
+  process.exit(0);
+}
 const cases = selectCases(opts.models);
 writeChainModel();
 // Load both engines' packages up front, so neither's session-create time includes module loading.
@@ -20,13 +25,13 @@ await import('@switchyard/core');
 await import('@switchyard/ep-cpu');
 await import('onnxruntime-node');
 const started = new Date();
-const log = (line) => console.log(line);
 
 const results = [];
 const skipped = [];
-const runnable = [];
+const rss = [];
 const loadavgStart = os.loadavg();
 log(`bench: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.availableParallelism()} cores, load ${loadavgStart.map((v) => v.toFixed(2)).join(' ')}${opts.quick ? ', --quick' : ''}`);
+if (opts.rss) rss.push(measureRss({ id: 'none', label: 'baseline (package loaded, no session)' }, opts.threads[0]));
 
 for (const c of cases) {
   const located = locateCase(c);
@@ -35,12 +40,11 @@ for (const c of cases) {
     skipped.push({ id: c.id, label: c.label, reason: located.reason });
     continue;
   }
-  runnable.push(c);
   const inputs = loadInputs(c, located);
   for (const threads of opts.threads) results.push(await benchCase(c, located.path, inputs, threads));
+  // Right after the timing, while the model file is surely still there.
+  if (opts.rss) rss.push(measureRss(c, opts.threads[0]));
 }
-
-const rss = opts.rss ? measureRss(runnable, opts.threads[0]) : [];
 
 const report = {
   date: started.toISOString(),
@@ -72,13 +76,18 @@ const day = started.toISOString().slice(0, 10);
 const out = opts.out ?? join(ROOT, 'bench/results', `cpu-${day}${opts.quick ? '-quick' : ''}.json`);
 mkdirSync(join(out, '..'), { recursive: true });
 writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
-const markdown = renderMarkdown(report);
-log('\n' + markdown);
 log(`\nresults: ${relative(ROOT, out)}`);
-if (opts.writeDocs) {
-  const docs = join(ROOT, 'docs/BENCHMARKS.md');
-  writeDocs(docs, markdown, '# Benchmarks\n\nSee bench/ for the method.\n');
-  log(`docs: ${relative(ROOT, docs)} updated`);
+publish(report);
+
+/** Prints the markdown tables and, with --write-docs, puts them into docs/BENCHMARKS.md. */
+function publish(results) {
+  const markdown = renderMarkdown(results);
+  log('\n' + markdown);
+  if (opts.writeDocs) {
+    const docs = join(ROOT, 'docs/BENCHMARKS.md');
+    writeDocs(docs, markdown, '# Benchmarks\n\nSee bench/ for the method.\n');
+    log(`docs: ${relative(ROOT, docs)} updated`);
+  }
 }
 
 /** Both engines on one case at one thread count. An engine that fails is recorded, the other still runs. */
@@ -139,29 +148,26 @@ async function compareOutputs(contestants) {
   return max;
 }
 
-/** Peak RSS per engine and model, each in its own child process; `none` is the engine's import alone. */
-function measureRss(measured, threads) {
-  const rows = [];
-  for (const c of [{ id: 'none', label: 'baseline (package loaded, no session)' }, ...measured]) {
-    const row = { id: c.id, label: c.label, threads };
-    for (const name of ENGINES) {
-      const child = spawnSync(process.execPath, [join(ROOT, 'bench/rss-child.mjs'), name, c.id, String(threads), opts.quick ? '3' : '10'], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        timeout: 10 * 60 * 1000,
-      });
-      const last = child.stdout?.trim().split('\n').pop();
-      try {
-        if (child.status !== 0) throw new Error((child.stderr || `exit ${child.status ?? child.signal}`).trim().split('\n').pop());
-        row[name] = JSON.parse(last);
-      } catch (err) {
-        row[name] = { error: String(err?.message ?? err) };
-      }
+/** Peak RSS of each engine on one model, each in its own child process; model `none` is the engine's import alone. */
+function measureRss(c, threads) {
+  const row = { id: c.id, label: c.label, threads };
+  for (const name of ENGINES) {
+    const child = spawnSync(process.execPath, [join(ROOT, 'bench/rss-child.mjs'), name, c.id, String(threads), opts.quick ? '3' : '10'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 10 * 60 * 1000,
+    });
+    const last = child.stdout?.trim().split('\n').pop();
+    try {
+      if (child.status !== 0) throw new Error((child.stderr || `exit ${child.status ?? child.signal}`).trim().split('\n').pop());
+      row[name] = JSON.parse(last);
+    } catch (err) {
+      row[name] = { error: String(err?.message ?? err) };
     }
-    log(`rss ${c.label}: switchyard ${row.switchyard.peakKiB ?? 'failed'} KiB, ort ${row.ort.peakKiB ?? 'failed'} KiB`);
-    rows.push(row);
   }
-  return rows;
+  const kib = (e) => (e.peakKiB === undefined ? `failed (${e.error})` : `${e.peakKiB} KiB`);
+  log(`  peak RSS ${c.label}: switchyard ${kib(row.switchyard)}, ort ${kib(row.ort)}`);
+  return row;
 }
 
 function gitCommit() {

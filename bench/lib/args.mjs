@@ -1,20 +1,22 @@
 /** Command-line flags of `pnpm bench` (bench/cpu.mjs). */
 
 const USAGE = `usage: pnpm bench [--models a,b,...] [--threads 1,2] [--quick] [--write-docs] [--no-rss] [--out FILE]
+       pnpm bench --from bench/results/cpu-<date>.json [--write-docs]
 
   --models      model ids or families (default: all); see the list below
   --threads     intra-op thread counts to compare at (default: 1,2)
   --quick       fewer warm-up and timed runs (a smoke run, not numbers to quote)
   --write-docs  replace the results section of docs/BENCHMARKS.md
   --no-rss      skip the peak-RSS child processes
-  --out FILE    results JSON path (default: bench/results/cpu-<date>.json)`;
+  --out FILE    results JSON path (default: bench/results/cpu-<date>.json)
+  --from FILE   measure nothing: print (and with --write-docs, publish) a saved results file`;
 
 /**
  * @param {string[]} argv process.argv.slice(2)
  * @param {string[]} knownModels ids and families accepted by --models
  */
 export function parseArgs(argv, knownModels) {
-  const opts = { models: undefined, threads: [1, 2], quick: false, writeDocs: false, rss: true, out: undefined };
+  const opts = { models: undefined, threads: [1, 2], quick: false, writeDocs: false, rss: true, out: undefined, from: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     // Accept both `--models a,b` and `--models=a,b`.
@@ -44,6 +46,9 @@ export function parseArgs(argv, knownModels) {
         break;
       case '--out':
         opts.out = value();
+        break;
+      case '--from':
+        opts.from = value();
         break;
       case '--help':
       case '-h':

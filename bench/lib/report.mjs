@@ -73,7 +73,10 @@ export function renderMarkdown(r) {
     lines.push('');
   }
 
-  const failures = r.results.flatMap((x) => Object.entries(x.engines).filter(([, e]) => e.error).map(([n, e]) => `${x.label} (${x.threads} threads), ${n}: ${e.error}`));
+  const failures = [
+    ...r.results.flatMap((x) => Object.entries(x.engines).filter(([, e]) => e.error).map(([n, e]) => `${x.label} (${x.threads} threads), ${n}: ${e.error}`)),
+    ...r.rss.flatMap((x) => ['switchyard', 'ort'].filter((n) => x[n]?.error).map((n) => `peak RSS of ${x.label}, ${n}: ${x[n].error}`)),
+  ];
   if (r.skipped.length || failures.length) {
     lines.push('#### Not measured');
     lines.push('');

@@ -8,6 +8,7 @@ export type {
   OptimizeReport,
   PassReport,
   GraphPass,
+  GraphPassContext,
 } from './types.js';
 export { foldConstants, constantNodeValue, type FoldOptions } from './constant-folding.js';
 export { eliminateDeadCode } from './dead-code-elimination.js';

@@ -36,12 +36,20 @@ export interface PassReport {
   skipped: Array<{ node: string; reason: string }>;
 }
 
+export interface GraphPassContext {
+  mayRewrite(node: Node): boolean;
+}
+
 /** A pass contributed by an EP or a later stage for the `extended` or `all` level. */
 export interface GraphPass {
   name: string;
   level: 'extended' | 'all';
-  /** Mutates `graph` in place (keeping topological order) and records what it did in `report`. */
-  run(graph: Graph, report: PassReport): void | Promise<void>;
+  /**
+   * Mutates `graph` in place (keeping topological order) and records what it did in `report`.
+   * `context.mayRewrite` says which nodes the pass may touch: a pass an EP contributes must leave
+   * alone the nodes an EP earlier in the priority list would take.
+   */
+  run(graph: Graph, report: PassReport, context?: GraphPassContext): void | Promise<void>;
 }
 
 export interface OptimizeOptions {

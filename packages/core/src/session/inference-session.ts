@@ -19,6 +19,7 @@ import { buildPlan, disposePlan } from './build-plan.js';
 import type { ExecutionPlan } from './execution-plan.js';
 import { executePlan, type RunEnvironment } from './executor.js';
 import { hostEvaluator } from './evaluate-node.js';
+import { ownedGraphPasses } from './ep-passes.js';
 import { Logger } from './logger.js';
 import { Profiler } from './profiler.js';
 import type { RunOptions, SessionOptions } from './session-options.js';
@@ -116,7 +117,7 @@ export class InferenceSession {
       for (const ep of providers) for (const k of ep.kernels ?? []) registry.register(k.ep === ep.name ? k : { ...k, ep: ep.name });
       const graph = model.graph;
       inferAll(graph);
-      const passes = providers.flatMap((p) => p.graphPasses ?? []);
+      const passes = ownedGraphPasses(providers, registry, skipped);
       const optimization = await optimizeModelGraph(graph, options.graphOptimizationLevel ?? 'all', hostEvaluator(providers, registry), passes);
       inferAll(graph);
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));

@@ -68,7 +68,7 @@ function fuseOne(rw: GraphRewriter, conv: Node): void {
       out = next.outputs[0];
     }
   }
-  if (matched.length === 1) return;
+  if (matched.length === 1 || !rw.owned(matched)) return;
 
   const attributes = new Map<string, AttributeValue>(conv.attributes);
   if (activation) {
@@ -90,8 +90,8 @@ function fuseOne(rw: GraphRewriter, conv: Node): void {
 export const convActivationFusion: GraphPass = {
   name: 'cpu:conv-activation-fusion',
   level: 'extended',
-  run(graph, report) {
-    const rw = new GraphRewriter(graph, report);
+  run(graph, report, context) {
+    const rw = new GraphRewriter(graph, report, context?.mayRewrite);
     for (const node of rw.nodes()) {
       if (rw.isLive(node) && isOp(node, 'Conv') && node.outputs.length === 1) fuseOne(rw, node);
     }

@@ -47,6 +47,7 @@ function foldOne(rw: GraphRewriter, conv: Node): void {
     for (let i = c * per; i < (c + 1) * per; i++) folded[i] = wd[i] * s;
     foldedBias[c] = ((b ? (b.data as Float32Array)[c] : 0) - md[c]) * s + bd[c];
   }
+  if (!rw.owned([conv, bn])) return;
   const newW = rw.addInitializer(`${wName}_bn_folded`, float32Tensor(folded, w.dims));
   const newB = rw.addInitializer(`${bName || conv.outputs[0]}_bn_folded_bias`, float32Tensor(foldedBias, [m]));
   const bnOut = bn.outputs[0];
@@ -63,8 +64,8 @@ function foldOne(rw: GraphRewriter, conv: Node): void {
 export const convBatchNormFolding: GraphPass = {
   name: 'cpu:conv-batchnorm-folding',
   level: 'extended',
-  run(graph, report) {
-    const rw = new GraphRewriter(graph, report);
+  run(graph, report, context) {
+    const rw = new GraphRewriter(graph, report, context?.mayRewrite);
     for (const node of rw.nodes()) {
       if (rw.isLive(node) && isOp(node, 'Conv') && node.outputs.length === 1) foldOne(rw, node);
     }

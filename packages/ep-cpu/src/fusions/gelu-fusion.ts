@@ -71,6 +71,7 @@ function fuseAt(rw: GraphRewriter, erf: Node): void {
     if (!hHalf || !scalarOperand(rw, h, x, hHalf, 0.5)) return;
     tail = [h, m1];
   }
+  if (!rw.owned([pre, erf, addOne, ...tail])) return;
   const out = tail[tail.length - 1].outputs[0];
   rw.replace([pre, erf, addOne, ...tail], { opType: 'Gelu', domain: 'com.microsoft', name: `${erf.name || 'Erf'}_gelu`, inputs: [x], outputs: [out], attributes: new Map() });
   rw.ensureOpset('com.microsoft', 1);
@@ -79,8 +80,8 @@ function fuseAt(rw: GraphRewriter, erf: Node): void {
 export const geluFusion: GraphPass = {
   name: 'cpu:gelu-fusion',
   level: 'extended',
-  run(graph, report) {
-    const rw = new GraphRewriter(graph, report);
+  run(graph, report, context) {
+    const rw = new GraphRewriter(graph, report, context?.mayRewrite);
     for (const node of rw.nodes()) if (rw.isLive(node) && isOp(node, 'Erf')) fuseAt(rw, node);
   },
 };

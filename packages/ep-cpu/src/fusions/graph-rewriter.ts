@@ -34,10 +34,12 @@ export class GraphRewriter {
   readonly #graphOutputs: Set<string>;
   readonly #graphInputs: Set<string>;
   readonly #removed = new Set<Node>();
+  readonly #mayRewrite: (node: Node) => boolean;
 
-  constructor(graph: Graph, report: PassReport) {
+  constructor(graph: Graph, report: PassReport, mayRewrite: (node: Node) => boolean = () => true) {
     this.graph = graph;
     this.#report = report;
+    this.#mayRewrite = mayRewrite;
     this.#graphOutputs = new Set(graph.outputs.map((o) => o.name));
     this.#graphInputs = new Set(graph.inputs.map((i) => i.name));
     for (const n of graph.nodes) this.#index(n);
@@ -55,6 +57,21 @@ export class GraphRewriter {
   #unindex(node: Node): void {
     for (const o of node.outputs) if (o && this.#producers.get(o) === node) this.#producers.delete(o);
     for (const name of valuesReadBy(node)) this.#readers.get(name)?.delete(node);
+  }
+
+  /**
+   * Whether every node may be rewritten: nodes an EP earlier in the priority list would run are left
+   * to it. Records the skip when not. Passes check this before changing anything.
+   */
+  owned(nodes: readonly Node[]): boolean {
+    const foreign = nodes.find((n) => !this.#mayRewrite(n));
+    if (foreign) this.skip(foreign, 'an earlier execution provider takes this node');
+    return !foreign;
+  }
+
+  #assertOwned(nodes: readonly Node[]): void {
+    const foreign = nodes.find((n) => !this.#mayRewrite(n));
+    if (foreign) throw new Error(`fusion pass rewrote '${nodeLabel(foreign)}' without checking owned()`);
   }
 
   /** Nodes to visit: a snapshot, in order; nodes removed meanwhile are skipped by `isLive`. */
@@ -155,6 +172,7 @@ export class GraphRewriter {
    * every reader of its outputs comes after. Returns the new node.
    */
   replace(matched: readonly Node[], replacement: NewNode): Node {
+    this.#assertOwned(matched);
     const nodes = this.graph.nodes;
     const positions = matched.map((n) => nodes.indexOf(n));
     const at = Math.max(...positions);
@@ -176,6 +194,7 @@ export class GraphRewriter {
 
   /** Rewires one node's inputs/outputs in place (Conv+BN folding keeps the Conv). */
   update(node: Node, change: (node: Node) => void): void {
+    this.#assertOwned([node]);
     this.#unindex(node);
     change(node);
     this.#index(node);
@@ -183,6 +202,7 @@ export class GraphRewriter {
 
   /** Removes a node whose output was taken over by another (the folded BatchNormalization). */
   remove(node: Node): void {
+    this.#assertOwned([node]);
     this.#unindex(node);
     this.#removed.add(node);
     this.graph.nodes = this.graph.nodes.filter((n) => n !== node);

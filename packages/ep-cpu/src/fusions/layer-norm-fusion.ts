@@ -80,6 +80,7 @@ function fuseAt(rw: GraphRewriter, mean1: Node): void {
       out = add.outputs[0];
     }
   }
+  if (!rw.owned(matched)) return;
   if (!gamma) {
     const shape = rw.staticShape(x);
     if (!shape) return rw.skip(mean1, 'LayerNorm without a scale needs a static normalized shape');
@@ -105,8 +106,8 @@ function fuseAt(rw: GraphRewriter, mean1: Node): void {
 export const layerNormFusion: GraphPass = {
   name: 'cpu:layer-norm-fusion',
   level: 'extended',
-  run(graph, report) {
-    const rw = new GraphRewriter(graph, report);
+  run(graph, report, context) {
+    const rw = new GraphRewriter(graph, report, context?.mayRewrite);
     for (const node of rw.nodes()) if (rw.isLive(node) && isOp(node, 'ReduceMean')) fuseAt(rw, node);
   },
 };

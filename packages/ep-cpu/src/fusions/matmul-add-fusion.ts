@@ -26,6 +26,7 @@ function fuseOne(rw: GraphRewriter, matmul: Node): void {
   const biasOk = biasShape.length >= 1 && biasShape.length <= yRank && biasShape[biasShape.length - 1] === n && biasShape.slice(0, -1).every((d) => d === 1);
   if (!biasOk) return rw.skip(add, `bias [${biasShape.join(', ')}] is not a row of ${n} on the last dim`);
 
+  if (!rw.owned([matmul, add])) return;
   const out = add.outputs[0];
   if (ra === 2 && rb === 2 && (rw.opset() ?? 1) >= 7) {
     rw.replace([matmul, add], { opType: 'Gemm', domain: '', name: `${matmul.name || 'MatMul'}_gemm`, inputs: [a, b, bias], outputs: [out], attributes: new Map() });
@@ -52,8 +53,8 @@ function fuseOne(rw: GraphRewriter, matmul: Node): void {
 export const matMulAddFusion: GraphPass = {
   name: 'cpu:matmul-add-fusion',
   level: 'extended',
-  run(graph, report) {
-    const rw = new GraphRewriter(graph, report);
+  run(graph, report, context) {
+    const rw = new GraphRewriter(graph, report, context?.mayRewrite);
     for (const node of rw.nodes()) {
       if (rw.isLive(node) && isOp(node, 'MatMul') && node.outputs.length === 1) fuseOne(rw, node);
     }

@@ -289,7 +289,8 @@ Status ConvForward(int device, hipStream_t stream, const Conv2dDesc& d, const Co
 
   // Fused path: y = relu(conv + residual + bias) in one call (cuDNN supports ReLU here; identity
   // only with one algorithm, so that case takes the unfused path).
-  if (args.activation == Activation::kRelu && args.bias != nullptr) {
+  // fp32 only: the fused call's bias type rules for fp16 differ between cuDNN versions.
+  if (args.activation == Activation::kRelu && args.bias != nullptr && d.dtype == DataType::kFloat32) {
     ActivationDesc act;
     CUDNN_TRY(cudnnCreateActivationDescriptor(&act.value));
     CUDNN_TRY(cudnnSetActivationDescriptor(act.value, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
