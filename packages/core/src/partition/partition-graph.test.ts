@@ -88,6 +88,25 @@ describe('partitionGraph', () => {
     expect(Array.from((out.y as Tensor).data as Float32Array)).toEqual(expected.map((v) => (Object.is(v, -0) ? -0 : v)));
   });
 
+  it('feeds a fused partition its inputs in inputNames order, initializers carried inside', async () => {
+    const fuser = fusingProvider(['Mul', 'Add']);
+    const model = buildModel({
+      inputs: [['x', 'float32', [4]]],
+      outputs: [['y', 'float32', [4]]],
+      // The partition reads the initializer 'w' before the graph input 'x'.
+      nodes: [
+        { op: 'Mul', inputs: ['w', 'x'], outputs: ['m'], name: 'mul' },
+        { op: 'Add', inputs: ['m', 'x'], outputs: ['y'], name: 'add' },
+      ],
+      initializers: { w: f32([2, 2, 2, 2]) },
+    });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [fuser, hostTestProvider()], disableCpuFallback: true, graphOptimizationLevel: 'disabled' });
+    expect(fuser.compiled[0].inputNames).toEqual(['x']);
+    expect([...fuser.compiled[0].graph.initializers.keys()]).toEqual(['w']);
+    const out = await s.run({ x: f32([1, 2, 3, 4]) });
+    expect(Array.from((out.y as Tensor).data as Float32Array)).toEqual([3, 6, 9, 12]);
+  });
+
   it('declines a fused group that would create a cycle, with the reason', async () => {
     // relu and mul fused while neg (outside) sits between them: relu → add → neg → mul.
     const fuser = fusingProvider(['Relu', 'Mul'], (nodes) => [nodes]);
