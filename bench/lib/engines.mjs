@@ -3,7 +3,7 @@
  * engine's tensors once (outside the timed region), run, release. Each engine's package is
  * imported only when asked for, so an RSS child holds one engine, not both.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ROOT } from './models.mjs';
 
@@ -19,8 +19,12 @@ function packageVersion(name) {
 /** Versions of the packages under test, for the results file. The workspace packages' `exports` hide their package.json. */
 export function engineVersions() {
   const workspace = (dir) => JSON.parse(readFileSync(`${ROOT}/packages/${dir}/package.json`, 'utf8')).version;
+  // The bench runs packages/*/dist: when it was built says which sources were measured.
+  const built = (dir) => statSync(`${ROOT}/packages/${dir}/dist/index.js`).mtime.toISOString();
   return {
     '@switchyard/core': workspace('core'),
+    '@switchyard/core dist built': built('core'),
+    '@switchyard/ep-cpu dist built': built('ep-cpu'),
     '@switchyard/ep-cpu': workspace('ep-cpu'),
     'onnxruntime-node': packageVersion('onnxruntime-node'),
   };

@@ -18,7 +18,9 @@ export function renderMarkdown(r) {
   lines.push(`- Command: \`${r.command}\``);
   lines.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${(m.totalMemBytes / 2 ** 30).toFixed(0)} GiB, ${m.platform}; Node ${m.node}`);
   lines.push(`- Load average (1 min) at start / end: ${m.loadavgStart[0].toFixed(2)} / ${m.loadavgEnd[0].toFixed(2)}${m.loadavgStart[0] > 0.5 * m.cores ? ' — the machine was busy; treat the numbers as rough' : ''}`);
-  lines.push(`- Versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}${r.gitCommit ? `; commit ${r.gitCommit.slice(0, 10)}` : ''}`);
+  const versions = Object.entries(r.versions).filter(([k]) => !k.endsWith(' built')).map(([k, v]) => `${k} ${v}`);
+  const built = r.versions['@switchyard/ep-cpu dist built'];
+  lines.push(`- Versions: ${versions.join(', ')}${r.gitCommit ? `; commit ${r.gitCommit.slice(0, 10)}` : ''}${built ? ` (ep-cpu dist built ${built})` : ''}`);
   const sy = r.results.find((x) => x.engines.switchyard?.describe)?.engines.switchyard.describe;
   if (sy) lines.push(`- Switchyard CPU EP: ${sy}`);
   lines.push('');

@@ -90,7 +90,7 @@ describe('rocm execution plans', { skip }, () => {
     assert.deepEqual(Array.from(y), [0, 0, 0, 1, 2, 3]);
     assert.equal(plan.runs, 1);
     plan.dispose();
-    await assert.rejects(plan.run([x], [y]), /disposed/);
+    assert.throws(() => plan.run([x], [y]), /disposed/);
   });
 
   it('rejects a malformed description with a clear error', () => {

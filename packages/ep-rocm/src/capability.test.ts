@@ -53,6 +53,9 @@ describe('rocm capability: reasons as data', () => {
     ['ReduceSum over split axes', { inputs: [x([2, 3, 4])], outputs: [['z', 'float32']], opset: 11, nodes: [{ op: 'ReduceSum', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { axes: [0, 2] } }] }, 'attribute: axes [0,2] are not one contiguous range'],
     ['Max of three', { inputs: [x(), ['y', 'float32', [2, 8]], ['w', 'float32', [2, 8]]], outputs: [['z', 'float32']], nodes: [{ op: 'Max', inputs: ['x', 'y', 'w'], outputs: ['z'], name: 'n' }] }, 'attribute: Max of 3 inputs'],
     ['Pad in wrap mode', { inputs: [x()], outputs: [['z', 'float32']], initializers: { p: new Tensor('int64', BigInt64Array.from([0n, 1n, 0n, 1n]), [4]) }, nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['z'], name: 'n', attributes: { mode: 'wrap' } }] }, "attribute: Pad mode 'wrap'"],
+    ['MaxPool with asymmetric pads', { inputs: [x([1, 1, 5, 5])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [2, 2], pads: [0, 0, 1, 1] } }] }, 'attribute: asymmetric pooling pads'],
+    ['MaxPool with symmetric pads', { inputs: [x([1, 1, 5, 5])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } }] }, 'gpu'],
+    ['Cast to uint8', { inputs: [x()], outputs: [['z', 'uint8']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 2 } }] }, 'dtype'],
     ['Relu on rank 7', { inputs: [x([1, 1, 1, 1, 1, 1, 2])], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'attribute: \'x\' has rank 7'],
   ];
   it.each(cases)('%s', (_name, spec, expected) => {

@@ -106,7 +106,7 @@ export class RocmDeviceMemory {
    * else that needs its buffer uploads it then. Tensors already on this device pass through.
    */
   stage(tensor: Tensor): Tensor {
-    if (this.owns(tensor)) return tensor;
+    if (this.owns(tensor)) return this.#alias(tensor);
     if (tensor.location !== 'cpu') throw new SwitchyardError('RUNTIME', `rocm: cannot take a tensor on '${tensor.location}' directly; copy it to the host first`);
     if (tensor.type === 'string') throw new SwitchyardError('UNSUPPORTED', 'rocm: string tensors stay on the host');
     const handle: DeviceData = {
@@ -123,6 +123,19 @@ export class RocmDeviceMemory {
       },
     };
     this.#staged.set(handle, tensor);
+    return Tensor.fromDevice(tensor.type, tensor.dims, handle);
+  }
+
+  /**
+   * Another handle on a device tensor the caller owns (IO binding): the session may dispose the
+   * handle when done with it, and the caller's tensor stays valid.
+   */
+  #alias(tensor: Tensor): Tensor {
+    const source = tensor.deviceData!;
+    const handle: DeviceData = { location: this.location, download: () => source.download(), dispose: () => {} };
+    const staged = this.#staged.get(source);
+    if (staged) this.#staged.set(handle, staged);
+    else this.#buffers.set(handle, this.bufferOf(tensor, 'bound input'));
     return Tensor.fromDevice(tensor.type, tensor.dims, handle);
   }
 

@@ -12,6 +12,8 @@ export const FLOATS: readonly DataType[] = ['float32', 'float16'];
 /** Types the movement kernels copy (they move bytes). */
 export const MOVABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool', 'int8', 'uint8'];
 const INDICES: readonly DataType[] = ['int32', 'int64'];
+/** Pairs the cast kernel converts between. */
+const CASTABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool'];
 
 export interface RocmKernelRow {
   opType: string;
@@ -60,7 +62,7 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('Erf', 9, { T: FLOATS }),
   row('Clip', 6, { T: FLOATS }),
   row('Where', 9, { B: ['bool'], T: MOVABLE }),
-  row('Cast', 6, { T1: MOVABLE, T2: MOVABLE }),
+  row('Cast', 6, { T1: CASTABLE, T2: CASTABLE }),
   row('Identity', 1, { T: MOVABLE, V: MOVABLE }, ['Copy']),
   row('Dropout', 7, { T: FLOATS, T1: FLOATS, T2: ['bool'] }, ['Copy']),
   row('Reshape', 5, { T: MOVABLE }, ['Copy']),
@@ -80,6 +82,7 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('MatMul', 1, { T: FLOATS }),
   row('Gemm', 7, { T: FLOATS }, ['Gemm', 'Expand']),
   row('Conv', 1, { T: FLOATS }),
+  { ...row('FusedConv', 1, { T: FLOATS }, ['Conv']), domain: 'com.microsoft' },
   row('MaxPool', 1, { T: FLOATS }, ['Pool']),
   row('AveragePool', 1, { T: FLOATS }, ['Pool']),
   row('GlobalAveragePool', 1, { T: FLOATS }, ['Pool']),

@@ -18,7 +18,7 @@ export async function inspectCommand(args: { model: string; ep?: string; json: b
       `Inputs: ${session.inputMetadata.map((m) => `${m.name} ${m.type ?? ''}[${(m.shape ?? []).join(', ')}]`).join('; ')}`,
       `Outputs: ${session.outputMetadata.map((m) => `${m.name} ${m.type ?? ''}[${(m.shape ?? []).join(', ')}]`).join('; ')}`,
       `Optimizer (${opt.level}): ${opt.nodesBefore} → ${opt.nodesAfter} nodes; ${opt.passes.filter((p) => p.count).map((p) => `${p.name} ${p.count}`).join(', ') || 'no changes'}`,
-      mem.peakBytes !== undefined ? `Host memory plan: arena ${mem.peakBytes} bytes vs ${mem.naiveBytes} bytes without reuse` : '',
+      memoryLine(mem),
       '',
       formatProviders(session.placement, eps),
       '',
@@ -30,4 +30,10 @@ export async function inspectCommand(args: { model: string; ep?: string; json: b
   } finally {
     await session.release();
   }
+}
+
+function memoryLine(mem: { peakBytes?: number; naiveBytes?: number }): string {
+  if (mem.peakBytes === undefined) return 'Host memory plan: off (enableMemPattern: false)';
+  if (!mem.naiveBytes) return 'Host memory plan: no intermediate value has a static size; buffers are allocated per run';
+  return `Host memory plan: arena ${mem.peakBytes} bytes vs ${mem.naiveBytes} bytes without reuse (${((1 - mem.peakBytes / mem.naiveBytes) * 100).toFixed(0)}% saved)`;
 }

@@ -13,7 +13,10 @@ export function formatProviders(placement: Placement, requested: readonly string
     const skipped = placement.skipped.find((s) => s.name === name);
     const p = placement.providers.find((x) => x.name === name);
     if (skipped) rows.push([`${i + 1}.`, name, 'unavailable', skipped.reason]);
-    else if (p) rows.push([`${i + 1}.`, name, `${p.nodes} nodes`, `${percent(p.nodeCoverage)} of nodes, ${percent(p.flopCoverage)} of FLOPs${p.description ? ` — ${p.description}` : ''}`]);
+    else if (p) {
+      const flops = placement.totalFlops ? `${percent(p.flopCoverage)} of FLOPs` : 'FLOPs unknown (dynamic shapes)';
+      rows.push([`${i + 1}.`, name, `${p.nodes} nodes`, `${percent(p.nodeCoverage)} of nodes, ${flops}${p.description ? ` — ${p.description}` : ''}`]);
+    }
     else rows.push([`${i + 1}.`, name, 'ready', 'took no nodes']);
   });
   lines.push(table(['', 'EP', 'state', 'detail'], rows).replace(/^/gm, '  '));

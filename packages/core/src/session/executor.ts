@@ -101,7 +101,8 @@ export async function executePlan(
     remaining.set(name, left);
     if (left <= 0 && !keep.has(name) && values.has(name)) {
       const v = values.get(name);
-      if (v instanceof Tensor && v.location !== 'cpu') v.dispose();
+      // Feeds belong to the caller (a bound device tensor stays valid after the run).
+      if (v instanceof Tensor && v.location !== 'cpu' && !feeds.has(name)) v.dispose();
       values.delete(name);
     }
   }

@@ -3,7 +3,7 @@
  * still be symbolic then). Each answer is `true` or the reason, in words a user can act on.
  */
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
-import { constantOf, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
+import { constantOf, elemTypeOf, given, normalizeAxis, rankOf, staticDims, used } from './graph-values.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
 
@@ -51,16 +51,34 @@ const softmaxAxis: Limit = (node, graph) => {
   return normalizeAxis(attrs.int('axis', -1), rank) === rank - 1 ? true : 'softmax over an axis other than the last is not run on rocm (the kernel works on rows)';
 };
 
+/** The pooling library pads both sides of an axis alike: asymmetric (or ceil-mode) windows stay off the GPU. */
 function pool2d(max: boolean): Limit {
   return (node, graph) => {
     if (rankOf(graph, node.inputs[0]) !== 4) return 'only 2-D (NCHW) pooling runs on rocm';
     const attrs = new AttributeReader(node);
     if (attrs.ints('dilations', [1, 1]).some((d) => d !== 1)) return 'dilated pooling is not run on rocm';
     if (attrs.int('storage_order', 0) !== 0) return 'column-major pooling indices are not produced on rocm';
-    if (!max && attrs.int('ceil_mode', 0) !== 0) return 'AveragePool with ceil_mode=1 is not run on rocm';
+    const autoPad = attrs.string('auto_pad', 'NOTSET');
+    const kernel = attrs.ints('kernel_shape', []);
+    const strides = attrs.ints('strides', [1, 1]);
+    const pads = autoPad === 'NOTSET' ? attrs.ints('pads', [0, 0, 0, 0]) : [0, 0, 0, 0];
+    const x = staticDims(graph, node.inputs[0]);
+    const y = staticDims(graph, node.outputs[0]);
+    if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
+      if (!x || !y) return `${autoPad} pooling needs static shapes on rocm`;
+      for (let i = 0; i < 2; i++) if (Math.max(0, (y[2 + i] - 1) * strides[i] + kernel[i] - x[2 + i]) % 2 !== 0) return `${autoPad} pooling here pads one side more than the other, which the pooling library cannot`;
+    }
+    if (pads[0] !== pads[2] || pads[1] !== pads[3]) return 'asymmetric pooling pads are not run on rocm (the pooling library pads both sides alike)';
+    if (attrs.int('ceil_mode', 0) !== 0) {
+      if (!max) return 'AveragePool with ceil_mode=1 is not run on rocm';
+      if (!x || !y) return 'ceil_mode=1 pooling needs static shapes on rocm';
+      for (let i = 0; i < 2; i++) if (Math.floor((x[2 + i] + 2 * pads[i] - kernel[i]) / strides[i]) + 1 !== y[2 + i]) return 'ceil_mode=1 changes the output size here, which the pooling library cannot do';
+    }
     return true;
   };
 }
+
+const FUSED_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Clip', 'Sigmoid', 'Tanh', 'HardSigmoid'];
 
 const LIMITS: Record<string, Limit> = {
   Reshape: constantInputs('the target shape', 1),
@@ -90,6 +108,11 @@ const LIMITS: Record<string, Limit> = {
     return ra === rb || ra === 2 || rb === 2 ? true : 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
   },
   Conv: (node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) convolutions run on rocm'),
+  FusedConv: (node, graph) => {
+    if (rankOf(graph, node.inputs[0]) !== 4) return 'only 2-D (NCHW) convolutions run on rocm';
+    const act = new AttributeReader(node).string('activation', '');
+    return act === '' || FUSED_ACTIVATIONS.includes(act) ? true : `FusedConv activation '${act}' is not run on rocm`;
+  },
   MaxPool: both(onlyFirstOutput, pool2d(true)),
   AveragePool: pool2d(false),
   GlobalAveragePool: (node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) pooling runs on rocm'),

@@ -98,4 +98,25 @@ describe('buildPlanDescription', () => {
     const p = partitionOf();
     expect(() => buildPlanDescription(p.graph, p.nodes, p.inputNames, p.outputNames, { deviceId: 0, captureGraph: false, fp16: false })).toThrow(/shape of 'x' is not static/);
   });
+
+  it('encodes FusedConv: Relu inside the library call, other activations as an in-place step', () => {
+    const convModel = (activation: string, params: number[] = []) => {
+      const g = buildModel({
+        inputs: [['x', 'float32', [1, 2, 4, 4]]],
+        outputs: [['y', 'float32']],
+        initializers: { w: Tensor.zeros('float32', [3, 2, 3, 3]) },
+        nodes: [{ op: 'FusedConv', domain: 'com.microsoft', inputs: ['x', 'w'], outputs: ['y'], name: 'fc', attributes: { activation, pads: [1, 1, 1, 1], ...(params.length ? { activation_params: params } : {}) } }],
+      }).graph;
+      g.opsetImports.set('com.microsoft', 1);
+      g.valueInfo.set('y', { name: 'y', type: { kind: 'tensor', elemType: 'float32', shape: [1, 3, 4, 4] } });
+      return buildPlanDescription(g, g.nodes, ['x'], ['y'], { deviceId: 0, captureGraph: false, fp16: false, convAlgoSearch: 'EXHAUSTIVE' });
+    };
+    const relu = convModel('Relu');
+    expect(relu.steps.map((s) => s.op)).toEqual(['Conv']);
+    // [group, pads t/l/b/r, strides, dilations, search (2 = exhaustive), activation (1 = relu)]
+    expect(relu.steps[0].attrs).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1]);
+    const clip = convModel('Clip', [0.5, 6.5]);
+    expect(clip.steps.map((s) => [s.op, s.attrs.slice(-1)[0]])).toEqual([['Conv', 0], ['Clip', 6.5]]);
+    expect(clip.steps[1].inputs).toEqual(clip.steps[1].outputs);
+  });
 });

@@ -163,6 +163,10 @@ export function buildPlanDescription(
     steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: node.name || node.opType });
     const at = steps.length - 1;
     for (const id of [...ins, ...outs]) if (id >= 0) touch(id, at);
+    if (spec.then) {
+      steps.push({ op: spec.then.op, attrs: spec.then.attrs, inputs: [outs[0]], outputs: [outs[0]], node: `${node.name || node.opType} (activation)` });
+      touch(outs[0], steps.length - 1);
+    }
   }
 
   // Outputs: a fixed region the caller reads after the run; with fp16 a Cast step fills it.

@@ -13,6 +13,8 @@ export interface StepSpec {
   inputs: number[];
   /** Node output indices the step writes, in order. */
   outputs: number[];
+  /** A unary step applied in place to output 0 afterwards (a fused activation the main step lacks). */
+  then?: { op: string; attrs: number[] };
 }
 
 /** What encoders need from the EP's options. */
@@ -145,8 +147,24 @@ function poolEncoder(kind: 'max' | 'avg' | 'global-avg' | 'global-max'): Encoder
   };
 }
 
+/** FusedConv (com.microsoft): Conv + bias + Z + activation; Relu fuses into the library call, others follow in place. */
+function fusedConvEncoder(node: Node, graph: Graph, attrs: AttributeReader, options: EncodeOptions): StepSpec {
+  const conv = convEncoder(node, graph, attrs, options);
+  conv.inputs = [0, 1, given(node, 2) ? 2 : -1, given(node, 3) ? 3 : -1];
+  while (conv.inputs.length > 2 && conv.inputs[conv.inputs.length - 1] === -1) conv.inputs.pop();
+  const act = attrs.string('activation', '');
+  const p = attrs.floats('activation_params', []);
+  if (act === 'Relu') conv.attrs[10] = 1;
+  else if (act === 'LeakyRelu') conv.then = { op: 'LeakyRelu', attrs: [p[0] ?? 0.01] };
+  else if (act === 'Clip') conv.then = { op: 'Clip', attrs: [p[0] ?? -Infinity, p[1] ?? Infinity] };
+  else if (act === 'HardSigmoid') conv.then = { op: 'HardSigmoid', attrs: [p[0] ?? 0.2, p[1] ?? 0.5] };
+  else if (act === 'Sigmoid' || act === 'Tanh') conv.then = { op: act, attrs: [] };
+  return conv;
+}
+
 const ENCODERS: Record<string, Encoder> = {
   Conv: convEncoder,
+  FusedConv: fusedConvEncoder,
   MaxPool: poolEncoder('max'),
   AveragePool: poolEncoder('avg'),
   GlobalAveragePool: poolEncoder('global-avg'),

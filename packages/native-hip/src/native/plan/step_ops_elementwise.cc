@@ -63,7 +63,7 @@ std::string CheckBinary(StepArgs* args) {
 template <kernels::BinaryOp Op>
 hipError_t LaunchBinaryStep(const StepArgs& args) {
   kernels::TensorShape a, b, o;
-  kernels::DType dtype;
+  kernels::DType dtype = kernels::DType::kFloat32;
   KernelShape(args.in(0), &a);
   KernelShape(args.in(1), &b);
   KernelShape(args.out(0), &o);
@@ -82,7 +82,7 @@ std::string CheckUnary(StepArgs* args) {
 
 template <kernels::UnaryOp Op>
 hipError_t LaunchUnaryStep(const StepArgs& args) {
-  kernels::DType dtype;
+  kernels::DType dtype = kernels::DType::kFloat32;
   KernelDType(args.in(0).dtype, &dtype);
   kernels::UnaryParams params;
   params.alpha = static_cast<float>(args.attr(0, 0));
@@ -106,7 +106,7 @@ hipError_t LaunchWhereStep(const StepArgs& args) {
   KernelShape(args.in(1), &x);
   KernelShape(args.in(2), &y);
   KernelShape(args.out(0), &o);
-  kernels::DType dtype;
+  kernels::DType dtype = kernels::DType::kFloat32;
   KernelDType(args.in(1).dtype, &dtype);
   return kernels::LaunchWhere(dtype, static_cast<const uint8_t*>(args.in(0).data), c, args.in(1).data, x, args.in(2).data, y,
                               args.out(0).data, o, args.stream);
