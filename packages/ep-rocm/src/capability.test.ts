@@ -55,6 +55,8 @@ describe('rocm capability: reasons as data', () => {
     ['Pad in wrap mode', { inputs: [x()], outputs: [['z', 'float32']], initializers: { p: new Tensor('int64', BigInt64Array.from([0n, 1n, 0n, 1n]), [4]) }, nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['z'], name: 'n', attributes: { mode: 'wrap' } }] }, "attribute: Pad mode 'wrap'"],
     ['MaxPool with asymmetric pads', { inputs: [x([1, 1, 5, 5])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [2, 2], pads: [0, 0, 1, 1] } }] }, 'attribute: asymmetric pooling pads'],
     ['MaxPool with symmetric pads', { inputs: [x([1, 1, 5, 5])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } }] }, 'gpu'],
+    ['MaxPool, ceil_mode that changes nothing, symbolic batch', { inputs: [x(['n', 1, 111, 111])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } }] }, 'gpu'],
+    ['MaxPool, ceil_mode that adds a row', { inputs: [x([1, 1, 6, 6])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } }] }, 'attribute: ceil_mode=1 changes the output size'],
     ['Cast to uint8', { inputs: [x()], outputs: [['z', 'uint8']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 2 } }] }, 'dtype'],
     ['Relu on rank 7', { inputs: [x([1, 1, 1, 1, 1, 1, 2])], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'attribute: \'x\' has rank 7'],
   ];

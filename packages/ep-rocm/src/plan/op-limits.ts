@@ -3,7 +3,7 @@
  * still be symbolic then). Each answer is `true` or the reason, in words a user can act on.
  */
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
-import { constantOf, elemTypeOf, given, normalizeAxis, rankOf, staticDims, used } from './graph-values.js';
+import { constantOf, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
 
@@ -51,6 +51,13 @@ const softmaxAxis: Limit = (node, graph) => {
   return normalizeAxis(attrs.int('axis', -1), rank) === rank - 1 ? true : 'softmax over an axis other than the last is not run on rocm (the kernel works on rows)';
 };
 
+function spatialDims(graph: Graph, name: string): number[] | undefined {
+  const t = graph.typeOf(name);
+  const shape = t?.kind === 'tensor' ? t.shape : undefined;
+  if (!shape || shape.length !== 4 || typeof shape[2] !== 'number' || typeof shape[3] !== 'number') return undefined;
+  return [0, 0, shape[2], shape[3]];
+}
+
 /** The pooling library pads both sides of an axis alike: asymmetric (or ceil-mode) windows stay off the GPU. */
 function pool2d(max: boolean): Limit {
   return (node, graph) => {
@@ -62,16 +69,17 @@ function pool2d(max: boolean): Limit {
     const kernel = attrs.ints('kernel_shape', []);
     const strides = attrs.ints('strides', [1, 1]);
     const pads = autoPad === 'NOTSET' ? attrs.ints('pads', [0, 0, 0, 0]) : [0, 0, 0, 0];
-    const x = staticDims(graph, node.inputs[0]);
-    const y = staticDims(graph, node.outputs[0]);
+    // Only the spatial dims matter here (a symbolic batch is fine).
+    const x = spatialDims(graph, node.inputs[0]);
+    const y = spatialDims(graph, node.outputs[0]);
     if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
-      if (!x || !y) return `${autoPad} pooling needs static shapes on rocm`;
+      if (!x || !y) return `${autoPad} pooling needs static spatial dims on rocm`;
       for (let i = 0; i < 2; i++) if (Math.max(0, (y[2 + i] - 1) * strides[i] + kernel[i] - x[2 + i]) % 2 !== 0) return `${autoPad} pooling here pads one side more than the other, which the pooling library cannot`;
     }
     if (pads[0] !== pads[2] || pads[1] !== pads[3]) return 'asymmetric pooling pads are not run on rocm (the pooling library pads both sides alike)';
     if (attrs.int('ceil_mode', 0) !== 0) {
       if (!max) return 'AveragePool with ceil_mode=1 is not run on rocm';
-      if (!x || !y) return 'ceil_mode=1 pooling needs static shapes on rocm';
+      if (!x || !y) return 'ceil_mode=1 pooling needs static spatial dims on rocm';
       for (let i = 0; i < 2; i++) if (Math.floor((x[2 + i] + 2 * pads[i] - kernel[i]) / strides[i]) + 1 !== y[2 + i]) return 'ceil_mode=1 changes the output size here, which the pooling library cannot do';
     }
     return true;
