@@ -16,6 +16,7 @@ independently.
 
 import argparse
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -38,6 +39,11 @@ GENERATED = "generated"  # folder under models/ for large models; git-ignored
 OPSET = 17
 
 Feeds = Dict[str, np.ndarray]
+
+# torch >= 2.9 exports through torch.export (dynamo) by default, which writes another graph style
+# (other op choices, no dynamic_axes names as given here). Ask for the TorchScript exporter where the
+# argument exists; torch 1.13 has only that exporter and no such argument.
+TORCHSCRIPT_EXPORTER = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
 
 
 @dataclass
@@ -358,6 +364,7 @@ def generate(spec: ModelSpec) -> None:
             output_names=spec.output_names,
             dynamic_axes=spec.dynamic_axes or None,
             export_params=True,
+            **TORCHSCRIPT_EXPORTER,
         )
     proto = onnx.load(os.path.join(scratch, "model.onnx"))
     onnx.checker.check_model(proto)

@@ -81,6 +81,7 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
                          InstanceAccessor<&ExecutionPlan::GetGraphCaptured>("graphCaptured"),
                          InstanceAccessor<&ExecutionPlan::GetGraphNote>("graphNote"),
                          InstanceAccessor<&ExecutionPlan::GetRuns>("runs"),
+                         InstanceAccessor<&ExecutionPlan::GetLastGpuMs>("lastGpuMs"),
                      });
 }
 
@@ -145,6 +146,8 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   if (arena_bytes_ > 0) CheckGpu(env, SWITCHYARD_GPU_NAME(hipMalloc), hipMalloc(&arena_, arena_bytes_));
   for (TensorRef& t : buffers_) t.data = static_cast<uint8_t*>(arena_) + reinterpret_cast<size_t>(t.data);
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamCreateWithFlags), hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&steps_begin_));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&steps_end_));
 
   Napi::Array constants = ArrayAt(env, d, "constants", "description");
   for (uint32_t i = 0; i < constants.Length(); ++i) {
@@ -261,6 +264,8 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
       capture_graph_ = false;
     }
   }
+  status = hipEventRecord(steps_begin_, stream_);
+  if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
   if (graph_exec_ != nullptr) {
     status = hipGraphLaunch(graph_exec_, stream_);
     if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipGraphLaunch), status);
@@ -268,6 +273,8 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
     const std::string launched = LaunchSteps();
     if (!launched.empty()) return launched;
   }
+  status = hipEventRecord(steps_end_, stream_);
+  if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
     if (slot.bytes == 0) continue;
@@ -276,6 +283,8 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   }
   status = hipStreamSynchronize(stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status);
+  float gpu_ms = -1;
+  last_gpu_ms_ = hipEventElapsedTime(&gpu_ms, steps_begin_, steps_end_) == hipSuccess ? gpu_ms : -1;
   runs_ += 1;
   return "";
 }
@@ -348,6 +357,9 @@ void ExecutionPlan::Release() {
     (void)hipStreamDestroy(stream_);
   }
   stream_ = nullptr;
+  if (steps_begin_ != nullptr) (void)hipEventDestroy(steps_begin_);
+  if (steps_end_ != nullptr) (void)hipEventDestroy(steps_end_);
+  steps_begin_ = steps_end_ = nullptr;
   if (arena_ != nullptr) {
     (void)hipSetDevice(device_id_);
     (void)hipFree(arena_);
@@ -367,6 +379,10 @@ Napi::Value ExecutionPlan::GetStepCount(const Napi::CallbackInfo& info) { return
 Napi::Value ExecutionPlan::GetGraphCaptured(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), graph_exec_ != nullptr); }
 Napi::Value ExecutionPlan::GetGraphNote(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), graph_note_); }
 Napi::Value ExecutionPlan::GetRuns(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), runs_); }
+Napi::Value ExecutionPlan::GetLastGpuMs(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return Napi::Number::New(info.Env(), last_gpu_ms_);
+}
 
 namespace {
 // [sync] planStepOps() -> string[]: the step ops this build can run (the EP intersects its kernel
@@ -377,6 +393,20 @@ Napi::Value PlanStepOps(const Napi::CallbackInfo& info) {
   for (uint32_t i = 0; i < names.size(); ++i) out.Set(i, Napi::String::New(info.Env(), names[i]));
   return out;
 }
+
+// [sync] planDeviceMemory(deviceId) -> { free, total }: the device's memory as the driver reports
+// it (all processes), for benchmarks that report a peak without a profiler.
+Napi::Value PlanDeviceMemory(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int device = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : 0;
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(device));
+  size_t free_bytes = 0, total_bytes = 0;
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemGetInfo), hipMemGetInfo(&free_bytes, &total_bytes));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("free", Napi::Number::New(env, static_cast<double>(free_bytes)));
+  out.Set("total", Napi::Number::New(env, static_cast<double>(total_bytes)));
+  return out;
+}
 }  // namespace
 
 }  // namespace switchyard::plan
@@ -385,5 +415,6 @@ namespace switchyard {
 void InitPlan(Napi::Env env, Napi::Object exports) {
   exports.Set("ExecutionPlan", plan::ExecutionPlan::Define(env));
   exports.Set("planStepOps", Napi::Function::New<plan::PlanStepOps>(env, "planStepOps"));
+  exports.Set("planDeviceMemory", Napi::Function::New<plan::PlanDeviceMemory>(env, "planDeviceMemory"));
 }
 }  // namespace switchyard

@@ -52,6 +52,7 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   Napi::Value GetGraphCaptured(const Napi::CallbackInfo& info);
   Napi::Value GetGraphNote(const Napi::CallbackInfo& info);
   Napi::Value GetRuns(const Napi::CallbackInfo& info);
+  Napi::Value GetLastGpuMs(const Napi::CallbackInfo& info);
 
   void Parse(Napi::Env env, const Napi::Object& description);
   std::string LaunchSteps();
@@ -70,6 +71,11 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   hipGraphExec_t graph_exec_ = nullptr;
   std::string graph_note_;  // why capture was not used, when asked for
   double runs_ = 0;
+  // Events around the steps (not the copies) of each run: lastGpuMs is the device time of the
+  // model itself, comparable with a framework timed by CUDA/HIP events on device-resident data.
+  hipEvent_t steps_begin_ = nullptr;
+  hipEvent_t steps_end_ = nullptr;
+  double last_gpu_ms_ = -1;
   bool disposed_ = false;
 };
 
