@@ -1,104 +1,201 @@
-// Real models on the GPU host: for each model of models/manifest.json that is present, run every
-// case with executionProviders ['rocm', 'cpu'], compare with the stored reference outputs
-// (atol/rtol 1e-3), record where each compute node ran, and time warm runs.
+// Real models on the GPU host: for each model of models/manifest.json that is present (and named in
+// SWITCHYARD_MODELS, a comma list, when set), run every case -- the manifest's and any extra
+// `<case>.in.*.npy` / `<case>.out.*.npy` pairs in the model's folder (scripts/gpu-host/extra_cases.py
+// writes ResNet-50 b32) -- with executionProviders ['rocm', 'cpu'], plain, with enableHipGraph, with
+// fp16 and with both; compare with the stored PyTorch references; record where each compute node
+// ran (and why not on rocm); time warm runs.
 //   node scripts/gpu-host/models.mjs OUT_DIR [iterations]
-import { existsSync, writeFileSync } from 'node:fs';
+// Each model runs in its own child process (`--model NAME`), so its first run is cold in that process
+// (plan build, cuDNN algorithm search unless the on-disk cache has it) and its device memory is its own.
+//
+// Per variant: createMs (InferenceSession.create), firstRunMs, p50/p90 of `session.run` wall time in
+// Node (host input in, host output back: copies and JS included), gpuP50Ms (HIP/CUDA events around the
+// plans' steps, copies excluded: comparable with PyTorch's CUDA-event times), deviceUsedMiB (the
+// driver's used memory after the timed runs: the process's context, library handles and workspaces,
+// plans' arenas; the device has no other user on the GPU host).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
+import { nativeHipBinding } from '@switchyard/native-hip';
 import { readNpy } from './npy.mjs';
 
-registerExecutionProvider(cpuFactory);
-registerExecutionProvider(rocmFactory);
-
-const [out = '.', iterArg = '20'] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const modelFlag = args.indexOf('--model');
+const only = modelFlag >= 0 ? args.splice(modelFlag, 2)[1] : undefined;
+const [out = '.', iterArg = '20'] = args;
 const iterations = Number(iterArg);
 const root = new URL('../../models/', import.meta.url).pathname;
-const manifest = JSON.parse((await import('node:fs')).readFileSync(join(root, 'manifest.json'), 'utf8'));
+const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
 const SHAPE_ONLY = new Set(['Shape', 'Constant', 'ConstantOfShape', 'Identity']);
+const VARIANTS = [
+  { label: 'rocm', rocm: {} },
+  { label: 'rocm+graph', rocm: { enableHipGraph: true } },
+  { label: 'rocm+fp16', rocm: { fp16: true } },
+  { label: 'rocm+fp16+graph', rocm: { fp16: true, enableHipGraph: true } },
+];
 
-function compare(actual, expected, atol = 1e-3, rtol = 1e-3) {
+/** The manifest's cases plus extra ones found in the folder (same input/output names). */
+function casesOf(m, dir) {
+  const cases = { ...m.cases };
+  const first = Object.values(m.cases)[0];
+  const inputNames = Object.keys(first.inputs);
+  const outputNames = Object.keys(first.outputs);
+  for (const file of readdirSync(dir)) {
+    const match = /^(\w+)\.in\.(.+)\.npy$/.exec(file);
+    if (!match || cases[match[1]] || match[2] !== inputNames[0]) continue;
+    const c = match[1];
+    const inputs = Object.fromEntries(inputNames.map((n) => [n, `${c}.in.${n}.npy`]));
+    const outputs = Object.fromEntries(outputNames.map((n) => [n, `${c}.out.${n}.npy`]));
+    if ([...Object.values(inputs), ...Object.values(outputs)].every((f) => existsSync(join(dir, f)))) cases[c] = { inputs, outputs, extra: true };
+  }
+  return cases;
+}
+
+function compare(actual, expected, atol, rtol) {
   let worst = 0;
+  let scale = 0;
   let bad = 0;
   for (let i = 0; i < expected.length; i++) {
     const a = Number(actual[i]);
     const e = Number(expected[i]);
     const err = Math.abs(a - e);
-    worst = Math.max(worst, err);
+    if (!(err <= worst)) worst = err; // NaN-safe: a NaN becomes the worst
+    scale = Math.max(scale, Math.abs(e));
     if (!(err <= atol + rtol * Math.abs(e))) bad++;
   }
-  return { worst, bad };
+  return { worst, refMaxAbs: scale, atol, rtol, bad, of: expected.length };
 }
 
-const results = [];
-for (const m of manifest.models) {
+const pct = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+
+async function runModel(m, binding) {
   const dir = join(root, m.folder);
   const modelPath = join(dir, m.model);
-  if (!existsSync(modelPath)) {
-    results.push({ name: m.name, skipped: 'model file not present' });
-    continue;
-  }
-  for (const [caseName, c] of Object.entries(m.cases)) {
-    const entry = { name: m.name, case: caseName };
+  const memory = () => {
+    if (!binding?.planDeviceMemory) return undefined;
+    try {
+      const { free, total } = binding.planDeviceMemory(0);
+      return (total - free) / 2 ** 20;
+    } catch {
+      return undefined; // no usable device: the variants run on cpu
+    }
+  };
+  const baseline = memory();
+  const results = [];
+  for (const [caseName, c] of Object.entries(casesOf(m, dir))) {
+    const entry = { name: m.name, case: caseName, extraCase: c.extra === true, deviceUsedBeforeMiB: baseline };
     try {
       const feeds = {};
       for (const [input, file] of Object.entries(c.inputs)) {
         const a = readNpy(join(dir, file));
         feeds[input] = new Tensor(a.type, a.data, a.dims);
       }
-      for (const variant of [{ label: 'rocm', eps: ['rocm', 'cpu'] }, { label: 'rocm+graph', eps: [{ name: 'rocm', enableHipGraph: true }, 'cpu'] }, { label: 'rocm+fp16', eps: [{ name: 'rocm', fp16: true }, 'cpu'] }]) {
+      const refs = Object.fromEntries(Object.entries(c.outputs).map(([name, file]) => [name, readNpy(join(dir, file))]));
+      for (const variant of VARIANTS) {
+        const eps = [{ name: 'rocm', ...variant.rocm }, 'cpu'];
         const t0 = performance.now();
-        const s = await InferenceSession.create(modelPath, { executionProviders: variant.eps, logSeverityLevel: 3 });
+        const s = await InferenceSession.create(modelPath, { executionProviders: eps, logSeverityLevel: 3 });
         const createMs = performance.now() - t0;
+        const rocm = s.providers.find((p) => p.name === 'rocm');
         const compute = s.placement.nodes.filter((n) => !SHAPE_ONLY.has(n.opType));
         const off = compute.filter((n) => n.ep !== 'rocm');
         const t1 = performance.now();
         const outputs = await s.run(feeds);
         const firstRunMs = performance.now() - t1;
+        const half = variant.label.includes('fp16');
         const checks = {};
-        for (const [name, file] of Object.entries(c.outputs)) {
-          const ref = readNpy(join(dir, file));
+        for (const [name, ref] of Object.entries(refs)) {
           const got = outputs[name];
           const data = got.location === 'cpu' ? got.data : await got.getData();
-          checks[name] = compare(data, ref.data, variant.label.includes('fp16') ? 3e-2 : 1e-3, variant.label.includes('fp16') ? 3e-2 : 1e-3);
+          checks[name] = compare(data, ref.data, half ? 1e-2 : 1e-3, half ? 1e-2 : 1e-3);
         }
         const times = [];
+        const gpu = [];
+        const parts = rocm?.partitions ?? [];
         for (let i = 0; i < iterations; i++) {
           const t = performance.now();
           await s.run(feeds);
           times.push(performance.now() - t);
+          const g = parts.map((p) => p.stats.lastPlan?.lastGpuMs ?? -1);
+          if (g.length && g.every((x) => x >= 0)) gpu.push(g.reduce((a, b) => a + b, 0));
         }
         times.sort((a, b) => a - b);
+        gpu.sort((a, b) => a - b);
+        const reasons = {};
+        for (const n of off) {
+          const why = `${n.opType} on ${n.ep}: ${n.declined?.find((d) => d.ep === 'rocm')?.reason.message ?? 'not offered to rocm'}`;
+          reasons[why] = (reasons[why] ?? 0) + 1;
+        }
+        const descriptions = parts.map((p) => p.stats.lastDescription).filter(Boolean);
         entry[variant.label] = {
           createMs: Math.round(createMs),
           firstRunMs: Math.round(firstRunMs),
-          p50Ms: times[Math.floor(times.length / 2)],
-          p90Ms: times[Math.floor(times.length * 0.9)],
+          p50Ms: pct(times, 0.5),
+          p90Ms: pct(times, 0.9),
+          gpuP50Ms: gpu.length ? pct(gpu, 0.5) : undefined,
           computeNodes: compute.length,
           onRocm: compute.length - off.length,
-          offRocm: [...new Set(off.map((n) => `${n.opType} (${n.declined?.find((d) => d.ep === 'rocm')?.reason.message ?? n.ep})`))].slice(0, 12),
-          partitions: new Set(s.placement.nodes.filter((n) => n.ep === 'rocm').map((n) => n.partition)).size,
+          offRocm: reasons,
+          partitions: parts.length,
+          planSteps: descriptions.reduce((a, d) => a + d.steps.length, 0),
+          planArenaMiB: descriptions.reduce((a, d) => a + d.arenaBytes, 0) / 2 ** 20,
+          fp16Applied: descriptions.some((d) => d.buffers.some((b) => b.dtype === 10)),
+          graphCaptured: parts.map((p) => p.stats.lastPlan?.graphCaptured ?? false),
+          graphNotes: [...new Set(parts.map((p) => p.stats.lastPlan?.graphNote).filter(Boolean))],
+          deviceUsedMiB: memory(),
           checks,
           pass: Object.values(checks).every((r) => r.bad === 0),
         };
         await s.release();
-        console.log(`${m.name}/${caseName} ${variant.label}: ${JSON.stringify(entry[variant.label])}`);
-      }
-      // CPU baseline (one warm run; the TS kernels are slow), only when asked for.
-      if (process.env.SWITCHYARD_CPU_BASELINE) {
-        const s = await InferenceSession.create(modelPath, { executionProviders: ['cpu'], logSeverityLevel: 3 });
-        await s.run(feeds);
-        const t = performance.now();
-        await s.run(feeds);
-        entry.cpuMs = performance.now() - t;
-        await s.release();
+        const e = entry[variant.label];
+        const worst = Object.entries(checks).map(([k, r]) => `${k} ${r.worst.toExponential(1)}${r.bad ? ` (${r.bad} bad)` : ''}`).join(', ');
+        console.log(
+          `${m.name}/${caseName} ${variant.label}: rocm ${e.onRocm}/${e.computeNodes} in ${e.partitions} partition(s), p50 ${e.p50Ms.toFixed(2)} ms, gpu ${e.gpuP50Ms?.toFixed(2)} ms, ` +
+            `create ${e.createMs} ms, first run ${e.firstRunMs} ms, used ${e.deviceUsedMiB?.toFixed(0)} MiB, fp16 ${e.fp16Applied}, ${e.pass ? 'PASS' : 'FAIL'} (${worst})` +
+            (Object.keys(e.offRocm).length ? ` off: ${JSON.stringify(e.offRocm).slice(0, 600)}` : '') + (e.graphNotes.length ? ` graph: ${e.graphNotes.join('; ')}` : ''),
+        );
       }
     } catch (error) {
-      entry.error = String(error?.message ?? error).slice(0, 600);
+      entry.error = String(error?.stack ?? error?.message ?? error).slice(0, 1200);
       console.log(`${m.name}/${caseName}: ERROR ${entry.error}`);
     }
     results.push(entry);
   }
+  return results;
 }
-writeFileSync(join(out, 'models.json'), JSON.stringify(results, null, 1));
+
+if (only) {
+  registerExecutionProvider(cpuFactory);
+  registerExecutionProvider(rocmFactory);
+  const loaded = nativeHipBinding();
+  const m = manifest.models.find((x) => x.name === only);
+  const results = await runModel(m, loaded.ok ? loaded.binding : undefined);
+  writeFileSync(join(out, `models-${only}.json`), JSON.stringify(results, null, 1));
+} else {
+  const wanted = process.env.SWITCHYARD_MODELS ? new Set(process.env.SWITCHYARD_MODELS.split(',')) : undefined;
+  const all = [];
+  let failed = false;
+  for (const m of manifest.models) {
+    if (wanted && !wanted.has(m.name)) continue;
+    if (!existsSync(join(root, m.folder, m.model))) {
+      all.push({ name: m.name, skipped: 'model file not present' });
+      continue;
+    }
+    const t = performance.now();
+    const child = spawnSync(process.execPath, ['--max-old-space-size=16384', fileURLToPath(import.meta.url), out, String(iterations), '--model', m.name], { stdio: 'inherit' });
+    console.log(`${m.name}: process exited ${child.status} after ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const file = join(out, `models-${m.name}.json`);
+    if (child.status !== 0 || !existsSync(file)) {
+      failed = true;
+      all.push({ name: m.name, error: `child process exited ${child.status} ${child.signal ?? ''}` });
+      continue;
+    }
+    all.push(...JSON.parse(readFileSync(file, 'utf8')));
+  }
+  writeFileSync(join(out, 'models.json'), JSON.stringify(all, null, 1));
+  process.exitCode = failed || all.some((e) => e.error) ? 1 : 0;
+}

@@ -7,7 +7,8 @@
 #   3. links the workspace packages (packages/*/dist must be carried: dist is git-ignored)
 #   4. runs the stages named in STAGES (default "tests"): tests (node:test GPU tests), backend
 #      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
-#      eager baseline). Results go to $OUT (or .gpu/out).
+#      eager baseline), generate (writes models/generated with models/generate.py: they are too
+#      large to travel), startup (fresh-process start-up times). Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -57,6 +58,21 @@ for p in core ep-cpu ep-rocm native-hip; do ln -sfn "../../packages/$p" "node_mo
 status=0
 for stage in $stages; do
   case $stage in
+    generate)
+      # The large models cannot travel (over the device tool's 64 MiB): write them here. torch 2.x's
+      # exporter needs dynamo=False, which models/generate.py passes when the argument exists.
+      log "stage generate"
+      t=$(date +%s)
+      { python3 models/generate.py --only "${SWITCHYARD_GENERATE:-resnet50,bert}" && python3 scripts/gpu-host/extra_cases.py; } >"$out/generate.log" 2>&1 || status=1
+      grep -v "^  ops" "$out/generate.log" | tail -8 | tee -a "$out/run.log"
+      log "generate took $(( $(date +%s) - t )) s" ;;
+    startup)
+      # Fresh processes after the models stage ran each model once (the on-disk algorithm cache is warm).
+      log "stage startup"
+      for spec in ${SWITCHYARD_STARTUP:-resnet50:b1 bert:s128 squeezenet1_1:b1 mobilenet_v2:b1}; do
+        node scripts/gpu-host/startup.mjs "$out" ${spec%%:*} ${spec#*:} >>"$out/startup.log" 2>&1 || status=1
+      done
+      tail -4 "$out/startup.log" | cut -c1-300 | tee -a "$out/run.log" ;;
     tests)
       log "stage tests"
       node --test --test-reporter=spec packages/*/gpu-tests/*.test.mjs >"$out/gpu-tests.log" 2>&1 || status=1
@@ -68,7 +84,7 @@ for stage in $stages; do
     models)
       log "stage models"
       node scripts/gpu-host/models.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-20}" >"$out/models.log" 2>&1 || status=1
-      tail -20 "$out/models.log" | cut -c1-400 | tee -a "$out/run.log" ;;
+      grep -E "ERROR|exited" "$out/models.log" | cut -c1-400 | tee -a "$out/run.log" ;;
     torch)
       log "stage torch"
       python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1

@@ -1,10 +1,13 @@
 /**
  * Tensors in the ROCm EP's device memory: each device tensor is a `Tensor.fromDevice` whose handle
- * maps to one native DeviceBuffer. Enforces `gpuMemLimit` by counting live bytes. (The caching
- * arena that honours `arenaExtendStrategy` replaces per-tensor allocations in a later issue.)
+ * maps to one native DeviceBuffer, a block of the EP's caching DeviceArena (grown as
+ * `arenaExtendStrategy` says). A partition's outputs are allocated on every run: from the arena's
+ * cache that costs no driver call, where a plain hipMalloc/hipFree pair per output would (and
+ * hipFree waits for the whole device). Enforces `gpuMemLimit` by counting live bytes.
  */
 import { BYTES_PER_ELEMENT, SwitchyardError, Tensor, allocateData, elementCount, type DataType, type DeviceData } from '@switchyard/core';
-import type { DeviceBuffer, NativeHipBinding } from '@switchyard/native-hip';
+import type { DeviceArena, DeviceBuffer, NativeHipBinding } from '@switchyard/native-hip';
+import type { ArenaExtendStrategy } from './rocm-options.js';
 
 export class RocmDeviceMemory {
   readonly location: string;
@@ -13,12 +16,21 @@ export class RocmDeviceMemory {
   /** Device tensors staged from the host but not uploaded yet: a plan copies them in within its run. */
   readonly #staged = new WeakMap<DeviceData, Tensor>();
 
+  #arena: DeviceArena | undefined;
+
   constructor(
     private readonly binding: NativeHipBinding,
     readonly deviceId: number,
     readonly limitBytes: number,
+    readonly extendStrategy: ArenaExtendStrategy = 'kNextPowerOfTwo',
   ) {
     this.location = `rocm:${deviceId}`;
+  }
+
+  /** The arena, made on first use (so a provider that never allocates never touches the device). */
+  #deviceArena(): DeviceArena {
+    this.#arena ??= new this.binding.DeviceArena(this.deviceId, { arenaExtendStrategy: this.extendStrategy === 'kSameAsRequested' ? 'sameAsRequested' : 'nextPowerOfTwo' });
+    return this.#arena;
   }
 
   /** Bytes currently allocated by this EP. */
@@ -36,10 +48,11 @@ export class RocmDeviceMemory {
     }
     let buffer: DeviceBuffer;
     try {
-      buffer = new this.binding.DeviceBuffer(this.deviceId, bytes);
+      buffer = this.#deviceArena().allocate(bytes);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      throw new SwitchyardError(code === 'hipErrorOutOfMemory' || code === 'cudaErrorMemoryAllocation' ? 'OUT_OF_MEMORY' : 'RUNTIME', `rocm: ${(error as Error).message}`, { cause: error });
+      const oom = code === 'OUT_OF_MEMORY' || code === 'hipErrorOutOfMemory' || code === 'cudaErrorMemoryAllocation';
+      throw new SwitchyardError(oom ? 'OUT_OF_MEMORY' : 'RUNTIME', `rocm: ${(error as Error).message}`, { cause: error });
     }
     this.#liveBytes += bytes;
     let disposed = false;

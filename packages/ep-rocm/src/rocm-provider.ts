@@ -79,7 +79,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
     if (!hasPlanBinding(binding)) {
       throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: pnpm --filter @switchyard/native-hip run build:native`);
     }
-    this.#memory = new RocmDeviceMemory(binding, deviceId, this.options.gpuMemLimit);
+    this.#memory = new RocmDeviceMemory(binding, deviceId, this.options.gpuMemLimit, this.options.arenaExtendStrategy);
     this.#plans = binding;
     this.kernels = rocmKernelDefs(ROCM_KERNEL_TABLE, new Set(binding.planStepOps()));
   }

@@ -46,7 +46,7 @@ async function prepareStep(graph: Graph, step: UnitStep, threads: number): Promi
     const partition = extractPartition(graph, unit, step.outputs);
     try {
       const compiled = await unit.ep.compile!(partition);
-      return { ...step, compiled, partition, implementation: 'compiled' };
+      return { ...step, compiled, partition, implementation: 'compiled', inputRefs: [] };
     } catch (err) {
       throw new SwitchyardError('EP_FAILED', `${unit.ep.name} could not compile partition '${unit.name}': ${(err as Error).message}`, { cause: err });
     }
@@ -66,7 +66,8 @@ async function prepareStep(graph: Graph, step: UnitStep, threads: number): Promi
       threads,
     });
     const implementation = kernel.implementation ?? unit.def.implementation ?? (deviceOf(unit.ep) === 'cpu' && unit.ep.name === 'cpu' ? 'ts' : unit.ep.name);
-    return { ...step, kernel, implementation };
+    const inputRefs = node.inputs.map((n) => (n ? step.rename.get(n) ?? n : ''));
+    return { ...step, kernel, implementation, inputRefs };
   } catch (err) {
     throw new SwitchyardError(
       err instanceof SwitchyardError ? err.code : 'EP_FAILED',
@@ -82,18 +83,13 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   const steps: Step[] = [];
   for (const s of laidOut) steps.push(s.kind === 'copy' ? s : await prepareStep(graph, s, options.threads));
 
-  const useCounts = new Map<string, number>();
-  const bump = (n: string) => useCounts.set(n, (useCounts.get(n) ?? 0) + 1);
-  for (const s of steps) {
-    if (s.kind === 'copy') bump(s.source);
-    else for (const n of s.inputs) bump(n);
-  }
+  const outputs = graph.outputs.map((o) => ({ name: o.name, hostName: hostNameOf(o.name) }));
+  const freeAfter = lastReads(steps, new Set(outputs.map((o) => o.hostName)));
 
   const subplans = new Map<Graph, ExecutionPlan>();
   for (const node of graph.nodes) for (const sub of subgraphsOf(node)) subplans.set(sub, await buildPlan(sub, options, false));
 
-  const outputs = graph.outputs.map((o) => ({ name: o.name, hostName: hostNameOf(o.name) }));
-  const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, useCounts, subplans, arenaSlots: new Map(), arenaBytes: 0 };
+  const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, freeAfter, subplans, arenaSlots: new Map(), arenaBytes: 0 };
   if (options.memoryPattern && isTopLevel) {
     const arena = planHostArena(plan);
     plan.arenaSlots = arena.arenaSlots;
@@ -101,6 +97,17 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
     plan.memoryPlan = arena.memoryPlan;
   }
   return plan;
+}
+
+/** For each step, the values it is the last to read (graph outputs excepted): freed right after it. */
+function lastReads(steps: readonly Step[], keep: ReadonlySet<string>): string[][] {
+  const last = new Map<string, number>();
+  steps.forEach((s, i) => {
+    for (const n of s.kind === 'copy' ? [s.source] : s.inputs) last.set(n, i);
+  });
+  const freeAfter = steps.map((): string[] => []);
+  for (const [name, i] of last) if (!keep.has(name)) freeAfter[i].push(name);
+  return freeAfter;
 }
 
 /** Disposes every kernel and compiled partition of a plan and its subplans. */

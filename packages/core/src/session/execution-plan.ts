@@ -8,6 +8,8 @@ import type { Tensor } from '../tensor/tensor.js';
 import type { MemoryPlan } from '../memory/index.js';
 
 export interface KernelStep extends UnitStep {
+  /** For single nodes: each node input as named on this unit's device ('' where omitted), resolved once. */
+  inputRefs: string[];
   kernel?: Kernel;
   compiled?: CompiledPartition;
   partition?: FusedPartition;
@@ -31,8 +33,8 @@ export interface ExecutionPlan {
   constants: Map<string, Tensor>;
   /** Graph outputs in order, with the name each has on the host after copies. */
   outputs: Array<{ name: string; hostName: string }>;
-  /** How many steps read each value (by its on-device name); drives freeing during a run. */
-  useCounts: Map<string, number>;
+  /** Per step: the values no later step reads, dropped right after it (graph outputs are kept). */
+  freeAfter: string[][];
   /** Plans of subgraphs held by control-flow nodes. */
   subplans: Map<Graph, ExecutionPlan>;
   /** Host arena layout for node outputs of known size (empty when memory patterns are off). */

@@ -23,7 +23,7 @@ export interface RunEnvironment {
   checkAlive(): void;
 }
 
-type Lookup = (name: string) => RuntimeValue | undefined;
+export type Lookup = (name: string) => RuntimeValue | undefined;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -65,24 +65,36 @@ export async function executePlan(
   outer?: Lookup,
 ): Promise<RuntimeValue[]> {
   const values = new Map<string, RuntimeValue>(feeds);
-  const lookup: Lookup = (name) => (values.has(name) ? values.get(name) : plan.constants.get(name) ?? outer?.(name));
-  const remaining = new Map(plan.useCounts);
-  const keep = new Set(plan.outputs.map((o) => o.hostName));
+  const lookup: Lookup = (name) => {
+    const v = values.get(name);
+    return v !== undefined || values.has(name) ? v : plan.constants.get(name) ?? outer?.(name);
+  };
   const arena = plan.arenaBytes > 0 ? env.acquireArena(plan.arenaBytes) : undefined;
+  const steps = plan.steps;
   let sliceStart = performance.now();
   try {
-    for (const step of plan.steps) {
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i];
       env.checkAlive();
       const started = env.profiler ? performance.now() : 0;
       if (step.kind === 'copy') {
         await runCopy(step, lookup, values);
         env.profiler?.record({ name: `copy ${step.source}`, op: 'MemcpyTo' + (step.to === 'cpu' ? 'Host' : 'Device'), ep: step.ep.name, start: started, end: performance.now(), inputs: [], outputs: [] });
-        release(step.source);
+      } else if (step.unit.kind === 'fused') {
+        await runFused(step, lookup, values, env, started);
       } else {
-        await runUnit(step, plan, lookup, values, env, arena, started);
-        for (const name of step.inputs) release(name);
+        // Most kernels finish synchronously: awaiting only real promises keeps per-node overhead low.
+        const pending = runKernel(step, plan, lookup, values, env, arena, started);
+        if (pending) await pending;
       }
-      if (performance.now() - sliceStart > env.sliceMs) {
+      for (const name of plan.freeAfter[i]) {
+        const v = values.get(name);
+        // Feeds belong to the caller (a bound device tensor stays valid after the run).
+        if (v instanceof Tensor && v.location !== 'cpu' && !feeds.has(name)) v.dispose();
+        values.delete(name);
+      }
+      const now = performance.now();
+      if (now - sliceStart > env.sliceMs) {
         await yieldToEventLoop();
         sliceStart = performance.now();
       }
@@ -95,20 +107,31 @@ export async function executePlan(
   } finally {
     if (arena) env.releaseArena(arena);
   }
-
-  function release(name: string): void {
-    const left = (remaining.get(name) ?? 0) - 1;
-    remaining.set(name, left);
-    if (left <= 0 && !keep.has(name) && values.has(name)) {
-      const v = values.get(name);
-      // Feeds belong to the caller (a bound device tensor stays valid after the run).
-      if (v instanceof Tensor && v.location !== 'cpu' && !feeds.has(name)) v.dispose();
-      values.delete(name);
-    }
-  }
 }
 
-async function runUnit(
+async function runFused(step: KernelStep, lookup: Lookup, values: Map<string, RuntimeValue>, env: RunEnvironment, started: number): Promise<void> {
+  const unit = step.unit as Extract<KernelStep['unit'], { kind: 'fused' }>;
+  // compile() was promised inputs in `inputNames` order, which leaves out the initializers the
+  // partition carries itself (step.inputs lists every value the unit reads).
+  const names = step.partition ? step.partition.inputNames.map((n) => step.rename.get(n) ?? n) : step.inputs;
+  const inputs = names.map((n) => {
+    const v = lookup(n);
+    if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${n}' is not available`);
+    return v;
+  });
+  let outs: RuntimeValue[];
+  try {
+    outs = await step.compiled!.run(inputs);
+  } catch (err) {
+    throw kernelError(step, err);
+  }
+  if (outs.length !== step.outputs.length) throw kernelError(step, new Error(`returned ${outs.length} outputs, expected ${step.outputs.length}`));
+  step.outputs.forEach((name, i) => values.set(name, outs[i]));
+  env.profiler?.record({ name: unit.name, op: 'FusedPartition', ep: unit.ep.name, start: started, end: performance.now(), inputs: shapesOf(inputs), outputs: shapesOf(outs) });
+}
+
+/** Runs one kernel; returns a promise only when the kernel is asynchronous. */
+function runKernel(
   step: KernelStep,
   plan: ExecutionPlan,
   lookup: Lookup,
@@ -116,64 +139,60 @@ async function runUnit(
   env: RunEnvironment,
   arena: ArrayBuffer | undefined,
   started: number,
-): Promise<void> {
-  const unit = step.unit;
-  const local: Lookup = (name) => lookup(step.rename.get(name) ?? name);
-  if (unit.kind === 'fused') {
-    // compile() was promised inputs in `inputNames` order, which leaves out the initializers the
-    // partition carries itself (step.inputs lists every value the unit reads).
-    const names = step.partition ? step.partition.inputNames.map((n) => step.rename.get(n) ?? n) : step.inputs;
-    const inputs = names.map((n) => {
-      const v = lookup(n);
-      if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${n}' is not available`);
-      return v;
-    });
-    let outs: RuntimeValue[];
-    try {
-      outs = await step.compiled!.run(inputs);
-    } catch (err) {
-      throw kernelError(step, err);
-    }
-    if (outs.length !== step.outputs.length) throw kernelError(step, new Error(`returned ${outs.length} outputs, expected ${step.outputs.length}`));
-    step.outputs.forEach((name, i) => values.set(name, outs[i]));
-    env.profiler?.record({ name: unit.name, op: 'FusedPartition', ep: unit.ep.name, start: started, end: performance.now(), inputs: shapesOf(inputs), outputs: shapesOf(outs) });
-    return;
-  }
+): Promise<void> | undefined {
+  const unit = step.unit as Extract<KernelStep['unit'], { kind: 'single' }>;
   const node = unit.node;
-  const inputs = node.inputs.map((n) => (n ? local(n) : undefined));
-  const ctx = new NodeRunContext({
-    node,
-    inputs,
-    arena,
-    slots: plan.arenaSlots,
-    threads: env.threads,
-    runSubgraph: (graph: Graph, feeds) => {
-      const sub = plan.subplans.get(graph);
-      if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${nodeLabel(node)}'`));
-      return executePlan(sub, feeds, env, local);
-    },
-  });
-  let outs: RuntimeValue[];
+  const refs = step.inputRefs;
+  const inputs = new Array<RuntimeValue | undefined>(refs.length);
+  for (let i = 0; i < refs.length; i++) inputs[i] = refs[i] ? lookup(refs[i]) : undefined;
+  const ctx = new NodeRunContext({ node, inputs, arena, slots: plan.arenaSlots, threads: env.threads, plan, env, lookup, rename: step.rename });
+  let result: RuntimeValue[] | Promise<RuntimeValue[]>;
   try {
-    outs = await step.kernel!.run(ctx);
+    result = step.kernel!.run(ctx);
   } catch (err) {
     throw kernelError(step, err);
   }
-  const declared = node.outputs.length;
-  if (outs.length < declared && node.outputs.slice(outs.length).some((o) => o !== '')) {
-    throw kernelError(step, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
+  const finish = (outs: RuntimeValue[]): void => {
+    const declared = node.outputs.length;
+    if (outs.length < declared && node.outputs.slice(outs.length).some((o) => o !== '')) {
+      throw kernelError(step, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
+    }
+    for (let i = 0; i < declared; i++) {
+      const name = node.outputs[i];
+      if (name) values.set(name, detachFromArena(outs[i], arena, ctx.arenaOutput(i)));
+    }
+    if (env.profiler) {
+      env.profiler.record({
+        name: nodeLabel(node),
+        op: node.opType,
+        ep: unit.ep.name,
+        implementation: step.implementation,
+        start: started,
+        end: performance.now(),
+        inputs: shapesOf(inputs),
+        outputs: shapesOf(outs),
+      });
+    }
+  };
+  if (result instanceof Promise) {
+    return result.then(finish, (err: unknown) => {
+      throw kernelError(step, err);
+    });
   }
-  node.outputs.forEach((name, i) => {
-    if (name) values.set(name, detachFromArena(outs[i], arena, ctx.arenaOutputs.get(i)));
-  });
-  env.profiler?.record({
-    name: node.name,
-    op: node.opType,
-    ep: unit.ep.name,
-    implementation: step.implementation,
-    start: started,
-    end: performance.now(),
-    inputs: shapesOf(inputs),
-    outputs: shapesOf(outs),
-  });
+  finish(result);
+  return undefined;
+}
+
+/** Runs a subgraph of `plan` for a control-flow node; outer-scope names resolve through `lookup`. */
+export function runSubgraphOf(
+  plan: ExecutionPlan,
+  env: RunEnvironment,
+  graph: Graph,
+  feeds: ReadonlyMap<string, RuntimeValue>,
+  lookup: Lookup,
+  owner: string,
+): Promise<RuntimeValue[]> {
+  const sub = plan.subplans.get(graph);
+  if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${owner}'`));
+  return executePlan(sub, feeds, env, lookup);
 }

@@ -2,9 +2,10 @@
 import { SwitchyardError } from '../errors.js';
 import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { KernelRunContext, RuntimeValue } from '../registry/kernel-def.js';
-import { BYTES_PER_ELEMENT, viewData, type DataType, type NumericDataType } from '../tensor/data-type.js';
+import { BYTES_PER_ELEMENT, allocateData, viewData, type DataType, type DataTypeMap, type NumericDataType } from '../tensor/data-type.js';
 import { Tensor, elementCount } from '../tensor/tensor.js';
-import type { ArenaSlot } from './execution-plan.js';
+import type { ArenaSlot, ExecutionPlan } from './execution-plan.js';
+import { runSubgraphOf, type Lookup, type RunEnvironment } from './executor.js';
 
 export interface NodeContextInit {
   node: Node;
@@ -12,7 +13,12 @@ export interface NodeContextInit {
   arena: ArrayBuffer | undefined;
   slots: ReadonlyMap<string, ArenaSlot>;
   threads: number;
-  runSubgraph: (graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>) => Promise<RuntimeValue[]>;
+  /** How subgraphs run: a function, or the plan pieces the executor resolves them with (no closure per node). */
+  runSubgraph?: (graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>) => Promise<RuntimeValue[]>;
+  plan?: ExecutionPlan;
+  env?: RunEnvironment;
+  lookup?: Lookup;
+  rename?: ReadonlyMap<string, string>;
 }
 
 function describe(v: RuntimeValue | undefined): string {
@@ -26,8 +32,12 @@ export class NodeRunContext implements KernelRunContext {
   readonly node: Node;
   readonly inputs: readonly (RuntimeValue | undefined)[];
   readonly threads: number;
-  /** Outputs handed out from the arena, by index, so aliasing can be detected afterwards. */
-  readonly arenaOutputs = new Map<number, Tensor>();
+  /** Outputs handed out from the arena, by index, so aliasing can be detected afterwards (made on first use). */
+  #arenaOutputs: Map<number, Tensor> | undefined;
+
+  arenaOutput(i: number): Tensor | undefined {
+    return this.#arenaOutputs?.get(i);
+  }
   readonly #init: NodeContextInit;
 
   constructor(init: NodeContextInit) {
@@ -61,17 +71,23 @@ export class NodeRunContext implements KernelRunContext {
     const slot = this.#init.slots.get(this.node.outputs[i]);
     const arena = this.#init.arena;
     if (slot && arena && type !== 'string' && size * BYTES_PER_ELEMENT[type] === slot.bytes) {
-      const data = viewData(type as NumericDataType, arena, slot.offset, size);
+      const data = viewData(type as NumericDataType, arena, slot.offset, size) as unknown as DataTypeMap[T];
       // Arena memory is reused between values: kernels expect zeroed outputs like fresh arrays.
       new Uint8Array(arena, slot.offset, slot.bytes).fill(0);
-      const t = new Tensor(type, data as never, dims);
-      this.arenaOutputs.set(i, t);
+      const t = Tensor.trusted(type, data, dims, size);
+      (this.#arenaOutputs ??= new Map()).set(i, t);
       return t as Tensor<T>;
     }
-    return Tensor.zeros(type, dims);
+    return Tensor.trusted(type, allocateData(type, size), dims, size);
   }
 
   runSubgraph(graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>): Promise<RuntimeValue[]> {
-    return this.#init.runSubgraph(graph, feeds);
+    const init = this.#init;
+    if (init.runSubgraph) return init.runSubgraph(graph, feeds);
+    if (!init.plan || !init.env || !init.lookup) {
+      return Promise.reject(new SwitchyardError('UNSUPPORTED', `${nodeLabel(this.node)}: subgraphs cannot run here`));
+    }
+    const { lookup, rename } = init;
+    return runSubgraphOf(init.plan, init.env, graph, feeds, (name) => lookup(rename?.get(name) ?? name), nodeLabel(this.node));
   }
 }

@@ -30,8 +30,9 @@ export function elementCount(dims: readonly number[], what = 'tensor'): number {
   return n;
 }
 
-/** Marks the private constructor path of device tensors. */
+/** Marks the private constructor paths of device tensors and of already-validated host data. */
 const DEVICE_TENSOR = Symbol('device tensor');
+const TRUSTED_TENSOR = Symbol('trusted tensor');
 
 /** Handle a device EP gives a tensor whose data is not in host memory. */
 export interface DeviceData {
@@ -96,6 +97,15 @@ export class Tensor<T extends DataType = DataType> {
   constructor(type: T, data: DataTypeMap[T] | readonly (number | bigint | boolean | string)[], dims?: readonly number[]);
   constructor(data: DataTypeMap[T], dims?: readonly number[]);
   constructor(a: unknown, b?: unknown, c?: unknown) {
+    if (a === TRUSTED_TENSOR) {
+      const init = b as { type: T; dims: readonly number[]; data: DataTypeMap[T]; size: number };
+      this.type = init.type;
+      this.dims = Object.freeze(init.dims.slice());
+      this.size = init.size;
+      this.location = 'cpu';
+      this.#data = init.data;
+      return;
+    }
     if (a === DEVICE_TENSOR) {
       const init = b as { type: T; dims: readonly number[]; device: DeviceData };
       this.type = init.type;
@@ -134,6 +144,15 @@ export class Tensor<T extends DataType = DataType> {
   /** A tensor whose data lives on a device; `data` throws until `getData()` downloads it. */
   static fromDevice<T extends DataType>(type: T, dims: readonly number[], device: DeviceData): Tensor<T> {
     return new (Tensor as unknown as new (token: symbol, init: unknown) => Tensor<T>)(DEVICE_TENSOR, { type, dims, device });
+  }
+
+  /**
+   * A host tensor over data the caller has already checked against `dims` (`size` elements of the
+   * right array type): the session's output allocation, which runs for every node of every run.
+   * @internal
+   */
+  static trusted<T extends DataType>(type: T, data: DataTypeMap[T], dims: readonly number[], size: number): Tensor<T> {
+    return new (Tensor as unknown as new (token: symbol, init: unknown) => Tensor<T>)(TRUSTED_TENSOR, { type, data, dims, size });
   }
 
   /** A zero-filled host tensor. */

@@ -49,8 +49,26 @@ export interface BroadcastPlan {
   innerStrides: number[];
 }
 
+/**
+ * Plans are immutable and kernels ask for the same shapes run after run, so recent plans are kept
+ * (keyed by the shapes) instead of rebuilt per run.
+ */
+const planCache = new Map<string, BroadcastPlan>();
+const PLAN_CACHE_SIZE = 512;
+
 /** Builds the loop plan for reading `shapes` broadcast to their common shape (see the file comment). */
 export function broadcastPlan(shapes: readonly (readonly number[])[], what = 'broadcast'): BroadcastPlan {
+  let key = '';
+  for (const s of shapes) key += s.join(',') + ';';
+  const cached = planCache.get(key);
+  if (cached) return cached;
+  const plan = buildBroadcastPlan(shapes, what);
+  if (planCache.size >= PLAN_CACHE_SIZE) planCache.delete(planCache.keys().next().value!);
+  planCache.set(key, plan);
+  return plan;
+}
+
+function buildBroadcastPlan(shapes: readonly (readonly number[])[], what: string): BroadcastPlan {
   const dims = broadcastShape(shapes, what);
   const size = elementCount(dims, what);
   const rank = dims.length;

@@ -68,13 +68,20 @@ function compile<T>(key: string, body: string, args: string[]): T {
  * containers, so each compiled loop stays monomorphic.
  */
 export function unaryLoop(expr: string, kind: StoreKind, lane: string, params: readonly string[] = []): UnaryLoop {
+  // Looked up before the body is built: kernels ask for their loop on every run.
+  const key = `u|${lane}|${kind}|${params.join(',')}|${expr}`;
+  const hit = cache.get(key) as UnaryLoop | undefined;
+  if (hit) return hit;
   const body = `${paramPrelude(params)}
 for (let i = 0; i < n; i++) { const x = a[i]; out[i] = ${store(expr, kind)}; }`;
-  return compile<UnaryLoop>(`u|${lane}|${kind}|${params.join(',')}|${expr}`, body, ['a', 'out', 'n', 'P']);
+  return compile<UnaryLoop>(key, body, ['a', 'out', 'n', 'P']);
 }
 
 /** A broadcasting binary loop for `expr` (in `x`, `y`), with fast paths for stride patterns. */
 export function binaryLoop(expr: string, kind: StoreKind, lane: string, params: readonly string[] = []): BinaryLoop {
+  const key = `b|${lane}|${kind}|${params.join(',')}|${expr}`;
+  const hit = cache.get(key) as BinaryLoop | undefined;
+  if (hit) return hit;
   const s = store(expr, kind);
   const body = `${paramPrelude(params)}
 let k = 0;
@@ -92,7 +99,7 @@ for (let r = 0; r < outer; r++) {
     for (let j = 0; j < inner; j++) { const x = a[ia + j * sa], y = b[ib + j * sb]; out[k++] = ${s}; }
   }
 }`;
-  return compile<BinaryLoop>(`b|${lane}|${kind}|${params.join(',')}|${expr}`, body, [
+  return compile<BinaryLoop>(key, body, [
     'a',
     'b',
     'out',

@@ -207,7 +207,8 @@ export function binaryKernel(spec: ElementwiseSpec): (init: KernelInit) => Kerne
         let b = ctx.input(1);
         const bDims = legacyShapeOfB(init, a, b);
         if (bDims !== b.dims) b = b.reshape(bDims);
-        const dims = broadcastShape([a.dims, b.dims], spec.opType);
+        // The (cached) plan carries the broadcast shape; computeBinary looks the same plan up again.
+        const dims = broadcastPlan([a.dims, b.dims], spec.opType).dims;
         const out = ctx.output(0, outputType(spec, a.type), dims);
         computeBinary(spec, a, b, out, params);
         return [out];

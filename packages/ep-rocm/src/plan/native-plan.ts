@@ -13,6 +13,8 @@ export interface NativeExecutionPlan {
   /** Why capture is not used, when it was asked for and fell back. */
   readonly graphNote: string;
   readonly runs: number;
+  /** Device time of the last run's steps in ms (HIP/CUDA events around the launches, copies excluded); -1 before the first. */
+  readonly lastGpuMs: number;
   /** [async] Copies inputs in, runs every step, copies outputs out, waits. */
   run(inputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>, outputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>): Promise<void>;
   dispose(): void;
@@ -21,6 +23,8 @@ export interface NativeExecutionPlan {
 export interface PlanBinding {
   ExecutionPlan: new (description: PlanDescription) => NativeExecutionPlan;
   planStepOps(): string[];
+  /** The device's free and total memory as the driver reports it (absent in older builds). */
+  planDeviceMemory?(deviceId: number): { free: number; total: number };
 }
 
 export function hasPlanBinding(binding: object): binding is PlanBinding {

@@ -20,6 +20,7 @@ import {
   type Node,
   type OffsetRequest,
 } from '@switchyard/core';
+import { foldableConvActivations } from './conv-activation.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { encodeStep } from './step-encoders.js';
 
@@ -149,8 +150,14 @@ export function buildPlanDescription(
     return id;
   };
 
+  const folds = foldableConvActivations(graph, nodes, outputNames);
+  const skip = new Set<Node>();
   for (const node of nodes) {
+    if (skip.has(node)) continue;
     const spec = encodeStep(node, graph, { convAlgoSearch: options.convAlgoSearch });
+    const fold = folds.get(node);
+    const folding = fold !== undefined && spec.op === 'Conv' && !spec.then && spec.attrs.length === 11 && spec.attrs[10] === 0;
+    if (folding) spec.attrs = [...spec.attrs.slice(0, 10), ...fold.attrs];
     const ins = spec.inputs.map((i) => (i < 0 || !node.inputs[i] ? -1 : operand(node.inputs[i])));
     const outs = spec.outputs.map((i) => {
       const name = node.outputs[i];
@@ -160,7 +167,12 @@ export function buildPlanDescription(
       idOf.set(name, id);
       return id;
     });
-    steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: node.name || node.opType });
+    if (folding) {
+      // The activation's output is the conv's buffer; the activation node adds no step.
+      idOf.set(fold.act.outputs[0], outs[0]);
+      skip.add(fold.act);
+    }
+    steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: folding ? `${node.name || node.opType} + ${fold.act.opType}` : node.name || node.opType });
     const at = steps.length - 1;
     for (const id of [...ins, ...outs]) if (id >= 0) touch(id, at);
     if (spec.then) {

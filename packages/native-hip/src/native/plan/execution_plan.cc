@@ -5,6 +5,7 @@
 
 #include "device_buffer.h"
 #include "gpu_errors.h"
+#include "runtime/runtime.h"
 
 namespace switchyard::plan {
 namespace {
@@ -232,10 +233,16 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   if (disposed_) return "the plan was disposed";
   hipError_t status = hipSetDevice(device_id_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipSetDevice), status);
+  // Host inputs go through the runtime's pinned staging buffers (chunked, memcpy overlapping DMA;
+  // returns once the bytes are on the device): a plain async copy from pageable JS memory would be
+  // staged by the driver anyway, synchronously and in smaller pieces. Device inputs are copied on
+  // the plan's stream. The previous run finished (Execute ends with a sync), so overwriting the
+  // input slots is safe.
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const TensorRef& slot = buffers_[inputs_[i]];
     if (slot.bytes == 0) continue;
-    status = hipMemcpyAsync(slot.data, input_sources[i], slot.bytes, input_kinds[i], stream_);
+    status = input_kinds[i] == hipMemcpyHostToDevice ? runtime::CopyHostToDevice(device_id_, slot.data, input_sources[i], slot.bytes)
+                                                     : hipMemcpyAsync(slot.data, input_sources[i], slot.bytes, input_kinds[i], stream_);
     if (status != hipSuccess) return Status("input copy", status);
   }
   // The first run is eager (libraries may allocate workspaces on first use, which a capture forbids);
@@ -277,12 +284,19 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
-    if (slot.bytes == 0) continue;
+    if (slot.bytes == 0 || output_kinds[i] == hipMemcpyDeviceToHost) continue;
     status = hipMemcpyAsync(output_targets[i], slot.data, slot.bytes, output_kinds[i], stream_);
     if (status != hipSuccess) return Status("output copy", status);
   }
   status = hipStreamSynchronize(stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status);
+  // Host outputs: through pinned staging, after the steps finished (the stream is synchronized).
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const TensorRef& slot = buffers_[outputs_[i]];
+    if (slot.bytes == 0 || output_kinds[i] != hipMemcpyDeviceToHost) continue;
+    status = runtime::CopyDeviceToHost(device_id_, output_targets[i], slot.data, slot.bytes);
+    if (status != hipSuccess) return Status("output copy", status);
+  }
   float gpu_ms = -1;
   last_gpu_ms_ = hipEventElapsedTime(&gpu_ms, steps_begin_, steps_end_) == hipSuccess ? gpu_ms : -1;
   runs_ += 1;

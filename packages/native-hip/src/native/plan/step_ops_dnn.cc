@@ -1,10 +1,15 @@
 // Step ops on the DNN seam (dnn/dnn.h). Attribute blobs (NCHW, 2-D only):
 //   Conv [group, pad_top, pad_left, pad_bottom, pad_right, stride_h, stride_w, dilation_h, dilation_w,
-//         search (0 default, 1 heuristic, 2 exhaustive), activation (0 none, 1 relu)]; inputs X, W, B (-1 when absent)
+//         search (0 default, 1 heuristic, 2 exhaustive), activation (0 none, 1 relu, 2 the unary op below)
+//         (, unary op (kernels::UnaryOp number), alpha, beta)]; inputs X, W, B (-1 when absent)
+//   Bias and activation: fp32 bias+ReLU is cuDNN's one fused call; every other combination runs the
+//   convolution alone, then bias and activation in ONE epilogue kernel (kernels/epilogue.hip) rather
+//   than cuDNN's AddTensor + ActivationForward (two more library calls and kernels per conv).
 //   Pool [mode (0 max, 1 avg excl. pad, 2 avg incl. pad), kh, kw, pad_top, pad_left, pad_bottom, pad_right,
 //         stride_h, stride_w]  (GlobalAveragePool: kh, kw = H, W)
 //   BatchNormalization [epsilon]; inputs X, scale, B, mean, var
 #include "dnn/dnn.h"
+#include "plan/kernel_refs.h"
 #include "plan/step_op.h"
 
 namespace switchyard::dnn {
@@ -60,7 +65,10 @@ std::string CheckConv(StepArgs* args) {
   if (p.empty()) p = FloatSame(*args);
   if (!p.empty()) return p;
   if (args->in(0).dims.size() != 4 || args->in(1).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D (NCHW) convolution";
-  if (args->attrs.size() != 11) return "needs 11 attributes";
+  if (args->attrs.size() != 11 && args->attrs.size() != 14) return "needs 11 or 14 attributes";
+  if (I(*args, 10) == 2 && (args->attrs.size() != 14 || &kernels::LaunchBiasActivation == nullptr)) {
+    return "a fused activation other than ReLU needs [unary op, alpha, beta] and the epilogue kernel";
+  }
   const dnn::Conv2dDesc d = ConvDesc(*args);
   if (dnn::ConvOutputSize(d, true, false) != args->out(0).dims[2] || dnn::ConvOutputSize(d, false, false) != args->out(0).dims[3]) {
     return "output size differs from the convolution's";
@@ -74,12 +82,33 @@ hipError_t LaunchConv(const StepArgs& a) {
   dnn::ConvArgs args;
   args.x = a.in(0).data;
   args.w = a.in(1).data;
-  args.bias = a.inputs.size() > 2 && a.inputs[2] != nullptr ? a.inputs[2]->data : nullptr;
+  const void* bias = a.inputs.size() > 2 && a.inputs[2] != nullptr ? a.inputs[2]->data : nullptr;
   args.y = a.out(0).data;
-  args.activation = I(a, 10) == 1 ? dnn::Activation::kRelu : dnn::Activation::kNone;
+  const int activation = I(a, 10);
   dnn::ConvOptions options;
   options.search = static_cast<dnn::AlgoSearch>(I(a, 9));
-  return Report(dnn::ConvForward(a.device, a.stream, ConvDesc(a), args, options));
+  const dnn::Conv2dDesc desc = ConvDesc(a);
+  const bool cudnn_fused = desc.dtype == dnn::DataType::kFloat32 && activation == 1 && bias != nullptr;
+  const bool epilogue = !cudnn_fused && (bias != nullptr || activation != 0) && &kernels::LaunchBiasActivation != nullptr;
+  if (!epilogue) {
+    args.bias = bias;
+    args.activation = activation == 1 ? dnn::Activation::kRelu : dnn::Activation::kNone;
+    return Report(dnn::ConvForward(a.device, a.stream, desc, args, options));
+  }
+  const hipError_t conv = Report(dnn::ConvForward(a.device, a.stream, desc, args, options));
+  if (conv != hipSuccess) return conv;
+  const TensorRef& y = a.out(0);
+  kernels::UnaryOp op = kernels::UnaryOp::kIdentity;
+  kernels::UnaryParams params;
+  if (activation == 1) op = kernels::UnaryOp::kRelu;
+  if (activation == 2) {
+    op = static_cast<kernels::UnaryOp>(I(a, 11));
+    params.alpha = static_cast<float>(a.attrs[12]);
+    params.beta = static_cast<float>(a.attrs[13]);
+  }
+  const kernels::DType dt = y.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
+  return kernels::LaunchBiasActivation(dt, y.data, bias, nullptr, y.data, y.dims[0], y.dims[1], y.dims[2] * y.dims[3], op, params,
+                                       kernels::ResidualPlacement::kAfterActivation, a.stream);
 }
 
 dnn::Pool2dDesc PoolDesc(const StepArgs& a) {
