@@ -155,6 +155,80 @@ describe('rocm execution plans', { skip }, () => {
   });
 });
 
+// x[1,3,9,9] → Conv(4 filters, bias or not) → act: the plan folds act into the Conv step's epilogue.
+function convAct(act, withBias) {
+  const nodes = [{ op: 'Conv', inputs: withBias ? ['x', 'w', 'b'] : ['x', 'w'], outputs: ['c'], name: 'conv', attributes: { pads: [1, 1, 1, 1] } }];
+  if (act === 'Clip') nodes.push({ op: 'Clip', inputs: ['c', 'lo', 'hi'], outputs: ['y'], name: 'act' });
+  else if (act === 'LeakyRelu') nodes.push({ op: 'LeakyRelu', inputs: ['c'], outputs: ['y'], name: 'act', attributes: { alpha: 0.1 } });
+  else if (act) nodes.push({ op: act, inputs: ['c'], outputs: ['y'], name: 'act' });
+  return buildModel({
+    inputs: [['x', 'float32', [1, 3, 9, 9]]],
+    outputs: [[act ? 'y' : 'c', 'float32']],
+    initializers: {
+      w: new Tensor('float32', seeded(4 * 3 * 9, 21), [4, 3, 3, 3]),
+      b: new Tensor('float32', seeded(4, 22), [4]),
+      lo: new Tensor('float32', Float32Array.of(-0.05), []),
+      hi: new Tensor('float32', Float32Array.of(0.1), []),
+    },
+    nodes,
+    opset: 17,
+  });
+}
+
+describe('conv epilogues (activation folded into the Conv step)', { skip }, () => {
+  for (const fp16 of [false, true]) {
+    for (const [act, withBias] of [['Relu', true], ['Relu', false], ['Clip', true], ['LeakyRelu', true], ['Sigmoid', false], [undefined, true]]) {
+      it(`${act ?? 'bias only'}${withBias ? '' : ' (no bias)'}${fp16 ? ' in fp16' : ''} matches the CPU EP`, async () => {
+        const model = convAct(act, withBias);
+        const x = new Tensor('float32', seeded(3 * 81, 23), [1, 3, 9, 9]);
+        const expected = await reference(model, { x });
+        const s = await InferenceSession.fromModel(model, { executionProviders: [{ name: 'rocm', fp16 }, 'cpu'] });
+        const out = await s.run({ x });
+        const name = act ? 'y' : 'c';
+        assertClose(out[name].data, expected[name].data, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-2 : 1e-4, name);
+        const steps = s.providers.find((p) => p.name === 'rocm').partitions[0].stats.lastDescription.steps.map((st) => st.op);
+        assert.equal(steps.filter((op) => op === 'Conv').length, 1);
+        assert.ok(!steps.includes(act ?? 'none'), `the activation was folded: ${steps.join(',')}`);
+        await s.release();
+      });
+    }
+  }
+});
+
+describe('conv residual epilogue (Conv → Add → Relu in one step)', { skip }, () => {
+  const model = () =>
+    buildModel({
+      inputs: [['x', 'float32', [2, 3, 9, 9]]],
+      outputs: [['y', 'float32']],
+      initializers: {
+        w: new Tensor('float32', seeded(4 * 27, 31), [4, 3, 3, 3]),
+        b: new Tensor('float32', seeded(4, 32), [4]),
+        wd: new Tensor('float32', seeded(4 * 3, 33), [4, 3, 1, 1]),
+      },
+      nodes: [
+        { op: 'Conv', inputs: ['x', 'w', 'b'], outputs: ['c'], name: 'conv', attributes: { pads: [1, 1, 1, 1] } },
+        { op: 'Conv', inputs: ['x', 'wd'], outputs: ['z'], name: 'down' },
+        { op: 'Add', inputs: ['c', 'z'], outputs: ['s'], name: 'add' },
+        { op: 'Relu', inputs: ['s'], outputs: ['y'], name: 'relu' },
+      ],
+      opset: 17,
+    });
+  for (const fp16 of [false, true]) {
+    for (const graph of [false, true]) {
+      it(`matches the CPU EP${fp16 ? ' in fp16' : ''}${graph ? ' (graph replay)' : ''}`, async () => {
+        const x = new Tensor('float32', seeded(2 * 3 * 81, 34), [2, 3, 9, 9]);
+        const expected = await reference(model(), { x });
+        const s = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: graph }, 'cpu'] });
+        for (let i = 0; i < 3; i++) assertClose((await s.run({ x })).y.data, expected.y.data, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-2 : 1e-4, `y run ${i}`);
+        const steps = s.providers.find((p) => p.name === 'rocm').partitions[0].stats.lastDescription.steps;
+        console.log(`# steps: ${steps.map((st) => `${st.op}(${st.node})`).join(' ')}`);
+        assert.ok(!steps.some((st) => st.op === 'Add' || st.op === 'Relu'), 'Add and Relu folded');
+        await s.release();
+      });
+    }
+  }
+});
+
 describe('rocm EP on this machine', () => {
   it('initializes or declines with a reason', async () => {
     const ep = new RocmExecutionProvider();

@@ -93,6 +93,39 @@ describe('groupRegions', () => {
     expect(names(groupRegions(g, accepted))).toEqual([['a', 'b'], ['d'], ['e']]);
   });
 
+  it('merges two regions where their branches meet, when that makes no cycle', () => {
+    // x → p → q ; x → m → n (a side branch, like an attention-mask bias) ; r = q + n
+    const g = graphOf({
+      inputs: [x()],
+      outputs: [['r', 'float32']],
+      nodes: [
+        { op: 'Relu', inputs: ['x'], outputs: ['p'], name: 'p' },
+        { op: 'Exp', inputs: ['p'], outputs: ['q'], name: 'q' },
+        { op: 'Neg', inputs: ['x'], outputs: ['m'], name: 'm' },
+        { op: 'Abs', inputs: ['m'], outputs: ['n'], name: 'n' },
+        { op: 'Add', inputs: ['q', 'n'], outputs: ['r'], name: 'r' },
+      ],
+    });
+    expect(names(groupRegions(g, new Set(g.nodes)))).toEqual([['p', 'q', 'm', 'n', 'r']]);
+  });
+
+  it('does not merge regions when a path between them runs through a node outside', () => {
+    // a → c(cpu) → m ; a → b ; d = b + m: merging {a, b} and {m} with d would loop through c.
+    const g = graphOf({
+      inputs: [x()],
+      outputs: [['d', 'float32']],
+      nodes: [
+        { op: 'Relu', inputs: ['x'], outputs: ['a'], name: 'a' },
+        { op: 'Hardmax', inputs: ['a'], outputs: ['c'], name: 'c' },
+        { op: 'Neg', inputs: ['c'], outputs: ['m'], name: 'm' },
+        { op: 'Exp', inputs: ['a'], outputs: ['b'], name: 'b' },
+        { op: 'Add', inputs: ['b', 'm'], outputs: ['d'], name: 'd' },
+      ],
+    });
+    const regions = names(groupRegions(g, new Set(g.nodes.filter((n) => n.name !== 'c'))));
+    expect(regions).toEqual([['a', 'b'], ['m', 'd']]);
+  });
+
   it('keeps a connected convex set in one region', () => {
     const g = graphOf(spec);
     expect(names(groupRegions(g, new Set(g.nodes)))).toEqual([['a', 'b', 'c', 'd'], ['e']]);

@@ -38,36 +38,64 @@ export function rocmKernelDefs(table: readonly RocmKernelRow[], availableSteps?:
 }
 
 /**
- * Groups accepted nodes into regions, in topological order: a node joins the region of one of its
- * accepted producers when no path from that region reaches it through a node outside the region
- * (joining would then make a cycle); otherwise it starts a region. `reach` holds, per value, the
- * regions it depends on.
+ * Groups accepted nodes into regions, in topological order. A node whose accepted producers lie in
+ * several regions merges them all when that makes no cycle -- no path leaves the union through a
+ * node outside it and comes back -- so side branches that meet the main one (BERT's attention-mask
+ * bias joining every layer's scores) end in one partition, one native plan and one run; otherwise it
+ * joins one of them where that makes no cycle; otherwise it starts a region. `reach` holds, per node,
+ * the regions it depends on (ids resolved through `find`, since merged regions share one).
  */
 export function groupRegions(graph: Graph, accepted: ReadonlySet<Node>): Node[][] {
   const producers = graph.producers();
+  const order = new Map(graph.nodes.map((n, i) => [n, i]));
+  const parent: number[] = [];
+  const find = (r: number): number => {
+    while (parent[r] !== r) {
+      parent[r] = parent[parent[r]];
+      r = parent[r];
+    }
+    return r;
+  };
+  const members: Node[][] = [];
   const regionOf = new Map<Node, number>();
   const reach = new Map<Node, Set<number>>();
-  const regions: Node[][] = [];
+  const predsOf = (node: Node) => [...new Set(node.inputs.filter(Boolean).map((i) => producers.get(i)).filter((p): p is Node => p !== undefined))];
+  const inside = (p: Node, set: ReadonlySet<number>) => regionOf.has(p) && set.has(find(regionOf.get(p)!));
+  const dependsOn = (p: Node, set: ReadonlySet<number>) => [...(reach.get(p) ?? [])].some((r) => set.has(find(r)));
+  // No pred of the union's nodes (or of `node`) outside the union depends on the union.
+  const closed = (set: ReadonlySet<number>, node: Node) =>
+    [node, ...[...set].flatMap((r) => members[r])].every((m) => predsOf(m).every((p) => inside(p, set) || !dependsOn(p, set)));
+
   for (const node of graph.nodes) {
-    const preds = [...new Set(node.inputs.filter(Boolean).map((i) => producers.get(i)).filter((p): p is Node => p !== undefined))];
+    const preds = predsOf(node);
     const mine = new Set<number>();
-    for (const p of preds) for (const r of reach.get(p) ?? []) mine.add(r);
+    for (const p of preds) for (const r of reach.get(p) ?? []) mine.add(find(r));
     if (accepted.has(node)) {
-      const candidates = [...new Set(preds.filter((p) => regionOf.has(p)).map((p) => regionOf.get(p)!))];
-      // A region R is joinable when no producer outside R depends on R.
-      const joinable = candidates.find((r) => preds.every((p) => regionOf.get(p) === r || !(reach.get(p) ?? new Set()).has(r)));
-      let region = joinable;
-      if (region === undefined) {
-        region = regions.length;
-        regions.push([]);
+      const candidates = [...new Set(preds.filter((p) => regionOf.has(p)).map((p) => find(regionOf.get(p)!)))];
+      let region: number | undefined;
+      if (candidates.length > 1 && closed(new Set(candidates), node)) {
+        region = candidates[0];
+        for (const r of candidates.slice(1)) {
+          parent[r] = region;
+          members[region].push(...members[r]);
+          members[r] = [];
+        }
+      } else {
+        region = candidates.find((r) => preds.every((p) => inside(p, new Set([r])) || !dependsOn(p, new Set([r]))));
       }
-      regions[region].push(node);
+      if (region === undefined) {
+        region = members.length;
+        members.push([]);
+        parent.push(region);
+      }
+      members[region].push(node);
       regionOf.set(node, region);
       mine.add(region);
     }
     reach.set(node, mine);
   }
-  return regions;
+  // Merged regions were appended to each other: restore the graph's (topological) order.
+  return members.filter((m) => m.length > 0).map((m) => m.sort((a, b) => order.get(a)! - order.get(b)!));
 }
 
 export function rocmCapability(graph: Graph, ctx: CapabilityContext): CapabilityResult {

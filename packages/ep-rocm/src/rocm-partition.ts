@@ -3,7 +3,7 @@
  * kept), run in one native call per partition run. Runs of one partition are serialized: a plan
  * owns its arena, so two runs at once would share intermediates.
  */
-import { Graph, SwitchyardError, Tensor, dataTypeFromOnnx, inferShapes, type DataType, type CompiledPartition, type FusedPartition, type RuntimeValue, type ValueInfo } from '@switchyard/core';
+import { Graph, SwitchyardError, Tensor, dataTypeFromOnnx, inferShapes, type DataType, type CompiledPartition, type FusedPartition, type Node, type RuntimeValue, type ValueInfo } from '@switchyard/core';
 import type { DeviceBuffer } from '@switchyard/native-hip';
 import type { RocmDeviceMemory } from './device-memory.js';
 import type { NativeExecutionPlan, PlanBinding } from './plan/native-plan.js';
@@ -13,12 +13,23 @@ import type { ResolvedRocmOptions } from './rocm-options.js';
 /** Most shapes one partition keeps plans for (each holds an arena); the oldest goes first. */
 const MAX_PLANS_PER_PARTITION = 8;
 
+/**
+ * How shape inference sees a node. com.microsoft FusedConv (which the CPU EP's fusion pass may
+ * leave in a GPU partition) has no rule in core's shape inference; its output is shaped exactly as
+ * the Conv it came from, so inference reads it as that Conv (the plan still encodes the real node).
+ */
+function forInference(node: Node): Node {
+  if (node.opType !== 'FusedConv' || node.domain !== 'com.microsoft') return node;
+  const attributes = new Map([...node.attributes].filter(([k]) => k !== 'activation' && k !== 'activation_params'));
+  return { ...node, opType: 'Conv', domain: '', inputs: node.inputs.slice(0, 3), attributes };
+}
+
 /** The partition's graph with concrete input shapes, shapes re-inferred throughout. */
 export function concreteGraph(partition: FusedPartition, inputs: readonly Tensor[]): Graph {
   const src = partition.graph;
   const inputInfo: ValueInfo[] = partition.inputNames.map((name, i) => ({ name, type: { kind: 'tensor', elemType: inputs[i].type, shape: [...inputs[i].dims] } }));
   const outputs: ValueInfo[] = src.outputs.map((o) => ({ name: o.name, type: o.type?.kind === 'tensor' ? { kind: 'tensor', elemType: o.type.elemType } : o.type }));
-  const g = new Graph({ name: src.name, nodes: src.nodes, inputs: inputInfo, outputs, initializers: src.initializers, opsetImports: src.opsetImports });
+  const g = new Graph({ name: src.name, nodes: src.nodes.map(forInference), inputs: inputInfo, outputs, initializers: src.initializers, opsetImports: src.opsetImports });
   inferShapes(g);
   return g;
 }

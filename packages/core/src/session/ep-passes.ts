@@ -9,18 +9,21 @@ import type { GraphPass } from '../optimize/index.js';
 import { partitionGraph } from '../partition/partition-graph.js';
 import type { KernelRegistry } from '../registry/kernel-registry.js';
 
-/** Which EP would take each node if the graph were partitioned now (empty when some node has none). */
+/**
+ * Which EP would take each node if the graph were partitioned now; undefined when partitioning fails
+ * (then no EP pass rewrites anything, and the real partitioning reports why).
+ */
 async function tentativeOwners(
   graph: Graph,
   providers: readonly ExecutionProvider[],
   registry: KernelRegistry,
   skipped: Array<{ name: string; reason: string }>,
-): Promise<Map<Node, string>> {
+): Promise<Map<Node, string> | undefined> {
   try {
     const plan = await partitionGraph(graph, providers, registry, skipped);
     return new Map([...plan.unitOf].map(([node, unit]) => [node, unit.ep.name]));
   } catch {
-    return new Map(); // the real partitioning reports the unplaceable nodes
+    return undefined;
   }
 }
 
@@ -37,7 +40,7 @@ export function ownedGraphPasses(
         async run(graph, report) {
           // Recomputed per pass: earlier passes replaced nodes.
           const owners = await tentativeOwners(graph, providers, registry, skipped);
-          await pass.run(graph, report, { mayRewrite: (node) => (owners.get(node) ?? ep.name) === ep.name });
+          await pass.run(graph, report, { mayRewrite: (node) => owners?.get(node) === ep.name });
         },
       }),
     ),

@@ -7,10 +7,34 @@
  * output and, at small batch, a second launch.
  */
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
-import { constantFloat, given } from './graph-values.js';
+import { constantFloat, elemTypeOf, given, staticDims } from './graph-values.js';
 
 /** kernels::UnaryOp numbers (native-hip/src/native/kernels/launch.h) of the activations folded here. */
 const UNARY = { LeakyRelu: 2, Sigmoid: 3, Tanh: 4, HardSigmoid: 7, Clip: 9 } as const;
+
+/**
+ * The Conv step's activation attributes for a FusedConv `activation` attribute and its
+ * `activation_params`, or undefined for an activation the epilogue does not have.
+ */
+export function fusedActivationAttrs(act: string, p: readonly number[]): number[] | undefined {
+  switch (act) {
+    case '':
+      return [0];
+    case 'Relu':
+      return [1];
+    case 'LeakyRelu':
+      return [2, UNARY.LeakyRelu, p[0] ?? 0.01, 0];
+    case 'Clip':
+      return [2, UNARY.Clip, p[0] ?? -Infinity, p[1] ?? Infinity];
+    case 'HardSigmoid':
+      return [2, UNARY.HardSigmoid, p[0] ?? 0.2, p[1] ?? 0.5];
+    case 'Sigmoid':
+    case 'Tanh':
+      return [2, UNARY[act], 0, 0];
+    default:
+      return undefined;
+  }
+}
 
 /**
  * The Conv step's activation attributes for `act` ([1] for ReLU, [2, unary op, alpha, beta] for the
@@ -39,23 +63,64 @@ export function convActivationAttrs(act: Node, graph: Graph): number[] | undefin
   }
 }
 
+/** A Conv with the nodes folded into its step. */
+export interface ConvFold {
+  conv: Node;
+  /** Add(conv, residual) folded in (a ResNet block's skip connection), when there is one. */
+  add?: Node;
+  residual?: string;
+  act?: Node;
+  /** The Conv step's attributes from index 10 on (see convActivationAttrs). */
+  attrs: number[];
+  /** The value the folded chain produces (the last folded node's output). */
+  output: string;
+}
+
 /**
- * Conv node → the activation node folded into it. Only plain Conv (FusedConv carries its own
- * activation), only when the activation reads the conv output as its first input and nothing else
- * (no other node of the partition, not a partition output) reads that output.
+ * The folds of a partition, keyed by the node at whose position the fused step is emitted: the Conv
+ * itself, or the Add when a residual is folded (the residual may be computed after the Conv -- a
+ * ResNet downsample branch is -- so the step waits for it). Only plain Conv (FusedConv carries its
+ * own epilogue); each folded value must have exactly one reader and not be a partition output; a
+ * residual must have the conv output's static shape (no broadcasting hides in the Add).
  */
-export function foldableConvActivations(graph: Graph, nodes: readonly Node[], outputNames: readonly string[]): Map<Node, { act: Node; attrs: number[] }> {
+export function foldableConvChains(graph: Graph, nodes: readonly Node[], outputNames: readonly string[]): Map<Node, ConvFold> {
   const readers = new Map<string, Node[]>();
   for (const n of nodes) for (const i of n.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), n]);
   const outputs = new Set(outputNames);
-  const folds = new Map<Node, { act: Node; attrs: number[] }>();
-  for (const n of nodes) {
-    if (n.opType !== 'Conv' || n.domain !== '') continue;
-    const y = n.outputs[0];
-    const r = readers.get(y) ?? [];
-    if (outputs.has(y) || r.length !== 1 || r[0].inputs[0] !== y || r[0].inputs.slice(1).includes(y)) continue;
-    const attrs = convActivationAttrs(r[0], graph);
-    if (attrs) folds.set(n, { act: r[0], attrs });
+  const soleReader = (value: string): Node | undefined => {
+    const r = readers.get(value) ?? [];
+    return !outputs.has(value) && r.length === 1 && r[0].inputs.filter((i) => i === value).length === 1 ? r[0] : undefined;
+  };
+  const sameStaticShape = (a: string, b: string) => {
+    const da = staticDims(graph, a);
+    const db = staticDims(graph, b);
+    return da !== undefined && db !== undefined && da.length === db.length && da.every((d, i) => d === db[i]);
+  };
+  const folds = new Map<Node, ConvFold>();
+  for (const conv of nodes) {
+    if (conv.opType !== 'Conv' || conv.domain !== '') continue;
+    let output = conv.outputs[0];
+    let next = soleReader(output);
+    const fold: ConvFold = { conv, attrs: [0], output };
+    // An Add of two conv outputs is folded into the first conv that reaches it.
+    if (next?.opType === 'Add' && next.domain === '' && !folds.has(next)) {
+      const residual = next.inputs[0] === output ? next.inputs[1] : next.inputs[0];
+      if (residual && sameStaticShape(residual, output) && elemTypeOf(graph, residual) === elemTypeOf(graph, output)) {
+        fold.add = next;
+        fold.residual = residual;
+        output = next.outputs[0];
+        next = soleReader(output);
+      }
+    }
+    const attrs = next && next.inputs[0] === output ? convActivationAttrs(next, graph) : undefined;
+    if (attrs) {
+      fold.act = next;
+      fold.attrs = attrs;
+      output = next!.outputs[0];
+    }
+    if (!fold.add && !fold.act) continue;
+    fold.output = output;
+    folds.set(fold.add ?? conv, fold);
   }
   return folds;
 }

@@ -94,12 +94,31 @@ describe('buildPlanDescription', () => {
     expect(d.steps.map((s) => s.op)).toEqual(['Cast']);
   });
 
+  it('stays eligible for fp16 with a Cast from int64 to float32, whose output is then stored as float16', () => {
+    const graph = buildModel({
+      inputs: [['m', 'int64', [2, 4]]],
+      outputs: [['y', 'float32']],
+      initializers: { k: new Tensor('float32', Float32Array.of(-10000), []) },
+      nodes: [
+        { op: 'Cast', inputs: ['m'], outputs: ['f'], name: 'c', attributes: { to: 1 } },
+        { op: 'Mul', inputs: ['f', 'k'], outputs: ['y'], name: 'mul' },
+      ],
+    }).graph;
+    inferShapes(graph);
+    expect(fp16Eligible(graph, graph.nodes)).toBe(true);
+    const d = buildPlanDescription(graph, graph.nodes, ['m'], ['y'], { deviceId: 0, captureGraph: false, fp16: true });
+    const cast = d.steps.find((s) => s.node === 'c')!;
+    expect(d.buffers[cast.inputs[0]].dtype).toBe(ONNX_DATA_TYPE.int64);
+    expect(d.buffers[cast.outputs[0]].dtype).toBe(ONNX_DATA_TYPE.float16);
+    expect(d.buffers[d.outputs[0]].dtype).toBe(ONNX_DATA_TYPE.float32);
+  });
+
   it('refuses shapes that are not static at plan time', () => {
     const p = partitionOf();
     expect(() => buildPlanDescription(p.graph, p.nodes, p.inputNames, p.outputNames, { deviceId: 0, captureGraph: false, fp16: false })).toThrow(/shape of 'x' is not static/);
   });
 
-  it('encodes FusedConv: Relu inside the library call, other activations as an in-place step', () => {
+  it('encodes FusedConv: Relu as code 1 (the library call), other activations as the epilogue op with params', () => {
     const convModel = (activation: string, params: number[] = []) => {
       const g = buildModel({
         inputs: [['x', 'float32', [1, 2, 4, 4]]],
@@ -116,7 +135,9 @@ describe('buildPlanDescription', () => {
     // [group, pads t/l/b/r, strides, dilations, search (2 = exhaustive), activation (1 = relu)]
     expect(relu.steps[0].attrs).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1]);
     const clip = convModel('Clip', [0.5, 6.5]);
-    expect(clip.steps.map((s) => [s.op, s.attrs.slice(-1)[0]])).toEqual([['Conv', 0], ['Clip', 6.5]]);
-    expect(clip.steps[1].inputs).toEqual(clip.steps[1].outputs);
+    expect(clip.steps.map((s) => s.op)).toEqual(['Conv']);
+    // activation 2 = the epilogue's unary op: kernels::UnaryOp::kClip (9), min, max
+    expect(clip.steps[0].attrs.slice(10)).toEqual([2, 9, 0.5, 6.5]);
+    expect(convModel('Sigmoid').steps[0].attrs.slice(10)).toEqual([2, 3, 0, 0]);
   });
 });

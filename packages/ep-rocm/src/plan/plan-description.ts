@@ -9,6 +9,7 @@
  * accumulate Softmax/LayerNorm/reductions in float32 whatever the storage type.
  */
 import {
+  AttributeReader,
   BYTES_PER_ELEMENT,
   ONNX_DATA_TYPE,
   SwitchyardError,
@@ -20,7 +21,7 @@ import {
   type Node,
   type OffsetRequest,
 } from '@switchyard/core';
-import { foldableConvActivations } from './conv-activation.js';
+import { foldableConvChains } from './conv-activation.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { encodeStep } from './step-encoders.js';
 
@@ -67,10 +68,17 @@ export interface PlanBuildOptions {
 
 const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
 
-/** Whether every float value of the partition is float32 and no node pins a float type (Cast). */
+/** ONNX element types a Cast may produce that pin a float format fp16 mode would change. */
+const PINNED_FLOATS = new Set([ONNX_DATA_TYPE.float16, ONNX_DATA_TYPE.float64, ONNX_DATA_TYPE.bfloat16]);
+
+/**
+ * Whether every float value of the partition is float32 and no node pins another float type. A Cast
+ * between float32 and an integer or bool type is fine: its float side is stored as float16 like every
+ * other float32 value (BERT's attention mask becomes its additive bias this way).
+ */
 export function fp16Eligible(graph: Graph, nodes: readonly Node[]): true | string {
   for (const n of nodes) {
-    if (n.opType === 'Cast') return `node '${n.name}' (Cast) fixes a float type`;
+    if (n.opType === 'Cast' && PINNED_FLOATS.has(new AttributeReader(n).int('to', 0))) return `node '${n.name}' (Cast) fixes a float type`;
     for (const v of [...n.inputs, ...n.outputs]) {
       const t = v ? graph.typeOf(v) : undefined;
       if (t?.kind === 'tensor' && (t.elemType === 'float64' || t.elemType === 'bfloat16' || t.elemType === 'float16')) return `'${v}' is ${t.elemType}`;
@@ -150,15 +158,28 @@ export function buildPlanDescription(
     return id;
   };
 
-  const folds = foldableConvActivations(graph, nodes, outputNames);
+  // Conv chains folded into one Conv step (conv-activation.ts): the step is emitted at the position
+  // of the fold's key (the Conv, or the Add when a residual is folded); the other nodes add none.
+  const folds = foldableConvChains(graph, nodes, outputNames);
   const skip = new Set<Node>();
-  for (const node of nodes) {
-    if (skip.has(node)) continue;
+  for (const f of folds.values()) {
+    if (f.add) skip.add(f.conv);
+    if (f.act) skip.add(f.act);
+  }
+  for (const current of nodes) {
+    if (skip.has(current)) continue;
+    const fold = folds.get(current);
+    const node = fold ? fold.conv : current;
     const spec = encodeStep(node, graph, { convAlgoSearch: options.convAlgoSearch });
-    const fold = folds.get(node);
-    const folding = fold !== undefined && spec.op === 'Conv' && !spec.then && spec.attrs.length === 11 && spec.attrs[10] === 0;
-    if (folding) spec.attrs = [...spec.attrs.slice(0, 10), ...fold.attrs];
+    if (fold) {
+      if (spec.op !== 'Conv' || spec.then || spec.attrs.length !== 11 || spec.attrs[10] !== 0) throw new SwitchyardError('RUNTIME', `rocm plan: Conv '${node.name}' cannot take a folded epilogue`);
+      spec.attrs = [...spec.attrs.slice(0, 10), ...fold.attrs];
+    }
     const ins = spec.inputs.map((i) => (i < 0 || !node.inputs[i] ? -1 : operand(node.inputs[i])));
+    if (fold?.residual) {
+      while (ins.length < 3) ins.push(-1);
+      ins.push(operand(fold.residual));
+    }
     const outs = spec.outputs.map((i) => {
       const name = node.outputs[i];
       const { type, dims } = valueType(name);
@@ -167,12 +188,9 @@ export function buildPlanDescription(
       idOf.set(name, id);
       return id;
     });
-    if (folding) {
-      // The activation's output is the conv's buffer; the activation node adds no step.
-      idOf.set(fold.act.outputs[0], outs[0]);
-      skip.add(fold.act);
-    }
-    steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: folding ? `${node.name || node.opType} + ${fold.act.opType}` : node.name || node.opType });
+    if (fold) idOf.set(fold.output, outs[0]); // the chain's result lives in the conv's buffer
+    const label = fold ? [node, fold.add, fold.act].filter((n): n is Node => n !== undefined).map((n) => n.name || n.opType).join(' + ') : node.name || node.opType;
+    steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: label });
     const at = steps.length - 1;
     for (const id of [...ins, ...outs]) if (id >= 0) touch(id, at);
     if (spec.then) {

@@ -4,6 +4,7 @@
  * inputs/outputs become step operands (shape-like constant inputs are folded into the blob).
  */
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
+import { fusedActivationAttrs } from './conv-activation.js';
 import { constantFloat, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
 
 export interface StepSpec {
@@ -147,18 +148,18 @@ function poolEncoder(kind: 'max' | 'avg' | 'global-avg' | 'global-max'): Encoder
   };
 }
 
-/** FusedConv (com.microsoft): Conv + bias + Z + activation; Relu fuses into the library call, others follow in place. */
+/**
+ * FusedConv (com.microsoft): Y = act(Conv(X, W) + B + Z). The activation goes into the Conv step's
+ * epilogue (conv-activation.ts), Z is the step's fourth operand (the residual, added before it).
+ */
 function fusedConvEncoder(node: Node, graph: Graph, attrs: AttributeReader, options: EncodeOptions): StepSpec {
   const conv = convEncoder(node, graph, attrs, options);
   conv.inputs = [0, 1, given(node, 2) ? 2 : -1, given(node, 3) ? 3 : -1];
   while (conv.inputs.length > 2 && conv.inputs[conv.inputs.length - 1] === -1) conv.inputs.pop();
   const act = attrs.string('activation', '');
-  const p = attrs.floats('activation_params', []);
-  if (act === 'Relu') conv.attrs[10] = 1;
-  else if (act === 'LeakyRelu') conv.then = { op: 'LeakyRelu', attrs: [p[0] ?? 0.01] };
-  else if (act === 'Clip') conv.then = { op: 'Clip', attrs: [p[0] ?? -Infinity, p[1] ?? Infinity] };
-  else if (act === 'HardSigmoid') conv.then = { op: 'HardSigmoid', attrs: [p[0] ?? 0.2, p[1] ?? 0.5] };
-  else if (act === 'Sigmoid' || act === 'Tanh') conv.then = { op: act, attrs: [] };
+  const epilogue = fusedActivationAttrs(act, attrs.floats('activation_params', []));
+  if (!epilogue) throw new SwitchyardError('UNSUPPORTED', `FusedConv '${node.name}': activation '${act}' is not run on rocm`);
+  conv.attrs = [...conv.attrs.slice(0, 10), ...epilogue];
   return conv;
 }
 

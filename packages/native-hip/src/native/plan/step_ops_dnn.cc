@@ -1,7 +1,8 @@
 // Step ops on the DNN seam (dnn/dnn.h). Attribute blobs (NCHW, 2-D only):
 //   Conv [group, pad_top, pad_left, pad_bottom, pad_right, stride_h, stride_w, dilation_h, dilation_w,
 //         search (0 default, 1 heuristic, 2 exhaustive), activation (0 none, 1 relu, 2 the unary op below)
-//         (, unary op (kernels::UnaryOp number), alpha, beta)]; inputs X, W, B (-1 when absent)
+//         (, unary op (kernels::UnaryOp number), alpha, beta)]; inputs X, W, B, Z (-1 when absent; Z, the
+//         FusedConv residual, has Y's shape and is added before the activation)
 //   Bias and activation: fp32 bias+ReLU is cuDNN's one fused call; every other combination runs the
 //   convolution alone, then bias and activation in ONE epilogue kernel (kernels/epilogue.hip) rather
 //   than cuDNN's AddTensor + ActivationForward (two more library calls and kernels per conv).
@@ -61,10 +62,11 @@ dnn::Conv2dDesc ConvDesc(const StepArgs& a) {
 }
 
 std::string CheckConv(StepArgs* args) {
-  std::string p = ExpectArity(*args, 2, 3, 1);
+  std::string p = ExpectArity(*args, 2, 4, 1);
   if (p.empty()) p = FloatSame(*args);
   if (!p.empty()) return p;
   if (args->in(0).dims.size() != 4 || args->in(1).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D (NCHW) convolution";
+  if (args->inputs.size() > 3 && args->inputs[3] != nullptr && args->inputs[3]->dims != args->out(0).dims) return "the residual Z must have Y's shape";
   if (args->attrs.size() != 11 && args->attrs.size() != 14) return "needs 11 or 14 attributes";
   if (I(*args, 10) == 2 && (args->attrs.size() != 14 || &kernels::LaunchBiasActivation == nullptr)) {
     return "a fused activation other than ReLU needs [unary op, alpha, beta] and the epilogue kernel";
@@ -83,15 +85,17 @@ hipError_t LaunchConv(const StepArgs& a) {
   args.x = a.in(0).data;
   args.w = a.in(1).data;
   const void* bias = a.inputs.size() > 2 && a.inputs[2] != nullptr ? a.inputs[2]->data : nullptr;
+  const void* residual = a.inputs.size() > 3 && a.inputs[3] != nullptr ? a.inputs[3]->data : nullptr;
   args.y = a.out(0).data;
   const int activation = I(a, 10);
   dnn::ConvOptions options;
   options.search = static_cast<dnn::AlgoSearch>(I(a, 9));
   const dnn::Conv2dDesc desc = ConvDesc(a);
   const bool cudnn_fused = desc.dtype == dnn::DataType::kFloat32 && activation == 1 && bias != nullptr;
-  const bool epilogue = !cudnn_fused && (bias != nullptr || activation != 0) && &kernels::LaunchBiasActivation != nullptr;
+  const bool epilogue = !cudnn_fused && (bias != nullptr || activation != 0 || residual != nullptr) && &kernels::LaunchBiasActivation != nullptr;
   if (!epilogue) {
     args.bias = bias;
+    args.residual = residual;
     args.activation = activation == 1 ? dnn::Activation::kRelu : dnn::Activation::kNone;
     return Report(dnn::ConvForward(a.device, a.stream, desc, args, options));
   }
@@ -107,8 +111,8 @@ hipError_t LaunchConv(const StepArgs& a) {
     params.beta = static_cast<float>(a.attrs[13]);
   }
   const kernels::DType dt = y.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
-  return kernels::LaunchBiasActivation(dt, y.data, bias, nullptr, y.data, y.dims[0], y.dims[1], y.dims[2] * y.dims[3], op, params,
-                                       kernels::ResidualPlacement::kAfterActivation, a.stream);
+  return kernels::LaunchBiasActivation(dt, y.data, bias, residual, y.data, y.dims[0], y.dims[1], y.dims[2] * y.dims[3], op, params,
+                                       kernels::ResidualPlacement::kBeforeActivation, a.stream);
 }
 
 dnn::Pool2dDesc PoolDesc(const StepArgs& a) {
