@@ -122,7 +122,7 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   dnnl::memory userSrc(userSrc_, engine, const_cast<float*>(src));
   dnnl::memory srcMem = userSrc;
   if (srcReorder_) {
-    srcMem = dnnl::memory(pd_.src_desc(), engine);
+    srcMem = TempMemory(pd_.src_desc(), TempSlot::kSrc);
     srcReorder_->Execute(stream, userSrc, srcMem);
   }
 
@@ -140,7 +140,7 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   }
 
   dnnl::memory userDst(userDst_, engine, dst);
-  dnnl::memory dstMem = dstReorder_ ? dnnl::memory(pd_.dst_desc(), engine) : userDst;
+  dnnl::memory dstMem = dstReorder_ ? TempMemory(pd_.dst_desc(), TempSlot::kDst) : userDst;
   if (params_.epilogue.sum) {
     // The sum post-op reads dst's previous contents, in the primitive's own dst layout.
     if (!sum) throw CodedError("INVALID_ARGUMENT", "Conv: the epilogue sums Z but none was given");

@@ -4,6 +4,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,7 @@ class MatMulKernel {
   dnnl::matmul::primitive_desc pd_;
   dnnl::matmul primitive_;
   std::optional<dnnl::memory> packedB_, packedBias_;
+  std::shared_ptr<void> packedBStorage_;  // owns packedB_'s bytes when it is a plain copy (see the constructor)
 };
 
 // Validates shapes and returns the output dims (batch dims broadcast, then M, N).

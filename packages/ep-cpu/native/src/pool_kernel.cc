@@ -3,6 +3,8 @@
 #include "engine.h"
 #include "errors.h"
 
+#include <vector>
+
 namespace switchyard {
 
 namespace {
@@ -14,6 +16,19 @@ void Require(bool ok, const std::string& message) {
 void FillDefault(Dims& values, size_t n, int64_t fallback, const char* name) {
   if (values.empty()) values.assign(n, fallback);
   Require(values.size() == n, std::string(name) + " has " + std::to_string(values.size()) + " entries, expected " + std::to_string(n));
+}
+
+bool IsSlowImplementation(const std::string& impl) {
+  return impl.rfind("simple", 0) == 0 || impl.rfind("ref", 0) == 0;
+}
+
+// Channel-blocked (8 channels, the AVX2 block; AVX-512 machines still have jit kernels for it)
+// then channels-last layouts, for the spatial rank: oneDNN's jit pooling takes these, not NCHW.
+std::vector<dnnl::memory::format_tag> FastLayouts(size_t rank) {
+  using tag = dnnl::memory::format_tag;
+  if (rank == 3) return {tag::nCw8c, tag::nwc};
+  if (rank == 4) return {tag::nChw8c, tag::nhwc};
+  return {tag::nCdhw8c, tag::ndhwc};
 }
 
 }  // namespace
@@ -55,9 +70,28 @@ PoolKernel::PoolKernel(const PoolParams& params) : params_(params) {
                    : p.kind == PoolKind::kAvgIncludePad ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
   ThreadScope threads(p.threads);
-  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, userSrc_, userDst_, p.strides, p.kernel, p.padsBegin,
-                                   p.padsEnd);
-  pd_ = dnnl::pooling_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+  auto makePd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+    dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src, dst, p.strides, p.kernel, p.padsBegin, p.padsEnd);
+    return dnnl::pooling_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+  };
+  pd_ = makePd(userSrc_, userDst_);
+  if (IsSlowImplementation(pd_.impl_info_str())) {
+    for (auto layout : FastLayouts(p.input.size())) {
+      dnnl::memory::desc src(p.input, dnnl::memory::data_type::f32, layout);
+      dnnl::memory::desc dst(outputDims_, dnnl::memory::data_type::f32, layout);
+      dnnl::pooling_forward::primitive_desc candidate;
+      try {
+        candidate = makePd(src, dst);
+      } catch (const dnnl::error&) {
+        continue;  // no implementation for this layout: try the next
+      }
+      if (IsSlowImplementation(candidate.impl_info_str())) continue;
+      pd_ = candidate;
+      srcReorder_ = Reorder(userSrc_, src);
+      dstReorder_ = Reorder(dst, userDst_);
+      break;
+    }
+  }
   primitive_ = dnnl::pooling_forward(pd_);
 }
 
@@ -65,10 +99,16 @@ void PoolKernel::Execute(const float* src, float* dst) const {
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
-  ExecuteWithScratchpad(primitive_, stream,
-                        {{DNNL_ARG_SRC, dnnl::memory(userSrc_, engine, const_cast<float*>(src))},
-                         {DNNL_ARG_DST, dnnl::memory(userDst_, engine, dst)}},
-                        pd_.scratchpad_desc());
+  dnnl::memory userSrc(userSrc_, engine, const_cast<float*>(src));
+  dnnl::memory userDst(userDst_, engine, dst);
+  dnnl::memory srcMem = userSrc, dstMem = userDst;
+  if (srcReorder_) {
+    srcMem = TempMemory(pd_.src_desc(), TempSlot::kSrc);
+    dstMem = TempMemory(pd_.dst_desc(), TempSlot::kDst);
+    srcReorder_->Execute(stream, userSrc, srcMem);
+  }
+  ExecuteWithScratchpad(primitive_, stream, {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_DST, dstMem}}, pd_.scratchpad_desc());
+  if (dstReorder_) dstReorder_->Execute(stream, dstMem, userDst);
   stream.wait();
 }
 

@@ -5,6 +5,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <optional>
 #include <string>
 
 #include "memory_desc.h"
@@ -39,6 +40,9 @@ class PoolKernel {
   dnnl::memory::desc userSrc_, userDst_;
   dnnl::pooling_forward::primitive_desc pd_;
   dnnl::pooling_forward primitive_;
+  // Set when the primitive runs on a blocked layout (oneDNN's pooling on plain NCHW is a slow
+  // scalar loop): src is reordered in and dst out on every call, still far cheaper.
+  std::optional<Reorder> srcReorder_, dstReorder_;
 };
 
 // 'max' | 'avgIncludePad' | 'avgExcludePad'.

@@ -1,5 +1,10 @@
 #include "scratchpad.h"
 
+#include <array>
+#include <cstdlib>
+#include <memory>
+#include <new>
+
 #include "engine.h"
 
 namespace switchyard {
@@ -10,10 +15,53 @@ dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
+namespace {
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+struct ThreadBuffer {
+  std::unique_ptr<void, FreeDeleter> data;
+  size_t bytes = 0;
+};
+
+void* Reserve(TempSlot slot, size_t bytes) {
+  thread_local std::array<ThreadBuffer, static_cast<size_t>(TempSlot::kCount)> buffers;
+  ThreadBuffer& b = buffers[static_cast<size_t>(slot)];
+  if (b.bytes < bytes) {
+    const size_t rounded = (bytes + 63) / 64 * 64;  // aligned_alloc wants a multiple of the alignment
+    b.data.reset();
+    b.data.reset(std::aligned_alloc(64, rounded));
+    if (!b.data) {
+      b.bytes = 0;
+      throw std::bad_alloc();
+    }
+    b.bytes = rounded;
+  }
+  return b.data.get();
+}
+
+void ExecuteWithScratchpadIn(const dnnl::primitive& primitive, dnnl::stream& stream, std::unordered_map<int, dnnl::memory> args,
+                             const dnnl::memory::desc& scratchpad, TempSlot slot) {
+  if (scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, TempMemory(scratchpad, slot));
+  primitive.execute(stream, args);
+}
+
+}  // namespace
+
+dnnl::memory TempMemory(const dnnl::memory::desc& desc, TempSlot slot) {
+  // Larger blocks are allocated per call, as before: kept per thread (up to four libuv workers and
+  // the main thread, three slots each) they would pin hundreds of MiB for large batches, and the
+  // page faults matter less against the compute such tensors take.
+  constexpr size_t kMaxCachedBytes = size_t{16} << 20;
+  if (desc.get_size() > kMaxCachedBytes) return dnnl::memory(desc, CpuEngine());
+  return dnnl::memory(desc, CpuEngine(), Reserve(slot, desc.get_size()));
+}
+
 void ExecuteWithScratchpad(const dnnl::primitive& primitive, dnnl::stream& stream,
                            std::unordered_map<int, dnnl::memory> args, const dnnl::memory::desc& scratchpad) {
-  if (scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, CpuEngine()));
-  primitive.execute(stream, args);
+  ExecuteWithScratchpadIn(primitive, stream, std::move(args), scratchpad, TempSlot::kScratchpad);
 }
 
 Reorder::Reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
@@ -23,7 +71,7 @@ Reorder::Reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
 }
 
 void Reorder::Execute(dnnl::stream& stream, const dnnl::memory& from, const dnnl::memory& to) const {
-  ExecuteWithScratchpad(primitive_, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, scratchpad_);
+  ExecuteWithScratchpadIn(primitive_, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, scratchpad_, TempSlot::kReorderScratchpad);
 }
 
 }  // namespace switchyard

@@ -165,6 +165,19 @@ export interface PoolPrimitive {
   readonly threads: number;
 }
 
+/** Options of `lstmForward`: one ONNX LSTM node, layout 0, default activations, no peepholes or sequence_lens. */
+export interface LstmForwardOptions {
+  seq: number;
+  batch: number;
+  input: number;
+  hidden: number;
+  /** Default 'forward'. */
+  direction?: 'forward' | 'reverse' | 'bidirectional';
+  /** > 0 clips gate pre-activations to [-clip, clip]; 0 or absent = none. */
+  clip?: number;
+  threads?: number;
+}
+
 /** [sync] What the loaded library is. */
 export interface NativeRuntimeInfo {
   /** e.g. '2.6.3'. */
@@ -187,6 +200,27 @@ export interface NativeBinding {
   GemmPrimitive?: new (options: GemmPrimitiveOptions) => GemmPrimitive;
   /** [sync] constructor; absent from older builds, like GemmPrimitive. */
   PoolPrimitive?: new (options: PoolPrimitiveOptions) => PoolPrimitive;
+  /**
+   * [sync] Runs an LSTM into the given outputs: x [seq, batch, input], w [dirs, 4H, input],
+   * r [dirs, 4H, H], b [dirs, 8H], h0/c0 [dirs, batch, H], y [seq, dirs, batch, H], yh/yc [dirs, batch, H]
+   * (null where absent). Absent from older builds (the TS kernel serves then).
+   */
+  lstmForward?(
+    options: LstmForwardOptions,
+    x: Float32Array, w: Float32Array, r: Float32Array, b: Float32Array | null, h0: Float32Array | null, c0: Float32Array | null,
+    y: Float32Array | null, yh: Float32Array | null, yc: Float32Array | null,
+  ): void;
+  /** [sync] y = x · Φ(x) (erf form) elementwise; y has x's length and may be x. Absent from older builds. */
+  geluErf?(x: Float32Array, y: Float32Array, threads?: number): void;
+  /** [sync] Softmax of each row of the row-major [rows, cols] x into y (may be x). Absent from older builds. */
+  softmaxRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
+  /**
+   * [sync] Layer normalization of each row of [rows, cols] x: (x - mean) / √(var + epsilon) · scale + bias,
+   * scale and bias of `cols` elements (bias may be null). Absent from older builds.
+   */
+  layerNormRows?(
+    x: Float32Array, scale: Float32Array, bias: Float32Array | null, y: Float32Array, rows: number, cols: number, epsilon: number, threads?: number,
+  ): void;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

@@ -117,6 +117,11 @@ describe.skipIf(!hasNative)('oneDNN pooling vs the TS kernels', () => {
   pools.push({ op: 'MaxPool', dims: [1, 2, 11], attributes: { kernel_shape: [3], strides: [2], pads: [1, 1] } });
   pools.push({ op: 'AveragePool', dims: [1, 2, 4, 5, 6], attributes: { kernel_shape: [2, 2, 2], strides: [2, 2, 2], ceil_mode: 1 } });
   pools.push({ op: 'GlobalAveragePool', dims: [1, 64, 56, 56], attributes: {} });
+  // Channel counts on and off the 8-channel block of the fast (blocked-layout) path.
+  for (const dims of [[1, 64, 15, 15], [2, 13, 10, 11]]) {
+    pools.push({ op: 'MaxPool', dims, attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } });
+    pools.push({ op: 'AveragePool', dims, attributes: { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], count_include_pad: 0 } });
+  }
 
   it.each(pools)('$op $dims $attributes', async (p) => {
     const { onednn, ts } = await both({ node: { op: p.op, inputs: ['x'], outputs: ['y'], attributes: p.attributes }, inputs: { x: t(p.dims, 7) } });
@@ -153,6 +158,15 @@ describe.skipIf(!hasBinding)('the Gemm and pool primitives', () => {
     expect(pool.threads).toBe(1);
     expect(pool.outputDims).toEqual([1, 1, 3, 3]);
     pool.dispose();
+  });
+
+  it('picks an optimized pooling implementation, not the plain-layout scalar loop', () => {
+    const binding = native.ok ? native.binding : undefined;
+    for (const kind of ['max', 'avgExcludePad'] as const) {
+      const pool = new binding!.PoolPrimitive!({ inputDims: [1, 64, 111, 111], kind, kernel: [3, 3], strides: [2, 2], padsEnd: [1, 1], threads: 1 });
+      expect(pool.implementation).not.toMatch(/^(simple|ref)/);
+      pool.dispose();
+    }
   });
 
   it('rejects bad options with coded errors instead of crashing', () => {

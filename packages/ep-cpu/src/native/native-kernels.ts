@@ -5,10 +5,13 @@
 import type { KernelDef } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { nativeConvKernels } from './conv-native.js';
+import { nativeGeluKernels } from './gelu-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
+import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
+import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 
 export function nativeKernels(binding: NativeBinding): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding)];
 }

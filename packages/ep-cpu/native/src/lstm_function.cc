@@ -1,0 +1,56 @@
+#include "lstm_function.h"
+
+#include "errors.h"
+#include "js_args.h"
+#include "lstm_kernel.h"
+
+namespace switchyard {
+
+namespace {
+
+// A Float32Array of `expected` elements, or nullptr for null/undefined when `optional`.
+float* Buffer(const Napi::CallbackInfo& info, size_t index, int64_t expected, bool optional, const std::string& what) {
+  if (optional && IsNullish(info[index])) return nullptr;
+  return ExpectFloat32Array(info.Env(), info[index], expected, "lstmForward: " + what).data;
+}
+
+}  // namespace
+
+Napi::Value LstmForwardJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "lstmForward";
+  Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
+  LstmParams p;
+  p.seq = ReadInt(env, options, "seq", ctx, 0);
+  p.batch = ReadInt(env, options, "batch", ctx, 0);
+  p.input = ReadInt(env, options, "input", ctx, 0);
+  p.hidden = ReadInt(env, options, "hidden", ctx, 0);
+  const std::string direction = ReadString(env, options, "direction", ctx, "forward");
+  p.clip = static_cast<float>(ReadNumber(env, options, "clip", ctx, 0.0));
+  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
+    ThrowJs(env, "INVALID_ARGUMENT", ctx + ": direction must be 'forward', 'reverse' or 'bidirectional', got '" + direction + "'", true);
+  }
+  if (p.seq < 1 || p.batch < 1 || p.input < 1 || p.hidden < 1) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": seq, batch, input and hidden must be >= 1", true);
+  if (!(p.clip >= 0)) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": clip must be >= 0 (0 = none)", true);
+  p.dirs = direction == "bidirectional" ? 2 : 1;
+  p.reverse = direction == "reverse";
+  const int64_t D = p.dirs, T = p.seq, N = p.batch, I = p.input, H = p.hidden;
+  const int64_t limit = (int64_t{1} << 31) - 1;
+  if (T * N * I > limit || D * 4 * H * I > limit || D * 4 * H * H > limit || T * N * 4 * H > limit || T * D * N * H > limit) {
+    ThrowJs(env, "INVALID_ARGUMENT", ctx + ": sizes exceed 2^31-1 elements", true);
+  }
+  const float* x = Buffer(info, 1, T * N * I, false, "x");
+  const float* w = Buffer(info, 2, D * 4 * H * I, false, "w");
+  const float* r = Buffer(info, 3, D * 4 * H * H, false, "r");
+  const float* b = Buffer(info, 4, D * 8 * H, true, "b");
+  const float* h0 = Buffer(info, 5, D * N * H, true, "h0");
+  const float* c0 = Buffer(info, 6, D * N * H, true, "c0");
+  float* y = Buffer(info, 7, T * D * N * H, true, "y");
+  float* yh = Buffer(info, 8, D * N * H, true, "yh");
+  float* yc = Buffer(info, 9, D * N * H, true, "yc");
+  GuardSync(env, ctx, [&] { LstmForward(p, x, w, r, b, h0, c0, y, yh, yc); });
+  return env.Undefined();
+}
+
+}  // namespace switchyard

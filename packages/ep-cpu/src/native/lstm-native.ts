@@ -1,0 +1,110 @@
+/**
+ * LSTM through the addon's `lstmForward`: sgemm for X·Wᵀ (all steps at once) and H·Rᵀ (per step),
+ * the gate math in C++. It serves the common case (float32, layout 0, default activations, no
+ * peepholes, no sequence_lens, input_forget 0); `supports` declines the rest with the reason, and
+ * shapes that do not match at run time go to the TS kernel (built beside this one), which also
+ * produces the shape errors.
+ */
+import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node, Tensor } from '@switchyard/core';
+import type { NativeBinding } from './binding.js';
+import { withNativeErrors } from './native-errors.js';
+import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
+import { lstmKernel } from '../kernels/LSTM.js';
+
+const DEFAULT_ACTIVATIONS = ['sigmoid', 'tanh', 'tanh'];
+
+function supportsLstm(node: Node, graph: Graph): true | string {
+  const x = node.inputs[0];
+  if (!x || !node.inputs[1] || !node.inputs[2]) return 'LSTM needs X, W and R';
+  const dtype = float32Reason(graph, x, 'X');
+  if (dtype) return dtype;
+  if (node.inputs[4]) return 'sequence_lens is served by the TS kernel';
+  if (node.inputs[7]) return 'peepholes (P) are served by the TS kernel';
+  const attr = (name: string) => node.attributes.get(name);
+  const layout = attr('layout');
+  if (layout?.type === 'int' && layout.value !== 0) return 'layout 1 is served by the TS kernel';
+  const inputForget = attr('input_forget');
+  if (inputForget?.type === 'int' && inputForget.value !== 0) return 'input_forget is served by the TS kernel';
+  if (attr('activation_alpha') || attr('activation_beta')) return 'activation_alpha/beta are served by the TS kernel';
+  const acts = attr('activations');
+  if (acts) {
+    if (acts.type !== 'strings') return 'activations must be strings';
+    const names = acts.value.map((a) => a.toLowerCase());
+    const ok = names.length % 3 === 0 && names.length > 0 && names.every((n, i) => n === DEFAULT_ACTIVATIONS[i % 3]);
+    if (!ok) return 'non-default activations are served by the TS kernel';
+  }
+  const clip = attr('clip');
+  if (clip && !(clip.type === 'float' && clip.value > 0)) return 'clip <= 0 is served by the TS kernel';
+  const direction = attr('direction');
+  if (direction && !(direction.type === 'string' && ['forward', 'reverse', 'bidirectional'].includes(direction.value))) {
+    return 'unknown direction (the TS kernel reports it)';
+  }
+  return true;
+}
+
+function createLstm(binding: NativeBinding, lstmForward: NonNullable<NativeBinding['lstmForward']>, init: KernelInit): Kernel {
+  const { node, attrs } = init;
+  const fallback = lstmKernel.create(init);
+  const direction = attrs.string('direction', 'forward') as 'forward' | 'reverse' | 'bidirectional';
+  const dirs = direction === 'bidirectional' ? 2 : 1;
+  const clip = attrs.has('clip') ? attrs.float('clip') : 0;
+
+  return {
+    implementation: 'onednn',
+    async run(ctx: KernelRunContext) {
+      const X = ctx.input(0);
+      const W = ctx.input(1);
+      const R = ctx.input(2);
+      const B = ctx.optionalInput(3);
+      const h0 = ctx.optionalInput(5);
+      const c0 = ctx.optionalInput(6);
+      const all = [X, W, R, B, h0, c0].filter((t): t is Tensor => t !== undefined);
+      if (all.some((t) => t.type !== 'float32') || X.dims.length !== 3 || W.dims.length !== 3) return fallback.run(ctx);
+      const [seq, batch, input] = X.dims;
+      const G = W.dims[1];
+      const H = attrs.int('hidden_size', G / 4);
+      const state = dirs * batch * H;
+      const shapesOk =
+        seq >= 1 && batch >= 1 && input >= 1 && Number.isInteger(H) && H >= 1 &&
+        W.dims.join() === [dirs, 4 * H, input].join() &&
+        R.dims.join() === [dirs, 4 * H, H].join() &&
+        (!B || B.size === dirs * 8 * H) && (!h0 || h0.size === state) && (!c0 || c0.size === state);
+      if (!shapesOk) return fallback.run(ctx); // the TS kernel owns the error messages (and empty inputs)
+      const outs = node.outputs;
+      const y = outs[0] ? ctx.output(0, 'float32', [seq, dirs, batch, H]) : null;
+      const yh = outs[1] ? ctx.output(1, 'float32', [dirs, batch, H]) : null;
+      const yc = outs[2] ? ctx.output(2, 'float32', [dirs, batch, H]) : null;
+      const data = (t: Tensor | null | undefined, what: string) => (t ? float32Data(node, t, what) : null);
+      await withNativeErrors(node, () =>
+        lstmForward(
+          { seq, batch, input, hidden: H, direction, clip, threads: effectiveThreads(binding, ctx.threads) },
+          float32Data(node, X, 'X'), float32Data(node, W, 'W'), float32Data(node, R, 'R'),
+          data(B, 'B'), data(h0, 'initial_h'), data(c0, 'initial_c'),
+          data(y, 'Y'), data(yh, 'Y_h'), data(yc, 'Y_c'),
+        ),
+      );
+      return [y, yh, yc].slice(0, Math.max(outs.length, 1));
+    },
+    dispose() {
+      fallback.dispose?.();
+    },
+  };
+}
+
+/** The LSTM kernel def, when the loaded addon has `lstmForward`. */
+export function nativeLstmKernels(binding: NativeBinding): KernelDef[] {
+  const lstmForward = binding.lstmForward?.bind(binding);
+  if (!lstmForward) return [];
+  return [
+    {
+      ep: 'cpu',
+      domain: '',
+      opType: 'LSTM',
+      sinceVersion: 7,
+      typeConstraints: { T: ['float32'], T1: ['int32'] },
+      implementation: 'onednn',
+      supports: supportsLstm,
+      create: (init) => createLstm(binding, lstmForward, init),
+    },
+  ];
+}
