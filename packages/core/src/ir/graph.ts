@@ -129,6 +129,11 @@ export class Graph {
     return this.opsetImports.get(d) ?? this.parent?.opsetFor(d);
   }
 
+  /** The initializer named `name` here or in an enclosing graph (subgraphs may read outer weights). */
+  initializerOf(name: string): Tensor | undefined {
+    return this.initializers.get(name) ?? this.parent?.initializerOf(name);
+  }
+
   /** The static type of a value, if known. */
   typeOf(name: string): ValueType | undefined {
     const init = this.initializers.get(name);

@@ -2,6 +2,7 @@
 import type { FusedPartition } from '../ep/execution-provider.js';
 import { Graph, type ValueInfo } from '../ir/graph.js';
 import type { PartitionUnit } from './partition-graph.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { unitInputs } from './copy-insertion.js';
 
 function opsetChain(graph: Graph): Map<string, number> {
@@ -10,20 +11,12 @@ function opsetChain(graph: Graph): Map<string, number> {
   return out;
 }
 
-function lookupInitializer(graph: Graph, name: string) {
-  for (let g: Graph | undefined = graph; g; g = g.parent) {
-    const t = g.initializers.get(name);
-    if (t) return t;
-  }
-  return undefined;
-}
-
 export function extractPartition(graph: Graph, unit: Extract<PartitionUnit, { kind: 'fused' }>, outputNames: string[]): FusedPartition {
   const reads = unitInputs(unit);
-  const initializers = new Map<string, NonNullable<ReturnType<typeof lookupInitializer>>>();
+  const initializers = new Map<string, Tensor>();
   const inputs: ValueInfo[] = [];
   for (const name of reads) {
-    const init = lookupInitializer(graph, name);
+    const init = graph.initializerOf(name);
     if (init) initializers.set(name, init);
     else inputs.push({ name, type: graph.typeOf(name) });
   }

@@ -4,7 +4,7 @@
  */
 import { SwitchyardError } from '../errors.js';
 import type { ExecutionProvider } from '../ep/execution-provider.js';
-import { AttributeReader } from '../ir/attributes.js';
+import { kernelInitFor } from './kernel-init.js';
 import { nodeLabel, subgraphsOf, type Graph } from '../ir/graph.js';
 import { deviceOf, insertCopies, type UnitStep } from '../partition/copy-insertion.js';
 import { extractPartition } from '../partition/extract-partition.js';
@@ -26,16 +26,12 @@ export interface PlanOptions {
   threads: number;
 }
 
+/** Inputs that are initializers (of this graph or an enclosing one), by input index. */
 function constantInputsOf(graph: Graph, inputs: string[]): Map<number, Tensor> {
   const m = new Map<number, Tensor>();
   inputs.forEach((name, i) => {
-    for (let g: Graph | undefined = graph; g && name; g = g.parent) {
-      const t = g.initializers.get(name);
-      if (t) {
-        m.set(i, t);
-        break;
-      }
-    }
+    const t = name ? graph.initializerOf(name) : undefined;
+    if (t) m.set(i, t);
   });
   return m;
 }
@@ -52,19 +48,8 @@ async function prepareStep(graph: Graph, step: UnitStep, threads: number): Promi
     }
   }
   const node = unit.node;
-  const opset = graph.opsetFor(node.domain) ?? 1;
   try {
-    const kernel = unit.def.create({
-      node,
-      graph,
-      opset,
-      attrs: new AttributeReader(node),
-      inputTypes: node.inputs.map((n) => (n ? graph.typeOf(n) : undefined)),
-      outputTypes: node.outputs.map((n) => (n ? graph.typeOf(n) : undefined)),
-      constantInputs: constantInputsOf(graph, node.inputs),
-      options: (unit.ep as { options?: unknown }).options ?? {},
-      threads,
-    });
+    const kernel = unit.def.create(kernelInitFor(node, graph, unit.ep, constantInputsOf(graph, node.inputs), threads));
     const implementation = kernel.implementation ?? unit.def.implementation ?? (deviceOf(unit.ep) === 'cpu' && unit.ep.name === 'cpu' ? 'ts' : unit.ep.name);
     const inputRefs = node.inputs.map((n) => (n ? step.rename.get(n) ?? n : ''));
     return { ...step, kernel, implementation, inputRefs };

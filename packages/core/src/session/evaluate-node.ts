@@ -1,7 +1,7 @@
 /** Evaluates one node on a host EP's kernel, outside any plan: what constant folding runs. */
 import { SwitchyardError } from '../errors.js';
 import type { ExecutionProvider } from '../ep/execution-provider.js';
-import { AttributeReader } from '../ir/attributes.js';
+import { kernelInitFor } from './kernel-init.js';
 import type { Graph } from '../ir/graph.js';
 import type { EvaluateNode } from '../optimize/index.js';
 import type { KernelRegistry } from '../registry/kernel-registry.js';
@@ -17,17 +17,8 @@ export function hostEvaluator(providers: readonly ExecutionProvider[], registry:
     for (const ep of hosts) {
       const r = registry.lookup(ep.name, node, graph);
       if (!r.ok) continue;
-      const kernel = r.def.create({
-        node,
-        graph,
-        opset: graph.opsetFor(node.domain) ?? 1,
-        attrs: new AttributeReader(node),
-        inputTypes: node.inputs.map((n) => (n ? graph.typeOf(n) : undefined)),
-        outputTypes: node.outputs.map((n) => (n ? graph.typeOf(n) : undefined)),
-        constantInputs: new Map(inputs.flatMap((t, i) => (t ? [[i, t] as const] : []))),
-        options: (ep as { options?: unknown }).options ?? {},
-        threads: 1,
-      });
+      const constants = new Map(inputs.flatMap((t, i) => (t ? [[i, t] as const] : [])));
+      const kernel = r.def.create(kernelInitFor(node, graph, ep, constants, 1));
       try {
         const ctx = new NodeRunContext({
           node,
