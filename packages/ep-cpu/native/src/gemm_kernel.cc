@@ -63,6 +63,19 @@ GemmKernel::GemmKernel(const GemmParams& params, const float* constB, const floa
     cMode_ = (p.alpha == 1.0f && p.beta == 1.0f && c[0] == 1 && c[1] == n_) ? CMode::kBias : CMode::kSum;
   }
 
+  if (constB && !p.transA && p.alpha == 1.0f && cMode_ != CMode::kSum) {
+    PointwiseGemmParams pw;
+    pw.m = m_;
+    pw.k = k_;
+    pw.n = n_;
+    pw.transB = p.transB;
+    pw.hasBias = cMode_ == CMode::kBias;
+    pw.threads = p.threads;
+    pointwise_.emplace(pw, constB, pw.hasBias ? constC : nullptr);
+    if (pointwise_->Fast()) return;
+    pointwise_.reset();
+  }
+
   dnnl::primitive_attr attr = UserScratchpadAttr();
   if (p.alpha != 1.0f) attr.set_output_scales(0, {p.alpha});
   if (cMode_ == CMode::kSum) {
@@ -107,6 +120,7 @@ void GemmKernel::FillBroadcastC(const float* c, float* y) const {
 }
 
 void GemmKernel::Execute(const float* a, const float* b, const float* c, float* y) const {
+  if (pointwise_) return pointwise_->Execute(a, c, y);
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
@@ -136,6 +150,8 @@ const char* GemmKernel::cMode() const {
   }
 }
 
-std::string GemmKernel::implementation() const { return pd_.impl_info_str(); }
+std::string GemmKernel::implementation() const {
+  return pointwise_ ? pointwise_->implementation() + " (as 1x1 conv)" : pd_.impl_info_str();
+}
 
 }  // namespace switchyard

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "memory_desc.h"
+#include "pointwise_gemm.h"
 #include "scratchpad.h"
 
 namespace switchyard {
@@ -36,8 +37,8 @@ class GemmKernel {
 
   const GemmParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
-  bool bPacked() const { return packedB_.has_value(); }
-  bool cPacked() const { return !packedC_.empty(); }
+  bool bPacked() const { return packedB_.has_value() || pointwise_.has_value(); }
+  bool cPacked() const { return !packedC_.empty() || (pointwise_ && pointwise_->biasPacked()); }
   // How C enters: none, as oneDNN's bias (alpha = beta = 1, C a row), or pre-filled dst + sum post-op.
   const char* cMode() const;
   std::string implementation() const;
@@ -55,6 +56,9 @@ class GemmKernel {
   dnnl::matmul primitive_;
   std::optional<dnnl::memory> packedB_;
   std::vector<float> packedC_;
+  // The Linear-layer case (constant B, A not transposed, alpha 1, C absent or a bias row) runs as a
+  // 1×1 convolution when oneDNN has a jit kernel for it (see pointwise_gemm.h).
+  std::optional<PointwiseGemm> pointwise_;
 };
 
 // Validates shapes; returns [M, N]. Throws CodedError('INVALID_ARGUMENT').

@@ -55,6 +55,19 @@ MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB, cons
   userBias_ = PlainDesc(biasDims);
 
   if (params_.epilogue.sum) throw CodedError("INVALID_ARGUMENT", "MatMul: a sum epilogue is not supported");
+  if (constB && params_.b.size() == 2) {
+    // Every batch dim comes from A, so the product is one [M, K] × [K, N] over A's rows.
+    PointwiseGemmParams pw;
+    pw.m = ElementCount(params_.a, "MatMul: A") / params_.a.back();
+    pw.k = params_.b[0];
+    pw.n = params_.b[1];
+    pw.hasBias = params_.hasBias;
+    pw.epilogue = params_.epilogue;
+    pw.threads = params_.threads;
+    pointwise_.emplace(pw, constB, constBias);
+    if (pointwise_->Fast()) return;
+    pointwise_.reset();
+  }
   dnnl::primitive_attr attr = UserScratchpadAttr();
   AppendEpilogue(attr, params_.epilogue);
   ThreadScope threads(params_.threads);
@@ -98,6 +111,7 @@ MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB, cons
 }
 
 void MatMulKernel::Execute(const float* a, const float* b, const float* bias, float* y) const {
+  if (pointwise_) return pointwise_->Execute(a, bias, y);
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
@@ -123,6 +137,8 @@ void MatMulKernel::Execute(const float* a, const float* b, const float* bias, fl
   stream.wait();
 }
 
-std::string MatMulKernel::implementation() const { return pd_.impl_info_str(); }
+std::string MatMulKernel::implementation() const {
+  return pointwise_ ? pointwise_->implementation() + " (as 1x1 conv)" : pd_.impl_info_str();
+}
 
 }  // namespace switchyard

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "memory_desc.h"
+#include "pointwise_gemm.h"
 #include "post_ops.h"
 #include "scratchpad.h"
 
@@ -34,8 +35,8 @@ class MatMulKernel {
 
   const MatMulParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
-  bool bPacked() const { return packedB_.has_value(); }
-  bool biasPacked() const { return packedBias_.has_value(); }
+  bool bPacked() const { return packedB_.has_value() || pointwise_.has_value(); }
+  bool biasPacked() const { return packedBias_.has_value() || (pointwise_ && pointwise_->biasPacked()); }
   std::string implementation() const;
 
  private:
@@ -46,6 +47,9 @@ class MatMulKernel {
   dnnl::matmul primitive_;
   std::optional<dnnl::memory> packedB_, packedBias_;
   std::shared_ptr<void> packedBStorage_;  // owns packedB_'s bytes when it is a plain copy (see the constructor)
+  // A constant 2-D B is served as a 1×1 convolution when oneDNN has a jit kernel for it (see
+  // pointwise_gemm.h); then none of the matmul members above are built.
+  std::optional<PointwiseGemm> pointwise_;
 };
 
 // Validates shapes and returns the output dims (batch dims broadcast, then M, N).

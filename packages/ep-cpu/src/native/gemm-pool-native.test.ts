@@ -73,6 +73,8 @@ describe.skipIf(!hasNative)('oneDNN Gemm vs the TS kernel', () => {
   for (const transA of [0, 1])
     for (const transB of [0, 1])
       for (const c of cShapes) cases.push({ transA, transB, alpha: 1, beta: 1, c, constants: transB ? ['b', 'c'] : [] });
+  // Constant B without transB: the 1x1-convolution route reads B [K, N] as ihwo filters.
+  for (const c of [undefined, [N], [1, N]]) cases.push({ transA: 0, transB: 0, alpha: 1, beta: 1, c, constants: ['b', 'c'] });
   cases.push({ transA: 0, transB: 1, alpha: 0.5, beta: 2, c: [N], constants: ['b'] });
   cases.push({ transA: 1, transB: 0, alpha: -1.5, beta: 0.25, c: [M, N], constants: [] });
   cases.push({ transA: 0, transB: 0, alpha: 2, beta: 0, c: [M, N], constants: ['c'] });

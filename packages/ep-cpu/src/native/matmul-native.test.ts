@@ -115,6 +115,38 @@ describe.skipIf(!native.ok)(title, () => {
     mm.dispose();
   });
 
+  // A constant 2-D B runs as a oneDNN 1x1 convolution (pointwise_gemm.h) where oneDNN has a jit kernel.
+  for (const [name, aDims, bDims, bias, activation] of [
+    ['3-D A, bias, Relu', [2, 17, 24], [24, 40], true, 'relu'],
+    ['odd sizes, no bias', [13, 7], [7, 11], false, 'none'],
+    ['BERT FFN shape, bias, Clip', [1, 128, 768], [768, 96], true, 'clip'],
+  ] as Array<[string, number[], number[], boolean, 'relu' | 'none' | 'clip']>) {
+    it(`serves a constant 2-D B as a 1x1 convolution and matches: ${name}`, async () => {
+      const a = random(size(aDims), 21);
+      const b = random(size(bDims), 22);
+      const n = bDims[1];
+      const biasData = random(n, 23);
+      const ref = referenceMatMul(a, aDims, b, bDims).data.map((v, i) => {
+        const x = v + (bias ? biasData[i % n] : 0);
+        return activation === 'relu' ? Math.max(0, x) : activation === 'clip' ? Math.min(0.5, Math.max(-0.25, x)) : x;
+      });
+      const mm = new binding.MatMulPrimitive({
+        aDims,
+        bDims,
+        b,
+        hasBias: bias,
+        bias: bias ? biasData : undefined,
+        activation,
+        activationAlpha: -0.25,
+        activationBeta: 0.5,
+      });
+      if (/avx2|avx512/.test(binding.runtimeInfo().cpuIsa)) expect(mm.implementation).toMatch(/^jit_1x1.*as 1x1 conv/);
+      const y = new Float32Array(ref.length);
+      await mm.run(a, null, y);
+      expectClose(y, ref);
+    });
+  }
+
   it('fuses Relu when asked', () => {
     const a = random(12, 15);
     const b = random(12, 16);
