@@ -25,6 +25,12 @@ export interface KernelInit<Options = unknown> {
   threads: number;
 }
 
+/** How `KernelRunContext.output` may hand out memory. */
+export interface OutputOptions {
+  /** The kernel overwrites every element, so arena memory need not be zeroed first. */
+  uninitialized?: boolean;
+}
+
 /** What a kernel sees on each run. Fresh per run, so concurrent runs never share state. */
 export interface KernelRunContext {
   readonly node: Node;
@@ -38,8 +44,11 @@ export interface KernelRunContext {
   /**
    * Allocates output `i` (from the run's planned arena when the memory plan has a slot for it).
    * Kernels should allocate outputs through this rather than `new Tensor` so buffers are reused.
+   * The data is zeroed, as a fresh typed array is, unless `options.uninitialized` says the kernel
+   * writes every element itself (native kernels do: zeroing a large activation first costs a full
+   * extra pass over its memory).
    */
-  output<T extends DataType>(i: number, type: T, dims: readonly number[]): Tensor<T>;
+  output<T extends DataType>(i: number, type: T, dims: readonly number[], options?: OutputOptions): Tensor<T>;
   /** Runs a subgraph (If/Loop/Scan bodies) with `feeds` by input name; outer-scope values resolve. */
   runSubgraph(graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>): Promise<RuntimeValue[]>;
   /** Threads the kernel may use (`intraOpNumThreads`). */

@@ -1,7 +1,7 @@
 /** The per-run, per-node context a kernel sees: inputs, output allocation, subgraph calls. */
 import { SwitchyardError } from '../errors.js';
 import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
-import type { KernelRunContext, RuntimeValue } from '../registry/kernel-def.js';
+import type { KernelRunContext, OutputOptions, RuntimeValue } from '../registry/kernel-def.js';
 import { BYTES_PER_ELEMENT, allocateData, viewData, type DataType, type DataTypeMap, type NumericDataType } from '../tensor/data-type.js';
 import { Tensor, elementCount } from '../tensor/tensor.js';
 import type { ArenaSlot, ExecutionPlan } from './execution-plan.js';
@@ -66,14 +66,14 @@ export class NodeRunContext implements KernelRunContext {
     throw new SwitchyardError('RUNTIME', `${this.node.opType} '${nodeLabel(this.node)}': input ${i} is ${describe(v)}, expected a sequence`);
   }
 
-  output<T extends DataType>(i: number, type: T, dims: readonly number[]): Tensor<T> {
+  output<T extends DataType>(i: number, type: T, dims: readonly number[], options?: OutputOptions): Tensor<T> {
     const size = elementCount(dims, `${this.node.opType} '${nodeLabel(this.node)}' output ${i}`);
     const slot = this.#init.slots.get(this.node.outputs[i]);
     const arena = this.#init.arena;
     if (slot && arena && type !== 'string' && size * BYTES_PER_ELEMENT[type] === slot.bytes) {
       const data = viewData(type as NumericDataType, arena, slot.offset, size) as unknown as DataTypeMap[T];
       // Arena memory is reused between values: kernels expect zeroed outputs like fresh arrays.
-      new Uint8Array(arena, slot.offset, slot.bytes).fill(0);
+      if (!options?.uninitialized) new Uint8Array(arena, slot.offset, slot.bytes).fill(0);
       const t = Tensor.trusted(type, data, dims, size);
       (this.#arenaOutputs ??= new Map()).set(i, t);
       return t as Tensor<T>;

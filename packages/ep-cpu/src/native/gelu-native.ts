@@ -23,7 +23,7 @@ function createGelu(binding: NativeBinding, geluErf: NonNullable<NativeBinding['
     async run(ctx: KernelRunContext) {
       const x = ctx.input(0);
       if (x.type !== 'float32') return fallback.run(ctx);
-      const y = ctx.output(0, 'float32', x.dims);
+      const y = ctx.output(0, 'float32', x.dims, { uninitialized: true });
       const xData = float32Data(node, x, 'X');
       const yData = float32Data(node, y, 'Y');
       await withNativeErrors(node, () => geluErf(xData, yData, effectiveThreads(binding, ctx.threads)));

@@ -83,7 +83,7 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
       const cData = c ? float32Data(node, c, 'C') : null;
       const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
       const n = transB ? b.dims[0] : b.dims[1];
-      const y = ctx.output(0, 'float32', [m, n]);
+      const y = ctx.output(0, 'float32', [m, n], { uninitialized: true });
       await withNativeErrors(node, () => {
         const primitive = primitiveFor(a.dims, b.dims, c?.dims, effectiveThreads(binding, ctx.threads));
         const bArg = primitive.weightsPacked ? null : bData;

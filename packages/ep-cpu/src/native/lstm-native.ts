@@ -42,6 +42,9 @@ function supportsLstm(node: Node, graph: Graph): true | string {
   return true;
 }
 
+/** lstmForward writes every element of Y, Y_h and Y_c (each step, then the final states). */
+const WRITES_ALL = { uninitialized: true } as const;
+
 function createLstm(binding: NativeBinding, lstmForward: NonNullable<NativeBinding['lstmForward']>, init: KernelInit): Kernel {
   const { node, attrs } = init;
   const fallback = lstmKernel.create(init);
@@ -71,9 +74,9 @@ function createLstm(binding: NativeBinding, lstmForward: NonNullable<NativeBindi
         (!B || B.size === dirs * 8 * H) && (!h0 || h0.size === state) && (!c0 || c0.size === state);
       if (!shapesOk) return fallback.run(ctx); // the TS kernel owns the error messages (and empty inputs)
       const outs = node.outputs;
-      const y = outs[0] ? ctx.output(0, 'float32', [seq, dirs, batch, H]) : null;
-      const yh = outs[1] ? ctx.output(1, 'float32', [dirs, batch, H]) : null;
-      const yc = outs[2] ? ctx.output(2, 'float32', [dirs, batch, H]) : null;
+      const y = outs[0] ? ctx.output(0, 'float32', [seq, dirs, batch, H], WRITES_ALL) : null;
+      const yh = outs[1] ? ctx.output(1, 'float32', [dirs, batch, H], WRITES_ALL) : null;
+      const yc = outs[2] ? ctx.output(2, 'float32', [dirs, batch, H], WRITES_ALL) : null;
       const data = (t: Tensor | null | undefined, what: string) => (t ? float32Data(node, t, what) : null);
       await withNativeErrors(node, () =>
         lstmForward(

@@ -122,7 +122,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
         throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): bias [${bias.dims.join(', ')}] must be [${n}]`);
       }
       const biasData = bias ? float32Data(node, bias, 'bias') : undefined;
-      const y = ctx.output(0, 'float32', shapes.output);
+      const y = ctx.output(0, 'float32', shapes.output, { uninitialized: true });
       const yData = float32Data(node, y, 'Y');
       if (y.size === 0) return [y];
       if (shapes.inner === 0 || hasZeroDim(shapes.a) || hasZeroDim(shapes.b)) {
