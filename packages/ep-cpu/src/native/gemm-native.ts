@@ -14,8 +14,7 @@ import {
 import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
-  SYNC_MAC_LIMIT,
-  effectiveThreads,
+  dispatchFor,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -63,7 +62,9 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   const aStatic = staticDims(init.inputTypes[0]);
   if (aStatic && constB && (!hasC || constC) && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
     try {
-      primitiveFor(aStatic, constB.dims, constC?.dims, effectiveThreads(binding, init.threads));
+      const [m, k] = transA ? [aStatic[1], aStatic[0]] : aStatic;
+      const n = transB ? constB.dims[0] : constB.dims[1];
+      primitiveFor(aStatic, constB.dims, constC?.dims, dispatchFor(binding, init.threads, m * n * k).threads);
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -84,12 +85,13 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
       const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
       const n = transB ? b.dims[0] : b.dims[1];
       const y = ctx.output(0, 'float32', [m, n], { uninitialized: true });
+      const { inline, threads } = dispatchFor(binding, ctx.threads, m * n * k);
       await withNativeErrors(node, () => {
-        const primitive = primitiveFor(a.dims, b.dims, c?.dims, effectiveThreads(binding, ctx.threads));
+        const primitive = primitiveFor(a.dims, b.dims, c?.dims, threads);
         const bArg = primitive.weightsPacked ? null : bData;
         const cArg = constC || primitive.cMode === 'none' ? null : cData;
         const yData = y.data as Float32Array;
-        return m * n * k < SYNC_MAC_LIMIT ? primitive.runSync(aData, bArg, cArg, yData) : primitive.run(aData, bArg, cArg, yData);
+        return inline ? primitive.runSync(aData, bArg, cArg, yData) : primitive.run(aData, bArg, cArg, yData);
       });
       return [y];
     },

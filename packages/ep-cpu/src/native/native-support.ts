@@ -45,6 +45,34 @@ const defaultThreadsOf = new WeakMap<NativeBinding, number>();
  */
 export const SYNC_MAC_LIMIT = 1 << 23;
 
+/** Where and on how many threads one native call runs. */
+export interface NativeDispatch {
+  /** Run on the calling (JavaScript) thread rather than the addon's oneDNN thread. */
+  inline: boolean;
+  /** The OpenMP team size to build and run the primitive with (part of its cache key). */
+  threads: number;
+}
+
+/**
+ * Small work runs inline on ONE thread; larger work goes to the addon's oneDNN thread with the
+ * session's thread count. Why one: OpenMP gives every thread that opens a parallel region its own
+ * team, whose workers keep spinning after each region. Inline calls with a team of two on the JS
+ * thread left that team spinning while the oneDNN thread's team ran the next large op: three busy
+ * threads on two cores. Keeping teams off the JS thread leaves one team in the process.
+ */
+export function dispatchFor(binding: NativeBinding, requested: number, macs: number): NativeDispatch {
+  return macs < SYNC_MAC_LIMIT ? { inline: true, threads: 1 } : { inline: false, threads: effectiveThreads(binding, requested) };
+}
+
+/**
+ * Team size for the addon's synchronous functions (GELU, Softmax, LayerNorm, LSTM: always inline),
+ * by the same rule as dispatchFor: one thread for small work; only large work opens a team on the
+ * JS thread, where it pays for itself.
+ */
+export function inlineThreads(binding: NativeBinding, requested: number, work: number): number {
+  return dispatchFor(binding, requested, work).threads;
+}
+
 export function hasZeroDim(dims: readonly number[]): boolean {
   return dims.some((d) => d === 0);
 }
