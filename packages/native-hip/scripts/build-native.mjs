@@ -11,6 +11,12 @@
 // nvcc is. Architectures: SWITCHYARD_HIP_ARCHS (default "gfx90a;gfx1030"), SWITCHYARD_CUDA_ARCHS
 // (default "90"). With neither compiler present it prints why and exits 0: a machine without a GPU
 // toolchain is a normal case, and the EP then declines with that reason at run time.
+//
+// Vendor libraries (BLAS/DNN seams): CMakeLists.txt looks for cuBLAS/cuDNN (NVIDIA, linked) and
+// rocBLAS/MIOpen headers (AMD; the libraries are loaded at run time) in the toolchain's prefix,
+// $ROCM_PATH, /opt/rocm and the prefixes in SWITCHYARD_ROCM_PATH / SWITCHYARD_VENDOR_ROOTS
+// (:- or ;-lists, each with include/ and lib/). A change of those lists reconfigures the tree, and
+// what was found is printed (build/cmake-<platform>/switchyard_vendor.json).
 // Each platform keeps its own cmake tree (build/cmake-amd, build/cmake-nvidia); the finished addon is
 // copied into place with a rename, so a process loading it never sees a half-written file.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -65,17 +71,38 @@ if (!compiler) {
   process.exit(1);
 }
 const archs = platform === 'amd' ? (env.SWITCHYARD_HIP_ARCHS ?? 'gfx90a;gfx1030') : (env.SWITCHYARD_CUDA_ARCHS ?? '90');
-const wanted = { platform, compiler, archs };
+// Extra vendor prefixes, as one ;-list (CMake's list separator); part of the stamp, so a change rebuilds.
+const vendorRoots = [env.SWITCHYARD_ROCM_PATH, env.SWITCHYARD_VENDOR_ROOTS]
+  .flatMap((list) => (list ?? '').split(/[:;]/))
+  .filter(Boolean)
+  .join(';');
+const wanted = { platform, compiler, archs, vendorRoots };
 
 function upToDate() {
   if (!existsSync(addonPath) || !existsSync(stampPath)) return false;
   try {
     const built = JSON.parse(readFileSync(stampPath, 'utf8'));
     if (built.platform !== platform || built.compiler !== compiler || built.archs !== archs) return false;
+    if ((built.vendorRoots ?? '') !== vendorRoots) return false;
   } catch {
     return false;
   }
   return statSync(addonPath).mtimeMs >= Math.max(...inputs.map(newestMtime));
+}
+
+// One line per vendor library: found (where, and linked or loaded at run time) or not.
+function reportVendors(path) {
+  if (!existsSync(path)) return;
+  try {
+    const report = JSON.parse(readFileSync(path, 'utf8'));
+    for (const [name, entry] of Object.entries(report)) {
+      if (typeof entry !== 'object' || entry === null) continue;
+      const how = entry.mode === 'dlopen' ? `loaded at run time${entry.library ? `, ${entry.library} first` : ''}` : `linked: ${entry.library}`;
+      console.log(`build-native: ${name}: ${entry.found ? `<${entry.header}> in ${entry.include} (${how})` : `not found (<${entry.header}>); its seam reports why`}`);
+    }
+  } catch {
+    // only a report
+  }
 }
 
 if (args.has('--clean')) rmSync(buildDir, { recursive: true, force: true });
@@ -99,9 +126,21 @@ try {
     out: cmakeOut,
     config: 'Release',
     parallel: availableParallelism(),
-    cMakeOptions: { SWITCHYARD_GPU_PLATFORM: platform, SWITCHYARD_GPU_COMPILER: compiler, SWITCHYARD_GPU_ARCHS: archs },
+    cMakeOptions: {
+      SWITCHYARD_GPU_PLATFORM: platform,
+      SWITCHYARD_GPU_COMPILER: compiler,
+      SWITCHYARD_GPU_ARCHS: archs,
+      SWITCHYARD_VENDOR_ROOTS: vendorRoots,
+    },
   });
+  // cmake-js configures only a tree without a cache; the vendor search must run again when its
+  // roots changed (CMakeLists.txt searches afresh on every configure).
+  const rootsFile = join(cmakeOut, 'switchyard-vendor-roots.txt');
+  const configuredRoots = existsSync(rootsFile) ? readFileSync(rootsFile, 'utf8') : undefined;
+  if (existsSync(join(cmakeOut, 'CMakeCache.txt')) && configuredRoots !== vendorRoots) await buildSystem.configure();
   await buildSystem.build();
+  writeFileSync(rootsFile, vendorRoots);
+  reportVendors(join(cmakeOut, 'switchyard_vendor.json'));
   const built = join(cmakeOut, 'Release', 'switchyard_hip.node');
   if (args.has('--no-install')) {
     console.log(`switchyard_hip.node built for ${platform} (${archs}) in ${((Date.now() - started) / 1000).toFixed(1)} s, not installed (${built})`);

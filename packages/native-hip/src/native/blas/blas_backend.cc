@@ -1,6 +1,7 @@
-// The BLAS seam's backend, chosen at build time. CMake defines SWITCHYARD_HAVE_CUBLAS /
-// SWITCHYARD_HAVE_ROCBLAS only when it found the library to link; __has_include guards against a
-// define without the header.
+// The BLAS seam's backend, chosen at build time. CMake defines SWITCHYARD_HAVE_CUBLAS only when it
+// found cuBLAS's header and library (linked), SWITCHYARD_HAVE_ROCBLAS when it found rocblas.h
+// (the library is loaded at run time, see RocblasApi); __has_include guards against a define
+// without the header.
 #include <map>
 #include <mutex>
 #include <string>
@@ -15,7 +16,11 @@
 #include "runtime/device_arena.h"
 #elif !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_ROCBLAS) && __has_include(<rocblas/rocblas.h>)
 #define SWITCHYARD_BLAS_ROCBLAS 1
+#include <dlfcn.h>
 #include <rocblas/rocblas.h>
+
+#include <cstdlib>
+#include <vector>
 #endif
 
 namespace switchyard::blas {
@@ -107,13 +112,81 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
 
 namespace {
 
+// The rocBLAS entry points this file calls, bound with dlopen/dlsym on first use: the addon builds
+// with rocblas.h alone and loads on machines without rocBLAS (the seam then says why). The types
+// come from the header, so a signature change is a compile error, not a crash.
+struct RocblasApi {
+  decltype(&::rocblas_create_handle) create_handle = nullptr;
+  decltype(&::rocblas_set_stream) set_stream = nullptr;
+  decltype(&::rocblas_status_to_string) status_to_string = nullptr;
+  // Member names differ from rocBLAS's: rocblas.h also defines rocblas_gemm_ex as a function-like macro.
+  decltype(&::rocblas_gemm_ex) gemm_ex = nullptr;
+  decltype(&::rocblas_gemm_strided_batched_ex) gemm_strided_batched_ex = nullptr;
+  std::string failure;  // why rocBLAS is unusable; empty once every symbol is bound
+};
+
+// Where to look, in order: SWITCHYARD_ROCBLAS_LIBRARY (environment), the library CMake found at
+// build time, $ROCM_PATH/lib and /opt/rocm/lib, then the loader's search path (LD_LIBRARY_PATH,
+// the addon's RUNPATH, ld.so.cache) by soname: ROCm 6 (.so.4), ROCm 5 (.so.3), Debian (.so.0).
+std::vector<std::string> LibraryCandidates() {
+  std::vector<std::string> names;
+  if (const char* env = std::getenv("SWITCHYARD_ROCBLAS_LIBRARY"); env != nullptr && *env != '\0') names.emplace_back(env);
+#if defined(SWITCHYARD_ROCBLAS_LIBRARY)
+  names.emplace_back(SWITCHYARD_ROCBLAS_LIBRARY);
+#endif
+  if (const char* rocm = std::getenv("ROCM_PATH"); rocm != nullptr && *rocm != '\0') names.push_back(std::string(rocm) + "/lib/librocblas.so");
+  names.emplace_back("/opt/rocm/lib/librocblas.so");
+  for (const char* soname : {"librocblas.so", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0"}) names.emplace_back(soname);
+  return names;
+}
+
+template <class Fn>
+bool Bind(void* library, const char* symbol, Fn* out, std::string* failure) {
+  *out = reinterpret_cast<Fn>(dlsym(library, symbol));
+  if (*out == nullptr && failure->empty()) failure->assign(std::string("the loaded rocBLAS has no ") + symbol);
+  return *out != nullptr;
+}
+
+const RocblasApi& Api() {
+  static const RocblasApi* const api = [] {
+    auto* result = new RocblasApi();  // leaked on purpose, like the handles
+    void* library = nullptr;
+    std::string last_error;
+    for (const std::string& name : LibraryCandidates()) {
+      library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (library != nullptr) break;
+      const char* error = dlerror();
+      // Keep the first error about a library that exists (a missing dependency, a wrong ELF class)
+      // over the later "No such file" ones: it is the one that says what to fix.
+      const std::string message = error != nullptr ? error : name + ": not found";
+      if (last_error.empty() || (last_error.find("No such file") != std::string::npos && message.find("No such file") == std::string::npos)) {
+        last_error = message;
+      }
+    }
+    if (library == nullptr) {
+      result->failure =
+          "built with <rocblas/rocblas.h>, but librocblas could not be loaded at run time (" + last_error +
+          "): install rocBLAS (ROCm, or apt-get install librocblas0) or set SWITCHYARD_ROCBLAS_LIBRARY to its path";
+      return result;
+    }
+    std::string& failure = result->failure;
+    Bind(library, "rocblas_create_handle", &result->create_handle, &failure);
+    Bind(library, "rocblas_set_stream", &result->set_stream, &failure);
+    Bind(library, "rocblas_status_to_string", &result->status_to_string, &failure);
+    Bind(library, "rocblas_gemm_ex", &result->gemm_ex, &failure);
+    Bind(library, "rocblas_gemm_strided_batched_ex", &result->gemm_strided_batched_ex, &failure);
+    return result;
+  }();
+  return *api;
+}
+
 std::mutex& HandleMutex() {
   static std::mutex mutex;
   return mutex;
 }
 
 Status RocblasFailure(const char* call, rocblas_status status) {
-  return Status{false, std::string(call) + ": " + rocblas_status_to_string(status)};
+  return Status{false, std::string(call) + ": " + Api().status_to_string(status)};
 }
 
 // Under HandleMutex. rocBLAS keeps its own device workspace per handle.
@@ -127,9 +200,9 @@ Status HandleFor(int device, hipStream_t stream, rocblas_handle* out) {
   hipError_t gpu = hipSetDevice(device);
   if (gpu != hipSuccess) return Status{false, std::string("hipSetDevice: ") + hipGetErrorName(gpu)};
   rocblas_handle handle;
-  rocblas_status status = rocblas_create_handle(&handle);
+  rocblas_status status = Api().create_handle(&handle);
   if (status != rocblas_status_success) return RocblasFailure("rocblas_create_handle", status);
-  status = rocblas_set_stream(handle, stream);
+  status = Api().set_stream(handle, stream);
   if (status != rocblas_status_success) return RocblasFailure("rocblas_set_stream", status);
   handles->emplace(std::make_pair(device, stream), handle);
   *out = handle;
@@ -138,33 +211,41 @@ Status HandleFor(int device, hipStream_t stream, rocblas_handle* out) {
 
 }  // namespace
 
-const char* Unavailable() { return nullptr; }
+const char* Unavailable() {
+  const RocblasApi& api = Api();
+  return api.failure.empty() ? nullptr : api.failure.c_str();
+}
 const char* BackendName() { return "rocBLAS"; }
 
 Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   GemmDesc d = input;
   Status checked = Normalize(&d);
   if (!checked.ok) return checked;
+  if (const char* why = Unavailable(); why != nullptr) return Status{false, std::string("gemm: ") + why};
   if (d.m == 0 || d.n == 0) return Status{};
   std::lock_guard<std::mutex> lock(HandleMutex());
-  rocblas_handle handle;
+  rocblas_handle handle = nullptr;
   Status got = HandleFor(device, stream, &handle);
   if (!got.ok) return got;
+  const RocblasApi& api = Api();
+  // fp16 in and out with fp32 math: the compute type is f32, so alpha and beta are floats.
   const rocblas_datatype type = d.dtype == DataType::kFloat16 ? rocblas_datatype_f16_r : rocblas_datatype_f32_r;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap operands and m/n.
   const rocblas_operation op_b = d.trans_b ? rocblas_operation_transpose : rocblas_operation_none;
   const rocblas_operation op_a = d.trans_a ? rocblas_operation_transpose : rocblas_operation_none;
   const auto n = static_cast<rocblas_int>(d.n), m = static_cast<rocblas_int>(d.m), k = static_cast<rocblas_int>(d.k);
   const auto lda = static_cast<rocblas_int>(d.lda), ldb = static_cast<rocblas_int>(d.ldb), ldc = static_cast<rocblas_int>(d.ldc);
+  // D = alpha * op(B) op(A) + beta * C with D == C: in place, as cuBLAS does.
   rocblas_status status;
   if (d.batch == 1) {
-    status = rocblas_gemm_ex(handle, op_b, op_a, n, m, k, &d.alpha, d.b, type, ldb, d.a, type, lda, &d.beta, d.c, type, ldc,
-                             d.c, type, ldc, rocblas_datatype_f32_r, rocblas_gemm_algo_standard, 0, 0);
+    status = api.gemm_ex(handle, op_b, op_a, n, m, k, &d.alpha, d.b, type, ldb, d.a, type, lda, &d.beta, d.c, type, ldc, d.c,
+                         type, ldc, rocblas_datatype_f32_r, rocblas_gemm_algo_standard, 0, 0);
     if (status != rocblas_status_success) return RocblasFailure("rocblas_gemm_ex", status);
   } else {
-    status = rocblas_gemm_strided_batched_ex(handle, op_b, op_a, n, m, k, &d.alpha, d.b, type, ldb, d.stride_b, d.a, type, lda,
-                                             d.stride_a, &d.beta, d.c, type, ldc, d.stride_c, d.c, type, ldc, d.stride_c,
-                                             static_cast<rocblas_int>(d.batch), rocblas_datatype_f32_r,
-                                             rocblas_gemm_algo_standard, 0, 0);
+    status = api.gemm_strided_batched_ex(handle, op_b, op_a, n, m, k, &d.alpha, d.b, type, ldb, d.stride_b, d.a, type, lda,
+                                         d.stride_a, &d.beta, d.c, type, ldc, d.stride_c, d.c, type, ldc, d.stride_c,
+                                         static_cast<rocblas_int>(d.batch), rocblas_datatype_f32_r,
+                                         rocblas_gemm_algo_standard, 0, 0);
     if (status != rocblas_status_success) return RocblasFailure("rocblas_gemm_strided_batched_ex", status);
   }
   return Status{};
@@ -175,8 +256,9 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
 #if defined(SWITCHYARD_GPU_NVIDIA)
 #define SWITCHYARD_BLAS_MISSING "built without <cublas_v2.h> headers (or libcublas): install the CUDA toolkit's cuBLAS and rebuild"
 #else
-#define SWITCHYARD_BLAS_MISSING \
-  "built without <rocblas/rocblas.h> headers (or librocblas): install rocBLAS (apt-get install rocblas-dev, or ROCm) and rebuild"
+#define SWITCHYARD_BLAS_MISSING                                                                              \
+  "built without <rocblas/rocblas.h> headers: install rocBLAS's headers (ROCm, or apt-get install librocblas-dev; " \
+  "or point SWITCHYARD_ROCM_PATH at them) and rebuild"
 #endif
 
 const char* Unavailable() { return SWITCHYARD_BLAS_MISSING; }
