@@ -2,7 +2,7 @@
 import { Graph, type AttributeValue, type OpsetImports, type ValueInfo } from '../ir/graph.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { ATTRIBUTE, ATTRIBUTE_TYPE, GRAPH, NODE } from './fields.js';
-import { type ExternalDataReader, copyBytes, decodeTensorProto } from './decode-tensor.js';
+import { type ExternalDataReader, type RawDataSource, copyBytes, decodeTensorProto } from './decode-tensor.js';
 import { decodeSparseTensorProto } from './decode-sparse.js';
 import { decodeValueInfo } from './decode-type.js';
 import { ProtoReader, WireType, invalid } from './wire-reader.js';
@@ -12,6 +12,8 @@ export const MAX_GRAPH_DEPTH = 64;
 
 export interface GraphDecodeOptions {
   external?: ExternalDataReader;
+  /** Initializer payloads read separately from the model bytes. */
+  rawData?: RawDataSource;
   /** Levels of subgraph nesting above this graph (0 for the main graph). */
   depth: number;
 }
@@ -46,7 +48,7 @@ export function decodeGraphProto(r: ProtoReader, opsetImports: OpsetImports, par
   if (docString !== undefined) graph.docString = docString;
   const gWhere = `graph '${name}'${parent ? ` (${where})` : ''}`;
 
-  const tensorOptions = { where: `initializer of ${gWhere}`, external: options.external };
+  const tensorOptions = { where: `initializer of ${gWhere}`, external: options.external, rawData: options.rawData };
   const addInitializer = (t: { name: string; tensor: Tensor }): void => {
     if (graph.initializers.has(t.name)) throw invalid(`${gWhere}: initializer '${t.name}' is defined twice`);
     graph.initializers.set(t.name, t.tensor);

@@ -2,7 +2,7 @@
 import { SwitchyardError } from '../errors.js';
 import type { Model, OpsetImports } from '../ir/graph.js';
 import { FUNCTION, MODEL, OPSET_ID, STRING_ENTRY } from './fields.js';
-import type { ExternalDataReader } from './decode-tensor.js';
+import type { ExternalDataReader, RawDataSource } from './decode-tensor.js';
 import { decodeGraphProto } from './decode-graph.js';
 import { ProtoReader, WireType, invalid } from './wire-reader.js';
 
@@ -48,7 +48,7 @@ function functionName(r: ProtoReader): string {
   return name;
 }
 
-function decodeModelUnchecked(bytes: Uint8Array, external: ExternalDataReader | undefined): Model {
+function decodeModelUnchecked(bytes: Uint8Array, external: ExternalDataReader | undefined, rawData: RawDataSource | undefined): Model {
   if (bytes.length === 0) throw invalid('model is empty (0 bytes)');
   const r = new ProtoReader(bytes);
   let irVersion = 0;
@@ -98,7 +98,7 @@ function decodeModelUnchecked(bytes: Uint8Array, external: ExternalDataReader | 
   if (!graphReader) throw invalid('ONNX model has no graph');
   // From IR version 3 on, ONNX requires the opsets to be stated; without them no operator can be resolved.
   if (opsetImports.size === 0) throw invalid('ONNX model has no opset_import');
-  const graph = decodeGraphProto(graphReader, opsetImports, undefined, { external, depth: 0 }, 'main graph');
+  const graph = decodeGraphProto(graphReader, opsetImports, undefined, { external, rawData, depth: 0 }, 'main graph');
   const model: Model = { irVersion, opsetImports, ...text, modelVersion, metadata, graph, functionNames };
   if (functions.length) functionProtos.set(model, functions);
   return model;
@@ -108,9 +108,9 @@ function decodeModelUnchecked(bytes: Uint8Array, external: ExternalDataReader | 
  * Decodes ModelProto bytes. Anything thrown that is not already a SwitchyardError (a stack overflow from
  * pathological nesting, say) becomes INVALID_MODEL, so callers see one error type for bad files.
  */
-export function decodeModel(bytes: Uint8Array, external?: ExternalDataReader): Model {
+export function decodeModel(bytes: Uint8Array, external?: ExternalDataReader, rawData?: RawDataSource): Model {
   try {
-    return decodeModelUnchecked(bytes, external);
+    return decodeModelUnchecked(bytes, external, rawData);
   } catch (e) {
     throw asModelError(e);
   }

@@ -24,10 +24,20 @@ export interface ExternalDataRequest {
 /** Returns exactly `expectedBytes` bytes in a fresh (aligned) buffer, or throws. */
 export type ExternalDataReader = (request: ExternalDataRequest) => Uint8Array;
 
+/**
+ * raw_data payloads already read into buffers of their own (see read-model-file.ts), by the payload's
+ * start offset in the model bytes: the decoder takes them instead of copying out of the model bytes.
+ */
+export interface RawDataSource {
+  /** The payload at [start, start + length), or undefined when it was not read separately. */
+  take(start: number, length: number): Uint8Array | undefined;
+}
+
 export interface TensorDecodeOptions {
   /** Where the tensor sits, for error messages (e.g. "initializer of graph 'main'"). */
   where: string;
   external?: ExternalDataReader;
+  rawData?: RawDataSource;
 }
 
 export interface DecodedTensor {
@@ -214,7 +224,8 @@ export function decodeTensorProto(r: ProtoReader, options: TensorDecodeOptions):
     if (have !== expectedBytes) {
       throw invalid(`${where}: shape [${dims.join(', ')}] of ${type} needs ${expectedBytes} bytes but raw_data holds ${have}`);
     }
-    return { name, tensor: fromRawBytes(type, copyBytes(r.bytes, raw[0], raw[1]), size, dims), docString };
+    const own = options.rawData?.take(raw[0], have) ?? copyBytes(r.bytes, raw[0], raw[1]);
+    return { name, tensor: fromRawBytes(type, own, size, dims), docString };
   }
 
   const have = counts.get(spec.field) ?? 0;

@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { SwitchyardError } from '../errors.js';
 import type { Model } from '../ir/graph.js';
-import type { ExternalDataReader } from './decode-tensor.js';
+import type { ExternalDataReader, RawDataSource } from './decode-tensor.js';
 import { decodeModel } from './decode-model.js';
 import { type ExternalDataFiles, externalDataFiles } from './external-data.js';
+import { readModelFile } from './read-model-file.js';
 
 export interface LoadModelOptions {
   /**
@@ -21,9 +22,11 @@ export interface LoadModelOptions {
 export async function loadModel(source: string | Uint8Array, options: LoadModelOptions = {}): Promise<Model> {
   let bytes: Uint8Array;
   let baseDir = options.baseDir;
+  let hoisted: Map<number, Uint8Array> | undefined;
   if (typeof source === 'string') {
     try {
-      bytes = await readFile(source);
+      // Large initializer payloads come in buffers of their own, so the weights are never held twice.
+      ({ bytes, rawData: hoisted } = await readModelFile(source));
     } catch (e) {
       throw new SwitchyardError('INVALID_ARGUMENT', `cannot read model file '${source}': ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
@@ -47,7 +50,23 @@ export async function loadModel(source: string | Uint8Array, options: LoadModelO
     return files.read(req);
   };
   try {
-    return decodeModel(bytes, external);
+    if (!hoisted?.size) return decodeModel(bytes, external);
+    const taken = new Set<number>();
+    const rawData: RawDataSource = {
+      take(start, length) {
+        const own = hoisted!.get(start);
+        if (own?.length !== length) return undefined;
+        taken.add(start);
+        return own;
+      },
+    };
+    const model = decodeModel(bytes, external, rawData);
+    if (taken.size === hoisted.size) return model;
+    // A payload the decoder did not ask for (a repeated raw_data field, say) means the zeroed ranges
+    // may have been read as data: decode again from the whole file.
+    files?.close();
+    files = undefined;
+    return decodeModel(await readFile(source as string), external);
   } catch (e) {
     if (e instanceof SwitchyardError && typeof source === 'string') {
       throw new SwitchyardError(e.code, `${what}: ${e.message}`, { cause: e });

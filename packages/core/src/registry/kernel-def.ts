@@ -61,6 +61,13 @@ export interface Kernel {
   run(ctx: KernelRunContext): KernelResult | Promise<KernelResult>;
   /** Which implementation serves this node (e.g. `ts`, `onednn`), reported in the placement. */
   readonly implementation?: string;
+  /**
+   * Constant inputs (by input index) this kernel copied into a form of its own at creation and will
+   * never read again: not their data from `KernelInit.constantInputs`, not through `ctx.input`, not to
+   * rebuild for another shape. Once every reader of an initializer has released it, the session drops
+   * it (and may detach its buffer), so the weights are not held twice.
+   */
+  readonly releasedConstants?: readonly number[];
   dispose?(): void;
 }
 

@@ -13,6 +13,7 @@ import type { KernelRegistry } from '../registry/kernel-registry.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan, KernelStep, Step } from './execution-plan.js';
 import { planHostArena } from './host-arena.js';
+import { ConstantReleaser, type ConstantRelease } from './release-constants.js';
 
 export interface PlanOptions {
   providers: readonly ExecutionProvider[];
@@ -24,6 +25,11 @@ export interface PlanOptions {
   keepOnDevice?: (output: string) => boolean;
   /** The session's intra-op thread count. */
   threads: number;
+  /**
+   * Initializers every reader has copied for itself (`Kernel.releasedConstants`): kept (default), dropped
+   * from the graph, or dropped and their buffers freed (only when the session owns the model's data).
+   */
+  releaseConstants?: ConstantRelease;
 }
 
 /** Inputs that are initializers (of this graph or an enclosing one), by input index. */
@@ -66,7 +72,21 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   const partition = await partitionGraph(graph, options.providers, options.registry, options.skipped);
   const { steps: laidOut, hostNameOf } = insertCopies(graph, partition.units, { keepOnDevice: isTopLevel ? options.keepOnDevice : undefined });
   const steps: Step[] = [];
-  for (const s of laidOut) steps.push(s.kind === 'copy' ? s : await prepareStep(graph, s, options.threads));
+  // Subgraph plans are built after this loop and may read outer constants: the releaser pins those.
+  const releaser = new ConstantReleaser(graph, laidOut, isTopLevel ? options.releaseConstants ?? 'keep' : 'keep');
+  for (const s of laidOut) {
+    if (s.kind === 'copy') {
+      steps.push(s);
+      continue;
+    }
+    const step = await prepareStep(graph, s, options.threads);
+    steps.push(step);
+    if (step.kernel && step.unit.kind === 'single') {
+      releaser.kernelBuilt(step.unit.node.inputs, step.kernel);
+      await releaser.flush();
+    }
+  }
+  await releaser.flush(true);
 
   const outputs = graph.outputs.map((o) => ({ name: o.name, hostName: hostNameOf(o.name) }));
   const freeAfter = lastReads(steps, new Set(outputs.map((o) => o.hostName)));
@@ -75,6 +95,7 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   for (const node of graph.nodes) for (const sub of subgraphsOf(node)) subplans.set(sub, await buildPlan(sub, options, false));
 
   const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, freeAfter, subplans, arenaSlots: new Map(), arenaBytes: 0 };
+  if (releaser.released.size) plan.releasedConstants = releaser.released;
   if (options.memoryPattern && isTopLevel) {
     const arena = planHostArena(plan);
     plan.arenaSlots = arena.arenaSlots;

@@ -40,6 +40,8 @@ export interface ExecutionPlan {
   /** Host arena layout for node outputs of known size (empty when memory patterns are off). */
   arenaSlots: Map<string, ArenaSlot>;
   arenaBytes: number;
+  /** Initializers dropped after every reader packed its own copy, with their bytes. */
+  releasedConstants?: Map<string, number>;
   /** The memory planner's full report (peak vs naive), when memory patterns are on. */
   memoryPlan?: MemoryPlan;
 }

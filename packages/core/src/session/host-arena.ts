@@ -2,7 +2,7 @@
  * Lays out the host arena of a plan with the memory planner: node outputs of known static size made
  * by host kernels share one buffer per run wherever their lifetimes do not overlap.
  */
-import { Graph } from '../ir/graph.js';
+import { Graph, type ValueType } from '../ir/graph.js';
 import { planMemory, type MemoryPlan } from '../memory/index.js';
 import { deviceOf } from '../partition/copy-insertion.js';
 import { BYTES_PER_ELEMENT } from '../tensor/data-type.js';
@@ -14,7 +14,8 @@ export interface HostArena {
   memoryPlan: MemoryPlan;
 }
 
-export function planHostArena(plan: ExecutionPlan): HostArena {
+/** `typeOf` may state more than the graph does (symbolic dims bound to a run's sizes: see dynamic-arena.ts). */
+export function planHostArena(plan: ExecutionPlan, typeOf: (name: string) => ValueType | undefined = (name) => plan.graph.typeOf(name)): HostArena {
   const graph = plan.graph;
   const hostProduced = new Set<string>();
   const order = [];
@@ -39,7 +40,7 @@ export function planHostArena(plan: ExecutionPlan): HostArena {
   const memoryPlan = planMemory(inExecutionOrder, {
     sizeOf: (name) => {
       if (!hostProduced.has(name)) return undefined;
-      const t = graph.typeOf(name);
+      const t = typeOf(name);
       if (t?.kind !== 'tensor' || t.elemType === 'string' || !t.shape || !t.shape.every((d) => typeof d === 'number')) return undefined;
       const elems = (t.shape as number[]).reduce((a, b) => a * b, 1);
       return elems * BYTES_PER_ELEMENT[t.elemType];

@@ -16,6 +16,7 @@ import { inferShapes, estimateFlops } from '../shape-inference/index.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { optimizeModelGraph, type OptimizationSummary } from './optimize-model.js';
 import { buildPlan, disposePlan } from './build-plan.js';
+import { DynamicArenas } from './dynamic-arena.js';
 import type { ExecutionPlan } from './execution-plan.js';
 import { executePlan, type RunEnvironment } from './executor.js';
 import { hostEvaluator } from './evaluate-node.js';
@@ -56,6 +57,8 @@ export class InferenceSession {
   readonly optimization: OptimizationSummary;
   readonly model: Model;
   readonly #plan: ExecutionPlan;
+  /** Arena layouts per binding of the inputs' symbolic dims (memory patterns on, symbolic inputs only). */
+  readonly #dynamicArenas: DynamicArenas | undefined;
   readonly #providers: readonly ExecutionProvider[];
   readonly #ownedProviders: readonly ExecutionProvider[];
   readonly #profiler: Profiler | undefined;
@@ -87,6 +90,7 @@ export class InferenceSession {
     this.placement = init.placement;
     this.optimization = init.optimization;
     this.#plan = init.plan;
+    this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan) : undefined;
     this.#providers = init.providers;
     this.#ownedProviders = init.owned;
     this.#log = init.log;
@@ -101,11 +105,17 @@ export class InferenceSession {
     }
     const bytes = model instanceof ArrayBuffer ? new Uint8Array(model) : model;
     const loaded = await loadModel(bytes, { baseDir: options.externalDataFolder });
-    return InferenceSession.fromModel(loaded, options);
+    // The decoded tensors are ours alone: buffers of constants that kernels packed can be freed outright.
+    return InferenceSession.#prepare(loaded, options, 'free');
   }
 
   /** Prepares an already-loaded (or hand-built) model. The session takes ownership of it. */
   static async fromModel(model: Model, options: SessionOptions = {}): Promise<InferenceSession> {
+    // The caller may still hold the model's tensors: constants are dropped from the graph, never detached.
+    return InferenceSession.#prepare(model, options, 'drop');
+  }
+
+  static async #prepare(model: Model, options: SessionOptions, release: 'drop' | 'free'): Promise<InferenceSession> {
     const log = new Logger(options.logSeverityLevel ?? 2, options.logId ?? 'switchyard');
     const { providers, skipped } = await resolveExecutionProviders(options.executionProviders, {
       disableCpuFallback: options.disableCpuFallback,
@@ -122,8 +132,11 @@ export class InferenceSession {
       inferAll(graph);
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
       const keep = keepOnDevice(options.preferredOutputLocation);
-      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads) });
-      optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes };
+      // Profiles report every input's shape, so a profiled session keeps its constants.
+      const releaseConstants = options.enableProfiling ? 'keep' : release;
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants });
+      const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
+      optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
       return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log });
@@ -142,14 +155,25 @@ export class InferenceSession {
     const env: RunEnvironment = {
       threads: this.#threads,
       profiler: this.#profiler,
-      acquireArena: (bytes) => this.#arenas.pop() ?? new ArrayBuffer(bytes),
+      // Layouts differ in size between bindings of symbolic dims: a pooled arena must be big enough.
+      acquireArena: (bytes) => {
+        const i = this.#arenas.findIndex((b) => b.byteLength >= bytes);
+        return i >= 0 ? this.#arenas.splice(i, 1)[0] : new ArrayBuffer(bytes);
+      },
       releaseArena: (buf) => {
-        if (this.#arenas.length < 4) this.#arenas.push(buf);
+        const pool = this.#arenas;
+        if (pool.length < 4) pool.push(buf);
+        else {
+          // Full: keep the bigger buffers, which serve every layout up to their size.
+          const smallest = pool.reduce((k, b, i) => (b.byteLength < pool[k].byteLength ? i : k), 0);
+          if (pool[smallest].byteLength < buf.byteLength) pool[smallest] = buf;
+        }
       },
       sliceMs: 4,
       checkAlive: () => this.#checkAlive(),
     };
-    const outputs = await executePlan(this.#plan, values, env);
+    const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
+    const outputs = await executePlan(plan, values, env);
     this.#profiler?.mark(`run${runOptions.tag ? ' ' + runOptions.tag : ''}`, started, performance.now());
     const result: ReturnType = {};
     this.outputNames.forEach((name, i) => {

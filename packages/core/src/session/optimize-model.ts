@@ -6,7 +6,7 @@ import type { GraphOptimizationLevel } from './session-options.js';
 export interface OptimizationSummary {
   report: OptimizeReport;
   /** Host arena size, peak vs naive sum of intermediate sizes (bytes). */
-  memory: { arenaBytes?: number; peakBytes?: number; naiveBytes?: number };
+  memory: { arenaBytes?: number; peakBytes?: number; naiveBytes?: number; releasedConstantBytes?: number };
 }
 
 export async function optimizeModelGraph(

@@ -5,6 +5,7 @@
  */
 import {
   SwitchyardError,
+  elementCount,
   type Graph,
   type Kernel,
   type KernelDef,
@@ -15,8 +16,7 @@ import {
 import type { MatMulPrimitive, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
-  SYNC_MAC_LIMIT,
-  effectiveThreads,
+  dispatchFor,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -100,9 +100,13 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
 
   // Session creation: build now when both shapes are static and B is a constant worth packing.
   const aStatic = staticDims(init.inputTypes[0]);
+  // Packed now for the only shape runs will see: B's data is never read again (the session may free it).
+  let packedAtCreate = false;
   if (aStatic && constB && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims)) {
     try {
-      primitiveFor(matMulShapes(node, aStatic, constB.dims), effectiveThreads(binding, init.threads));
+      const shapes = matMulShapes(node, aStatic, constB.dims);
+      const { threads } = dispatchFor(binding, init.threads, elementCount(shapes.output) * shapes.inner);
+      packedAtCreate = primitiveFor(shapes, threads).weightsPacked;
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -110,6 +114,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
 
   return {
     implementation: 'onednn',
+    releasedConstants: packedAtCreate ? [1] : undefined,
     async run(ctx: KernelRunContext) {
       const a = ctx.input(0);
       const b = constB ?? ctx.input(1);
@@ -131,11 +136,12 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
         return [y];
       }
       const macs = y.size * shapes.inner;
+      const { inline, threads } = dispatchFor(binding, ctx.threads, macs);
       await withNativeErrors(node, () => {
-        const primitive = primitiveFor(shapes, effectiveThreads(binding, ctx.threads));
+        const primitive = primitiveFor(shapes, threads);
         const bArg = primitive.weightsPacked ? null : bData;
         const biasArg = constBias ? undefined : biasData;
-        return macs < SYNC_MAC_LIMIT ? primitive.runSync(aData, bArg, yData, biasArg) : primitive.run(aData, bArg, yData, biasArg);
+        return inline ? primitive.runSync(aData, bArg, yData, biasArg) : primitive.run(aData, bArg, yData, biasArg);
       });
       return [y];
     },

@@ -1,0 +1,81 @@
+/** Arena layouts for symbolic input dims, laid out per binding at run time. */
+import { describe, expect, it } from 'vitest';
+import { InferenceSession } from './inference-session.js';
+import { DynamicArenas } from './dynamic-arena.js';
+import { Tensor } from '../tensor/tensor.js';
+import { buildModel } from '../testing/build-model.js';
+import { hostTestProvider } from '../testing/host-test-ep.js';
+import type { ExecutionPlan } from './execution-plan.js';
+import { buildPlan } from './build-plan.js';
+import { KernelRegistry } from '../registry/kernel-registry.js';
+import { inferShapes } from '../shape-inference/index.js';
+
+/** x [batch, 4] → Relu → Neg → Relu → Add(x) → out: intermediates shaped [batch, 4] by inference. */
+function chain() {
+  return buildModel({
+    inputs: [['x', 'float32', ['batch', 4]]],
+    outputs: [['out', 'float32', ['batch', 4]]],
+    nodes: [
+      { op: 'Relu', inputs: ['x'], outputs: ['a'] },
+      { op: 'Neg', inputs: ['a'], outputs: ['b'] },
+      { op: 'Relu', inputs: ['b'], outputs: ['c'] },
+      { op: 'Add', inputs: ['c', 'x'], outputs: ['out'] },
+    ],
+  });
+}
+
+async function planOf(): Promise<ExecutionPlan> {
+  const model = chain();
+  inferShapes(model.graph);
+  const ep = hostTestProvider();
+  const registry = new KernelRegistry();
+  for (const k of ep.kernels ?? []) registry.register(k);
+  return buildPlan(model.graph, { providers: [ep], registry, skipped: [], memoryPattern: true, threads: 1 });
+}
+
+const input = (rows: number) => new Tensor('float32', Float32Array.from({ length: rows * 4 }, (_, i) => (i % 3) - 1), [rows, 4]);
+
+describe('DynamicArenas', () => {
+  it('lays out an arena for the sizes a run binds, once per binding', async () => {
+    const plan = await planOf();
+    expect(plan.arenaBytes).toBe(0);
+    const arenas = DynamicArenas.for(plan)!;
+    expect(arenas).toBeDefined();
+    const two = arenas.planFor(new Map([['x', input(2)]]));
+    // a, b, c are [2, 4] float32 on the host; their lifetimes let some share memory.
+    expect(two.arenaSlots.get('a')?.bytes).toBe(32);
+    expect(two.arenaSlots.get('c')?.bytes).toBe(32);
+    expect(two.arenaBytes).toBeGreaterThanOrEqual(64);
+    expect(arenas.planFor(new Map([['x', input(2)]]))).toBe(two);
+    const five = arenas.planFor(new Map([['x', input(5)]]));
+    expect(five.arenaSlots.get('a')?.bytes).toBe(80);
+    expect(arenas.layouts).toBe(2);
+    // The session's plan itself is never changed.
+    expect(plan.arenaSlots.size).toBe(0);
+  });
+
+  it('is not used when the inputs have no symbolic dims', async () => {
+    const plan = await planOf();
+    plan.graph.inputs[0].type = { kind: 'tensor', elemType: 'float32', shape: [2, 4] };
+    expect(DynamicArenas.for(plan)).toBeUndefined();
+  });
+
+  it('gives the same results as runs without memory patterns, across changing batch sizes', async () => {
+    const opts = { executionProviders: [hostTestProvider()], disableCpuFallback: true };
+    const withArena = await InferenceSession.fromModel(chain(), opts);
+    const without = await InferenceSession.fromModel(chain(), { ...opts, enableMemPattern: false });
+    for (const rows of [3, 1, 3, 6, 1]) {
+      const x = input(rows);
+      const [a, b] = await Promise.all([withArena.run({ x }), without.run({ x })]);
+      const out = a.out as Tensor;
+      expect(out.dims).toEqual([rows, 4]);
+      expect(Array.from(out.data as Float32Array)).toEqual(Array.from((b.out as Tensor).data as Float32Array));
+      // Outputs stay valid after later runs reuse the arena.
+      const kept = Array.from(out.data as Float32Array);
+      await withArena.run({ x: input(rows + 1) });
+      expect(Array.from(out.data as Float32Array)).toEqual(kept);
+    }
+    await withArena.release();
+    await without.release();
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Host arenas for models whose inputs have symbolic dims (a `batch` axis, say). At session creation
+ * such values have no size, so no arena slot, and every run allocates each output afresh: garbage
+ * the collector frees late, which raises the high-water mark well above what a run needs. The
+ * sizes are known once a run's feeds bind the symbols, and shape inference wrote most values'
+ * shapes in terms of those same symbols: substituting them gives an arena layout per binding,
+ * planned once and reused by every run with the same sizes.
+ *
+ * A layout is only a proposal: a kernel output whose actual size differs from its slot's is
+ * allocated afresh, exactly as without an arena.
+ */
+import type { Graph, ValueType } from '../ir/graph.js';
+import type { RuntimeValue } from '../registry/kernel-def.js';
+import { Tensor } from '../tensor/tensor.js';
+import type { ExecutionPlan } from './execution-plan.js';
+import { planHostArena } from './host-arena.js';
+
+/** Distinct bindings whose layouts are kept (least recently used goes first). */
+const MAX_LAYOUTS = 8;
+
+export class DynamicArenas {
+  readonly #plan: ExecutionPlan;
+  /** Symbolic dims of the graph inputs: [input name, axis, symbol]. */
+  readonly #symbolic: Array<[string, number, string]>;
+  readonly #layouts = new Map<string, ExecutionPlan>();
+
+  /** Undefined when the graph inputs have no symbolic dims (the plan's own arena serves). */
+  static for(plan: ExecutionPlan): DynamicArenas | undefined {
+    const symbolic: Array<[string, number, string]> = [];
+    for (const input of plan.graph.inputs) {
+      const t = input.type;
+      if (t?.kind === 'tensor') t.shape?.forEach((d, axis) => typeof d === 'string' && symbolic.push([input.name, axis, d]));
+    }
+    return symbolic.length && !hasSubgraphs(plan.graph) ? new DynamicArenas(plan, symbolic) : undefined;
+  }
+
+  private constructor(plan: ExecutionPlan, symbolic: Array<[string, number, string]>) {
+    this.#plan = plan;
+    this.#symbolic = symbolic;
+  }
+
+  /** The plan with an arena laid out for the sizes these (validated) feeds give the symbols. */
+  planFor(feeds: ReadonlyMap<string, RuntimeValue>): ExecutionPlan {
+    const bindings = new Map<string, number>();
+    for (const [input, axis, symbol] of this.#symbolic) {
+      const v = feeds.get(input);
+      if (v instanceof Tensor && axis < v.dims.length) bindings.set(symbol, v.dims[axis]);
+    }
+    const key = [...bindings].map(([s, n]) => `${s}=${n}`).join(',');
+    const known = this.#layouts.get(key);
+    if (known) {
+      this.#layouts.delete(key);
+      this.#layouts.set(key, known);
+      return known;
+    }
+    const plan = this.#layOut(bindings);
+    this.#layouts.set(key, plan);
+    if (this.#layouts.size > MAX_LAYOUTS) this.#layouts.delete(this.#layouts.keys().next().value!);
+    return plan;
+  }
+
+  /** Layouts planned so far (for tests and diagnostics). */
+  get layouts(): number {
+    return this.#layouts.size;
+  }
+
+  #layOut(bindings: ReadonlyMap<string, number>): ExecutionPlan {
+    const graph = this.#plan.graph;
+    const typeOf = (name: string): ValueType | undefined => {
+      const t = graph.typeOf(name);
+      if (t?.kind !== 'tensor' || !t.shape?.some((d) => typeof d === 'string')) return t;
+      return { ...t, shape: t.shape.map((d) => (typeof d === 'string' ? bindings.get(d) ?? d : d)) };
+    };
+    try {
+      const arena = planHostArena(this.#plan, typeOf);
+      if (arena.arenaBytes <= this.#plan.arenaBytes) return this.#plan;
+      return { ...this.#plan, arenaSlots: arena.arenaSlots, arenaBytes: arena.arenaBytes, memoryPlan: arena.memoryPlan };
+    } catch {
+      // A layout is an optimisation: without one, runs allocate their outputs as they go.
+      return this.#plan;
+    }
+  }
+}
+
+function hasSubgraphs(graph: Graph): boolean {
+  return graph.nodes.some((n) => [...n.attributes.values()].some((a) => a.type === 'graph' || a.type === 'graphs'));
+}
