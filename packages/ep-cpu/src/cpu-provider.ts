@@ -3,11 +3,11 @@
  * when it loads (tried first; their `supports` hands anything they don't do to the TS kernel).
  */
 import { availableParallelism } from 'node:os';
-import { SwitchyardError, type ExecutionProvider, type ExecutionProviderFactory, type KernelDef } from '@switchyard/core';
+import { SwitchyardError, type ExecutionProvider, type ExecutionProviderFactory, type GraphPass, type KernelDef } from '@switchyard/core';
 import { typescriptKernels } from './register-all.js';
 import { nativeBinding } from './native/load-native.js';
 import { nativeKernels } from './native/native-kernels.js';
-import { cpuGraphPasses } from './fusions/index.js';
+import { cpuGraphPassesFor } from './fusions/index.js';
 
 export interface CpuProviderOptions {
   /** Use the oneDNN addon when it loads. Default true (`SWITCHYARD_CPU_NATIVE=0` also turns it off). */
@@ -18,7 +18,7 @@ export class CpuExecutionProvider implements ExecutionProvider {
   readonly name = 'cpu';
   readonly device = 'cpu';
   readonly kernels: readonly KernelDef[];
-  readonly graphPasses = cpuGraphPasses;
+  readonly graphPasses: readonly GraphPass[];
   readonly options: CpuProviderOptions;
   /** Why the native addon is not in use, when it is not. */
   readonly nativeUnavailable: string | undefined;
@@ -29,6 +29,7 @@ export class CpuExecutionProvider implements ExecutionProvider {
     // Native kernels first: lookup tries kernels in registration order.
     this.kernels = native.ok ? [...nativeKernels(native.binding), ...typescriptKernels] : typescriptKernels;
     this.nativeUnavailable = native.ok ? undefined : native.reason;
+    this.graphPasses = cpuGraphPassesFor(native.ok ? native.binding : undefined);
   }
 
   describe(): string {

@@ -63,8 +63,9 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   const ConvParams& p = params_;
   const int64_t filters = p.weights[0];
 
-  userSrc_ = PlainDesc(p.input);
-  userDst_ = PlainDesc(outputDims_);
+  userSrc_ = LayoutDesc(p.input, p.srcBlock);
+  userDst_ = LayoutDesc(outputDims_, p.dstBlock);
+  userSum_ = LayoutDesc(outputDims_, p.sumBlock);
   userBias_ = PlainDesc({filters});
   // ONNX's M x C/g x k... weights are, byte for byte, oneDNN's g x M/g x C/g x k... grouped weights.
   Dims weightDims = p.weights;
@@ -95,7 +96,7 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   srcReorder_ = MaybeReorder(userSrc_, pd_.src_desc());
   weightsReorder_ = MaybeReorder(userWeights_, pd_.weights_desc());
   dstReorder_ = MaybeReorder(pd_.dst_desc(), userDst_);
-  if (p.epilogue.sum) sumReorder_ = MaybeReorder(userDst_, pd_.dst_desc());
+  if (p.epilogue.sum) sumReorder_ = MaybeReorder(userSum_, pd_.dst_desc());
 
   if (constWeights) {
     packedWeights_ = dnnl::memory(pd_.weights_desc(), CpuEngine());
@@ -144,10 +145,21 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   if (params_.epilogue.sum) {
     // The sum post-op reads dst's previous contents, in the primitive's own dst layout.
     if (!sum) throw CodedError("INVALID_ARGUMENT", "Conv: the epilogue sums Z but none was given");
-    if (dstReorder_) {
-      sumReorder_->Execute(stream, dnnl::memory(userDst_, engine, const_cast<float*>(sum)), dstMem);
-    } else if (sum != dst) {
-      std::memmove(dst, sum, userDst_.get_size());
+    dnnl::memory userSum(userSum_, engine, const_cast<float*>(sum));
+    const auto* target = static_cast<const char*>(dstMem.get_data_handle());
+    const auto* z = reinterpret_cast<const char*>(sum);
+    const bool overlaps = z < target + pd_.dst_desc().get_size() && target < z + userSum_.get_size();
+    if (!sumReorder_) {
+      if (z != target) std::memmove(dstMem.get_data_handle(), sum, userSum_.get_size());
+    } else if (!overlaps) {
+      sumReorder_->Execute(stream, userSum, dstMem);
+    } else {
+      // Z shares dst's buffer in another layout (an in-place plan): a reorder must not read what it writes.
+      // kScratchpad is free until the convolution itself runs (kSrc may hold the reordered src).
+      auto staged = TempMemory(pd_.dst_desc(), TempSlot::kScratchpad);
+      sumReorder_->Execute(stream, userSum, staged);
+      stream.wait();
+      std::memcpy(dstMem.get_data_handle(), staged.get_data_handle(), pd_.dst_desc().get_size());
     }
   }
 
@@ -167,5 +179,20 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
 }
 
 std::string ConvKernel::implementation() const { return pd_.impl_info_str(); }
+
+int64_t ConvKernel::primitiveSrcBlock() const { return BlockOf(pd_.src_desc()); }
+int64_t ConvKernel::primitiveDstBlock() const { return BlockOf(pd_.dst_desc()); }
+
+int64_t BlockOf(const dnnl::memory::desc& desc) {
+  const Dims dims = desc.dims();
+  for (int64_t block : {0, 8, 16}) {
+    try {
+      if (LayoutDesc(dims, block) == desc) return block;
+    } catch (const CodedError&) {
+      return -1;
+    }
+  }
+  return -1;
+}
 
 }  // namespace switchyard

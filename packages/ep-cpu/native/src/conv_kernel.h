@@ -27,6 +27,12 @@ struct ConvParams {
   bool hasBias = false;
   Epilogue epilogue;      // FusedConv: + Z (sum) then activation, as oneDNN post-ops
   int threads = 0;        // <= 0: OpenMP default
+  // Layouts of the caller's buffers (LayoutDesc: 0 = plain NCHW, 8/16 = channel-blocked). When one
+  // matches the layout oneDNN picks, that tensor crosses with no reorder: consecutive convs keep
+  // activations blocked (the CPU EP's blocked-layout pass) instead of reordering in and out each time.
+  int64_t srcBlock = 0;
+  int64_t dstBlock = 0;
+  int64_t sumBlock = 0;
 };
 
 class ConvKernel {
@@ -41,6 +47,14 @@ class ConvKernel {
 
   const ConvParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
+  // Float32 elements of the caller's src, dst and sum buffers in their layouts (padding included).
+  int64_t srcElements() const { return DescElements(userSrc_); }
+  int64_t dstElements() const { return DescElements(userDst_); }
+  int64_t sumElements() const { return DescElements(userSum_); }
+  // oneDNN's own src/dst layouts, as the block (0 plain, 8/16 blocked, -1 anything else): what a caller would
+  // have to pass to avoid reorders.
+  int64_t primitiveSrcBlock() const;
+  int64_t primitiveDstBlock() const;
   bool weightsPacked() const { return packedWeights_.has_value(); }
   bool biasPacked() const { return packedBias_.has_value(); }
   std::string implementation() const;
@@ -48,12 +62,15 @@ class ConvKernel {
  private:
   ConvParams params_;
   Dims outputDims_;
-  dnnl::memory::desc userSrc_, userWeights_, userBias_, userDst_;
+  dnnl::memory::desc userSrc_, userWeights_, userBias_, userDst_, userSum_;
   dnnl::convolution_forward::primitive_desc pd_;
   dnnl::convolution_forward primitive_;
   std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_, sumReorder_;
   std::optional<dnnl::memory> packedWeights_, packedBias_;
 };
+
+// The block (0, 8, 16) whose LayoutDesc equals `desc`, or -1.
+int64_t BlockOf(const dnnl::memory::desc& desc);
 
 // Validates params and fills defaults; returns the output dims. Throws CodedError('INVALID_ARGUMENT').
 Dims ConvOutputDims(ConvParams& params);

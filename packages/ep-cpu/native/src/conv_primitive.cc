@@ -32,7 +32,7 @@ ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<co
   Napi::Env env = info.Env();
   const ConvParams& p = kernel->params();
   ConvRunArgs args;
-  args.x = ExpectFloat32Array(env, info[0], ElementCount(p.input, "input"), method + ": x (input " + DimsToString(p.input) + ")");
+  args.x = ExpectFloat32Array(env, info[0], kernel->srcElements(), method + ": x (input " + DimsToString(p.input) + ")");
   if (kernel->weightsPacked()) {
     if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", method + ": w must be null (weights were packed at construction)", true);
   } else {
@@ -46,9 +46,9 @@ ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<co
     args.b = ExpectFloat32Array(env, info[2], p.weights[0], method + ": b (bias)");
   }
   const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32Array(env, info[3], ElementCount(out, "output"), method + ": y (output " + DimsToString(out) + ")");
+  args.y = ExpectFloat32Array(env, info[3], kernel->dstElements(), method + ": y (output " + DimsToString(out) + ")");
   if (p.epilogue.sum) {
-    args.z = ExpectFloat32Array(env, info[4], ElementCount(out, "output"), method + ": z (sum input, shaped like y " + DimsToString(out) + ")");
+    args.z = ExpectFloat32Array(env, info[4], kernel->sumElements(), method + ": z (sum input, shaped like y " + DimsToString(out) + ")");
   } else if (!IsNullish(info[4])) {
     ThrowJs(env, "INVALID_ARGUMENT", method + ": z must be absent (built without hasSum)", true);
   }
@@ -68,6 +68,7 @@ Napi::Function ConvPrimitive::Define(Napi::Env env) {
                          InstanceAccessor<&ConvPrimitive::Implementation>("implementation"),
                          InstanceAccessor<&ConvPrimitive::Threads>("threads"),
                          InstanceAccessor<&ConvPrimitive::WeightsPacked>("weightsPacked"),
+                         InstanceAccessor<&ConvPrimitive::PrimitiveLayouts>("primitiveLayouts"),
                      });
 }
 
@@ -91,6 +92,9 @@ ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
   p.epilogue.beta = static_cast<float>(ReadNumber(env, options, "activationBeta", ctx, 0.0));
   p.epilogue.sum = ReadBool(env, options, "hasSum", ctx, false);
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
+  p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
+  p.sumBlock = ReadInt(env, options, "sumBlock", ctx, p.dstBlock);
   GuardSync(env, ctx, [&] { ConvOutputDims(p); });  // validates before array lengths are derived from p
   Float32View weights = ReadOptionalFloat32Array(env, options, "weights", ElementCount(p.weights, "weights"), ctx);
   Float32View bias;
@@ -139,6 +143,14 @@ Napi::Value ConvPrimitive::Threads(const Napi::CallbackInfo& info) {
 
 Napi::Value ConvPrimitive::WeightsPacked(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), Kernel(info.Env(), "weightsPacked").weightsPacked());
+}
+
+Napi::Value ConvPrimitive::PrimitiveLayouts(const Napi::CallbackInfo& info) {
+  const ConvKernel& k = Kernel(info.Env(), "primitiveLayouts");
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("src", Napi::Number::New(info.Env(), static_cast<double>(k.primitiveSrcBlock())));
+  out.Set("dst", Napi::Number::New(info.Env(), static_cast<double>(k.primitiveDstBlock())));
+  return out;
 }
 
 }  // namespace switchyard

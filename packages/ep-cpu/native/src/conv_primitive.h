@@ -15,7 +15,8 @@ class ConvPrimitive : public Napi::ObjectWrap<ConvPrimitive> {
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new ConvPrimitive({inputDims, weightDims, group?, strides?, dilations?, padsBegin?, padsEnd?,
-  //        hasBias?, fuseRelu?, activation?, activationAlpha?, activationBeta?, hasSum?, threads?, weights?, bias?}). Builds the oneDNN primitive and packs
+  //        hasBias?, fuseRelu?, activation?, activationAlpha?, activationBeta?, hasSum?, threads?, weights?, bias?,
+  //        srcBlock?, dstBlock?, sumBlock? (caller layouts: 0 plain, 8/16 channel-blocked; sumBlock defaults to dstBlock)}). Builds the oneDNN primitive and packs
   //        `weights`/`bias` when given (constant initializers). Throws a coded Error on bad options.
   explicit ConvPrimitive(const Napi::CallbackInfo& info);
 
@@ -33,6 +34,8 @@ class ConvPrimitive : public Napi::ObjectWrap<ConvPrimitive> {
   Napi::Value Implementation(const Napi::CallbackInfo& info);
   Napi::Value Threads(const Napi::CallbackInfo& info);
   Napi::Value WeightsPacked(const Napi::CallbackInfo& info);
+  // {src, dst}: the blocks (0 plain, 8/16, -1 other) of the layouts oneDNN chose (what avoids reorders).
+  Napi::Value PrimitiveLayouts(const Napi::CallbackInfo& info);
 
   const ConvKernel& Kernel(Napi::Env env, const char* method) const;
 

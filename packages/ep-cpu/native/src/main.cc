@@ -9,7 +9,9 @@
 #include "matmul_primitive.h"
 #include "norm_function.h"
 #include "pool_primitive.h"
+#include "reorder_primitive.h"
 #include "runtime_info.h"
+#include "strided_matmul_primitive.h"
 
 namespace {
 
@@ -19,10 +21,14 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("MatMulPrimitive", switchyard::MatMulPrimitive::Define(env));
   exports.Set("GemmPrimitive", switchyard::GemmPrimitive::Define(env));
   exports.Set("PoolPrimitive", switchyard::PoolPrimitive::Define(env));
+  exports.Set("ReorderPrimitive", switchyard::ReorderPrimitive::Define(env));
+  exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
   exports.Set("geluErf", Napi::Function::New<switchyard::GeluErfJs>(env, "geluErf"));
   exports.Set("softmaxRows", Napi::Function::New<switchyard::SoftmaxRowsJs>(env, "softmaxRows"));
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));
+  exports.Set("StridedMatMulPrimitive", switchyard::StridedMatMulPrimitive::Define(env));
+  exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;
 }

@@ -15,6 +15,22 @@ dnnl::memory::desc PlainDesc(const Dims& dims) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+dnnl::memory::desc LayoutDesc(const Dims& dims, int64_t block) {
+  if (block == 0) return PlainDesc(dims);
+  using tag = dnnl::memory::format_tag;
+  if (block != 8 && block != 16) throw CodedError("INVALID_ARGUMENT", "channel block must be 0 (plain), 8 or 16, got " + std::to_string(block));
+  tag t;
+  switch (dims.size()) {
+    case 3: t = block == 8 ? tag::nCw8c : tag::nCw16c; break;
+    case 4: t = block == 8 ? tag::nChw8c : tag::nChw16c; break;
+    case 5: t = block == 8 ? tag::nCdhw8c : tag::nCdhw16c; break;
+    default: throw CodedError("INVALID_ARGUMENT", "a channel-blocked tensor needs rank 3 to 5, got " + DimsToString(dims));
+  }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, t);
+}
+
+int64_t DescElements(const dnnl::memory::desc& desc) { return static_cast<int64_t>(desc.get_size() / sizeof(float)); }
+
 dnnl::memory::desc AnyDesc(const Dims& dims) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
 }

@@ -12,6 +12,14 @@ using Dims = dnnl::memory::dims;
 // Dense row-major float32 layout: how every tensor crosses the JS boundary.
 dnnl::memory::desc PlainDesc(const Dims& dims);
 
+// Channel-blocked layout (oneDNN's nC[d][h]w8c / 16c): channels split into blocks of `block` (8 or 16),
+// each block's channels innermost; the last block is zero-padded. `block` 0 means PlainDesc.
+// Throws CodedError('INVALID_ARGUMENT') for another block size or a rank outside 3–5.
+dnnl::memory::desc LayoutDesc(const Dims& dims, int64_t block);
+
+// Float32 elements a buffer in `desc`'s layout holds (padding included).
+int64_t DescElements(const dnnl::memory::desc& desc);
+
 // Layout left to oneDNN (format_tag::any): lets a primitive pick its blocked layout.
 dnnl::memory::desc AnyDesc(const Dims& dims);
 

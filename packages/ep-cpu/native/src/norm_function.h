@@ -13,4 +13,9 @@ Napi::Value SoftmaxRowsJs(const Napi::CallbackInfo& info);
 // y = (x - mean) / sqrt(var + epsilon) · scale + bias per row; scale/bias have cols elements.
 Napi::Value LayerNormRowsJs(const Napi::CallbackInfo& info);
 
+// [sync] skipLayerNormRows(a, b, scale, bias | null, y, sum | null, rows, cols, epsilon, threads?):
+// s = a + b (same [rows, cols] shape), y = layer normalization of s's rows as layerNormRows does.
+// `sum` receives s when given (another node reads the residual); else s lives in y (normalized in place).
+Napi::Value SkipLayerNormRowsJs(const Napi::CallbackInfo& info);
+
 }  // namespace switchyard

@@ -64,8 +64,8 @@ Dims PoolOutputDims(PoolParams& p) {
 PoolKernel::PoolKernel(const PoolParams& params) : params_(params) {
   outputDims_ = PoolOutputDims(params_);
   const PoolParams& p = params_;
-  userSrc_ = PlainDesc(p.input);
-  userDst_ = PlainDesc(outputDims_);
+  userSrc_ = LayoutDesc(p.input, p.block);
+  userDst_ = LayoutDesc(outputDims_, p.block);
   const auto alg = p.kind == PoolKind::kMax             ? dnnl::algorithm::pooling_max
                    : p.kind == PoolKind::kAvgIncludePad ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
@@ -75,7 +75,7 @@ PoolKernel::PoolKernel(const PoolParams& params) : params_(params) {
     return dnnl::pooling_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
   };
   pd_ = makePd(userSrc_, userDst_);
-  if (IsSlowImplementation(pd_.impl_info_str())) {
+  if (p.block == 0 && IsSlowImplementation(pd_.impl_info_str())) {
     for (auto layout : FastLayouts(p.input.size())) {
       dnnl::memory::desc src(p.input, dnnl::memory::data_type::f32, layout);
       dnnl::memory::desc dst(outputDims_, dnnl::memory::data_type::f32, layout);

@@ -23,6 +23,8 @@ struct PoolParams {
   Dims padsBegin;  // empty → all 0
   Dims padsEnd;    // empty → all 0
   int threads = 0;
+  // Layout of the caller's src and dst (0 plain; 8/16 channel-blocked, run as is with no reorder).
+  int64_t block = 0;
 };
 
 class PoolKernel {
@@ -32,6 +34,8 @@ class PoolKernel {
 
   const PoolParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
+  int64_t srcElements() const { return DescElements(userSrc_); }
+  int64_t dstElements() const { return DescElements(userDst_); }
   std::string implementation() const;
 
  private:

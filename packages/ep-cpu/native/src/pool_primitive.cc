@@ -26,11 +26,10 @@ struct PoolRunArgs {
 
 PoolRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const PoolKernel>& kernel, const std::string& method) {
   Napi::Env env = info.Env();
-  const PoolParams& p = kernel->params();
   PoolRunArgs args;
-  args.x = ExpectFloat32Array(env, info[0], ElementCount(p.input, "input"), method + ": x (input " + DimsToString(p.input) + ")");
+  args.x = ExpectFloat32Array(env, info[0], kernel->srcElements(), method + ": x (input " + DimsToString(kernel->params().input) + ")");
   const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32Array(env, info[1], ElementCount(out, "output"), method + ": y (output " + DimsToString(out) + ")");
+  args.y = ExpectFloat32Array(env, info[1], kernel->dstElements(), method + ": y (output " + DimsToString(out) + ")");
   args.baton = PoolBaton{kernel, args.x.data, args.y.data};
   return args;
 }
@@ -61,6 +60,7 @@ PoolPrimitive::PoolPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
   p.padsBegin = ReadDims(env, options, "padsBegin", ctx, false);
   p.padsEnd = ReadDims(env, options, "padsEnd", ctx, false);
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.block = ReadInt(env, options, "block", ctx, 0);
   kernel_ = GuardSync(env, ctx, [&] {
     p.kind = ParsePoolKind(kind);
     return std::make_shared<const PoolKernel>(p);

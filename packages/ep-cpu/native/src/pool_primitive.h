@@ -13,7 +13,7 @@ class PoolPrimitive : public Napi::ObjectWrap<PoolPrimitive> {
  public:
   static Napi::Function Define(Napi::Env env);
 
-  // [sync] new PoolPrimitive({inputDims, kind, kernel, strides?, padsBegin?, padsEnd?, threads?}).
+  // [sync] new PoolPrimitive({inputDims, kind, kernel, strides?, padsBegin?, padsEnd?, threads?, block?}).
   //        Throws a coded Error on bad options or when oneDNN has no implementation.
   explicit PoolPrimitive(const Napi::CallbackInfo& info);
 

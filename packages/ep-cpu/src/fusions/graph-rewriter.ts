@@ -192,6 +192,23 @@ export class GraphRewriter {
     return node;
   }
 
+  /**
+   * Adds `added` right after `anchor` (or first when there is none, for values of graph inputs):
+   * a new node whose inputs are all defined by then. Returns it.
+   */
+  insertAfter(anchor: Node | undefined, added: NewNode): Node {
+    const node: Node = { id: this.graph.nextNodeId(), ...added };
+    const nodes = this.graph.nodes;
+    nodes.splice(anchor ? nodes.indexOf(anchor) + 1 : 0, 0, node);
+    this.#index(node);
+    return node;
+  }
+
+  /** Whether `name` is already taken by a value of the graph (a fresh name must avoid it). */
+  isNameTaken(name: string): boolean {
+    return this.#producers.has(name) || this.#graphInputs.has(name) || this.graph.initializers.has(name) || this.graph.valueInfo.has(name) || this.#readers.has(name);
+  }
+
   /** Rewires one node's inputs/outputs in place (Conv+BN folding keeps the Conv). */
   update(node: Node, change: (node: Node) => void): void {
     this.#assertOwned([node]);

@@ -9,7 +9,39 @@ import { convActivationFusion } from './conv-activation-fusion.js';
 import { layerNormFusion } from './layer-norm-fusion.js';
 import { geluFusion } from './gelu-fusion.js';
 import { matMulAddFusion } from './matmul-add-fusion.js';
+import { blockedLayoutPass } from './blocked-layout.js';
+import { attentionMatMulFusion } from './attention-matmul-fusion.js';
+import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
+import type { NativeBinding } from '../native/binding.js';
+import { supportsBlockedLayout } from '../native/blocked-native.js';
+import { isChannelBlock } from '../native/channel-blocked.js';
+import { supportsStridedMatMulOp } from '../native/strided-matmul-native.js';
+import { supportsSkipLayerNorm } from '../native/norm-native.js';
 
 export const cpuGraphPasses: GraphPass[] = [convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion];
 
-export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion };
+/**
+ * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay
+ * channel-blocked between convolutions (last, once Conv+Add+activation chains are fused). The
+ * blocked ops only have oneDNN kernels, so without the addon that pass is left out.
+ */
+export function cpuGraphPassesFor(binding: NativeBinding | undefined): GraphPass[] {
+  if (!binding) return cpuGraphPasses;
+  const passes = [...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
+  if (!supportsBlockedLayout(binding)) return passes;
+  const block = binding.preferredChannelBlock!();
+  return isChannelBlock(block) ? [...passes, blockedLayoutPass(block)] : passes;
+}
+
+/**
+ * Fusions whose ops only the addon runs fast (the transformer's attention matmuls, residual Add +
+ * LayerNorm): after MatMul+Add, so the bias Adds are taken first; left out without the addon.
+ */
+function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
+  const passes: GraphPass[] = [];
+  if (supportsStridedMatMulOp(binding)) passes.push(attentionMatMulFusion);
+  if (supportsSkipLayerNorm(binding)) passes.push(skipLayerNormFusion);
+  return passes;
+}
+
+export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, attentionMatMulFusion, skipLayerNormFusion };

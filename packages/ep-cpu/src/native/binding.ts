@@ -47,7 +47,20 @@ export interface ConvPrimitiveOptions {
   weights?: Float32Array;
   /** Constant bias (needs `hasBias`); then `run` takes `b = null`. */
   bias?: Float32Array;
+  /**
+   * Layout of x / y / z: 0 (default) plain, 8 or 16 channel-blocked (see `ChannelBlock`). Matching
+   * the layout oneDNN picks (`primitiveLayouts`) means no reorder inside the run. `sumBlock` defaults to `dstBlock`.
+   */
+  srcBlock?: ChannelBlock;
+  dstBlock?: ChannelBlock;
+  sumBlock?: ChannelBlock;
 }
+
+/**
+ * A tensor's memory layout across the addon: 0 = dense row-major NCHW; b (8 or 16) = oneDNN's
+ * nChw{b}c, i.e. the row-major 5-D [N, ceil(C / b), H, W, b] with the last block's extra channels zero.
+ */
+export type ChannelBlock = 0 | 8 | 16;
 
 export interface ConvPrimitive {
   /** [async] Convolves `x` into `y`; buffers stay referenced until the Promise settles. `z` exactly when built with `hasSum`. */
@@ -64,6 +77,8 @@ export interface ConvPrimitive {
   readonly threads: number;
   /** [sync] Whether weights were packed at construction. */
   readonly weightsPacked: boolean;
+  /** [sync] The blocks of the src/dst layouts oneDNN chose (-1: neither plain nor channel-blocked). Absent from older builds. */
+  readonly primitiveLayouts?: { src: number; dst: number };
 }
 
 /** Options of `new MatMulPrimitive(...)`: ONNX MatMul for operands of rank >= 2 (batch dims broadcast). */
@@ -101,6 +116,36 @@ export interface MatMulPrimitive {
   readonly threads: number;
   /** [sync] Whether B was packed at construction. */
   readonly weightsPacked: boolean;
+}
+
+/** Options of `new StridedMatMulPrimitive(...)`: Y = permute(scale · permute(A, permA) × permute(B, permB) + mask, permY). */
+export interface StridedMatMulPrimitiveOptions {
+  /** A and B as stored (dense row-major), the same rank >= 2. */
+  aDims: readonly number[];
+  bDims: readonly number[];
+  /** ONNX Transpose perms (out.dims[i] = in.dims[perm[i]]); absent = identity. Read as strides, never copied. */
+  permA?: readonly number[];
+  permB?: readonly number[];
+  /** Applied to the product after scale and mask. */
+  permY?: readonly number[];
+  /** Multiplies the product (oneDNN output scale). Default 1. */
+  scale?: number;
+  /** Present (even []): `run` takes a mask of these dims, added to the scaled product; it must not widen it. */
+  maskDims?: readonly number[];
+  threads?: number;
+}
+
+export interface StridedMatMulPrimitive {
+  /** [async] Buffers stay referenced until the Promise settles; `mask` exactly when built with `maskDims`. */
+  run(a: Float32Array, b: Float32Array, mask: Float32Array | null, y: Float32Array): Promise<void>;
+  /** [sync] Same, on the calling thread. */
+  runSync(a: Float32Array, b: Float32Array, mask: Float32Array | null, y: Float32Array): void;
+  /** [sync] */
+  dispose(): void;
+  /** [sync] Y's dims. */
+  readonly outputDims: number[];
+  /** [sync] oneDNN's implementation name (e.g. `gemm:jit`). */
+  readonly implementation: string;
 }
 
 /** Options of `new GemmPrimitive(...)`: ONNX Gemm, Y = alpha · op(A) · op(B) + beta · C. */
@@ -150,6 +195,8 @@ export interface PoolPrimitiveOptions {
   padsBegin?: readonly number[];
   padsEnd?: readonly number[];
   threads?: number;
+  /** Layout of x and y (default 0, plain). Blocked pools run with no reorder. */
+  block?: ChannelBlock;
 }
 
 export interface PoolPrimitive {
@@ -163,6 +210,24 @@ export interface PoolPrimitive {
   readonly outputDims: number[];
   readonly implementation: string;
   readonly threads: number;
+}
+
+/** Options of `new ReorderPrimitive(...)`: converts one tensor between layouts. */
+export interface ReorderPrimitiveOptions {
+  /** Logical [N, C, ...spatial], rank 3–5. */
+  dims: readonly number[];
+  fromBlock: ChannelBlock;
+  toBlock: ChannelBlock;
+  threads?: number;
+}
+
+export interface ReorderPrimitive {
+  /** [async] */
+  run(x: Float32Array, y: Float32Array): Promise<void>;
+  /** [sync] */
+  runSync(x: Float32Array, y: Float32Array): void;
+  /** [sync] */
+  dispose(): void;
 }
 
 /** Options of `lstmForward`: one ONNX LSTM node, layout 0, default activations, no peepholes or sequence_lens. */
@@ -221,6 +286,20 @@ export interface NativeBinding {
   layerNormRows?(
     x: Float32Array, scale: Float32Array, bias: Float32Array | null, y: Float32Array, rows: number, cols: number, epsilon: number, threads?: number,
   ): void;
+  /** [sync] constructor; absent from older builds (then attention's Transposes and scale stay separate ops). */
+  StridedMatMulPrimitive?: new (options: StridedMatMulPrimitiveOptions) => StridedMatMulPrimitive;
+  /**
+   * [sync] s = a + b over [rows, cols], then y = layer normalization of s's rows as `layerNormRows`;
+   * s is also written to `sum` when given. Absent from older builds.
+   */
+  skipLayerNormRows?(
+    a: Float32Array, b: Float32Array, scale: Float32Array, bias: Float32Array | null, y: Float32Array, sum: Float32Array | null,
+    rows: number, cols: number, epsilon: number, threads?: number,
+  ): void;
+  /** [sync] constructor; absent from older builds (then the CPU EP keeps every tensor plain). */
+  ReorderPrimitive?: new (options: ReorderPrimitiveOptions) => ReorderPrimitive;
+  /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
+  preferredChannelBlock?(): number;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

@@ -14,11 +14,11 @@ import {
   type Node,
   type Tensor,
 } from '@switchyard/core';
-import type { ConvPrimitive, NativeActivation, NativeBinding } from './binding.js';
+import type { ChannelBlock, ConvPrimitive, NativeActivation, NativeBinding } from './binding.js';
+import { BLOCKED_DOMAIN, blockedDims, isChannelBlock } from './channel-blocked.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
-  SYNC_MAC_LIMIT,
-  effectiveThreads,
+  dispatchFor,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -58,7 +58,7 @@ const NO_EPILOGUE: ConvEpilogue = { activation: 'none', alpha: 0, beta: 0 };
  * or the reason oneDNN does not serve it.
  */
 export function convEpilogue(node: Node): ConvEpilogue | string {
-  if (node.opType !== 'FusedConv') return NO_EPILOGUE;
+  if (node.opType !== 'FusedConv' && node.opType !== 'BlockedConv') return NO_EPILOGUE;
   const act = node.attributes.get('activation');
   const name = act === undefined ? '' : act.type === 'string' ? act.value : undefined;
   const paramsAttr = node.attributes.get('activation_params');
@@ -89,6 +89,29 @@ function applyEpilogue(v: number, e: ConvEpilogue): number {
     default:
       return v;
   }
+}
+
+/**
+ * Layouts of X, Y and Z: all plain for Conv/FusedConv; com.switchyard BlockedConv (the blocked-layout
+ * pass) says per tensor (`x_block`, `y_block`, `z_block`: 0 plain, 8/16 channel-blocked).
+ */
+interface ConvLayout {
+  x: ChannelBlock;
+  y: ChannelBlock;
+  z: ChannelBlock;
+}
+
+const PLAIN_LAYOUT: ConvLayout = { x: 0, y: 0, z: 0 };
+
+function convLayout(node: Node): ConvLayout {
+  if (node.opType !== 'BlockedConv') return PLAIN_LAYOUT;
+  const block = (name: string): ChannelBlock => {
+    const a = node.attributes.get(name);
+    const v = a?.type === 'int' ? Number(a.value) : 0;
+    if (v === 0 || isChannelBlock(v)) return v;
+    throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (BlockedConv): ${name} must be 0, 8 or 16, got ${v}`);
+  };
+  return { x: block('x_block'), y: block('y_block'), z: block('z_block') };
 }
 
 function readAttributes(init: KernelInit): ConvAttributes {
@@ -204,7 +227,20 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   const constW = init.constantInputs.get(1);
   const constB = init.constantInputs.get(2);
   const hasBiasInput = Boolean(node.inputs[2]);
-  const hasSumInput = node.opType === 'FusedConv' && Boolean(node.inputs[3]);
+  const hasSumInput = (node.opType === 'FusedConv' || node.opType === 'BlockedConv') && Boolean(node.inputs[3]);
+  const layout = convLayout(node);
+  /** X's logical [N, C, ...spatial]: a blocked X's channels come from W (C = W[1] · group, padding excluded). */
+  const logicalX = (xDims: readonly number[], wDims: readonly number[]): readonly number[] => {
+    if (layout.x === 0) return xDims;
+    if (xDims.length !== wDims.length + 1 || xDims[xDims.length - 1] !== layout.x) {
+      throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedConv): X [${xDims.join(', ')}] is not blocked by ${layout.x} for weights [${wDims.join(', ')}]`);
+    }
+    const logical = [xDims[0], wDims[1] * attrs.group, ...xDims.slice(2, -1)];
+    if (Math.ceil(logical[1] / layout.x) !== xDims[1]) {
+      throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedConv): X [${xDims.join(', ')}] does not hold ${logical[1]} channels in blocks of ${layout.x}`);
+    }
+    return logical;
+  };
   const cache = new PrimitiveCache<ConvPrimitive>();
 
   const primitiveFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitive => {
@@ -224,6 +260,9 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
         activationBeta: attrs.epilogue.beta,
         hasSum: hasSumInput,
         threads,
+        srcBlock: layout.x,
+        dstBlock: layout.y,
+        sumBlock: layout.z,
         weights: constW ? float32Data(node, constW, 'W') : undefined,
         bias: constB ? float32Data(node, constB, 'B') : undefined,
       }),
@@ -231,11 +270,15 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   };
 
   // Session creation: build now when the input shape is static and the weights are known.
-  const xStatic = staticDims(init.inputTypes[0]);
-  if (xStatic && constW && !hasZeroDim(xStatic)) {
-    const threads = effectiveThreads(binding, init.threads);
+  const xTyped = staticDims(init.inputTypes[0]);
+  // Packed now for the only shape runs will see: W's data is never read again (the session may free it).
+  let packedAtCreate = false;
+  if (xTyped && constW && !hasZeroDim(xTyped)) {
     try {
-      primitiveFor(xStatic, constW, convGeometry(node, attrs, xStatic, constW.dims), threads);
+      const xStatic = logicalX(xTyped, constW.dims);
+      const geometry = convGeometry(node, attrs, xStatic, constW.dims);
+      const { threads } = dispatchFor(binding, init.threads, (elementCount(geometry.outputDims) * elementCount(constW.dims)) / constW.dims[0]);
+      packedAtCreate = primitiveFor(xStatic, constW, geometry, threads).weightsPacked;
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -243,6 +286,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
 
   return {
     implementation: 'onednn',
+    releasedConstants: packedAtCreate ? [1] : undefined,
     async run(ctx: KernelRunContext) {
       const x = ctx.input(0);
       const w = constW ?? ctx.input(1);
@@ -254,25 +298,31 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       if (b && (b.dims.length !== 1 || b.dims[0] !== w.dims[0])) {
         throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): bias [${b.dims.join(', ')}] must be [${w.dims[0]}]`);
       }
-      const geometry = convGeometry(node, attrs, x.dims, w.dims);
+      const xDims = logicalX(x.dims, w.dims);
+      const geometry = convGeometry(node, attrs, xDims, w.dims);
       const z = hasSumInput ? ctx.input(3) : undefined;
-      if (z && z.dims.join() !== geometry.outputDims.join()) {
-        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (FusedConv): Z [${z.dims.join(', ')}] must have Y's shape [${geometry.outputDims.join(', ')}]`);
+      const zDims = blockedDims(geometry.outputDims, layout.z);
+      if (z && z.dims.join() !== zDims.join()) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): Z [${z.dims.join(', ')}] must have Y's shape [${zDims.join(', ')}]`);
       }
       const zData = z ? float32Data(node, z, 'Z') : null;
-      const y = ctx.output(0, 'float32', geometry.outputDims);
-      if (hasZeroDim(x.dims) || hasZeroDim(w.dims) || elementCount(geometry.outputDims) === 0) {
+      // oneDNN writes every element of Y, the zero padding of a blocked layout included.
+      const y = ctx.output(0, 'float32', blockedDims(geometry.outputDims, layout.y), { uninitialized: true });
+      if (hasZeroDim(xDims) || hasZeroDim(w.dims) || elementCount(geometry.outputDims) === 0) {
+        if (layout !== PLAIN_LAYOUT) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedConv): empty tensors are not served`);
         fillWithoutInput(y, bData, zData, attrs.epilogue);
         return [y];
       }
       const yData = float32Data(node, y, 'Y');
-      const macs = (y.size * w.size) / w.dims[0];
+      // From the logical output (as at creation), so both pick the same thread count: the primitive's cache key.
+      const macs = (elementCount(geometry.outputDims) * w.size) / w.dims[0];
+      const { inline, threads } = dispatchFor(binding, ctx.threads, macs);
       await withNativeErrors(node, () => {
-        const primitive = primitiveFor(x.dims, w, geometry, effectiveThreads(binding, ctx.threads));
+        const primitive = primitiveFor(xDims, w, geometry, threads);
         const wArg = primitive.weightsPacked ? null : wData;
         const bArg = constB ? null : bData;
         const zArg = zData ?? undefined;
-        return macs < SYNC_MAC_LIMIT ? primitive.runSync(xData, wArg, bArg, yData, zArg) : primitive.run(xData, wArg, bArg, yData, zArg);
+        return inline ? primitive.runSync(xData, wArg, bArg, yData, zArg) : primitive.run(xData, wArg, bArg, yData, zArg);
       });
       return [y];
     },
@@ -282,7 +332,10 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   };
 }
 
-/** Kernel defs for ai.onnx Conv and com.microsoft FusedConv (Z sum; Relu, LeakyRelu, Clip) on oneDNN. */
+/**
+ * Kernel defs for ai.onnx Conv, com.microsoft FusedConv (Z sum; Relu, LeakyRelu, Clip) and
+ * com.switchyard BlockedConv (FusedConv with channel-blocked X / Y / Z, from the blocked-layout pass) on oneDNN.
+ */
 export function nativeConvKernels(binding: NativeBinding): KernelDef[] {
   const common = {
     ep: 'cpu',
@@ -293,5 +346,6 @@ export function nativeConvKernels(binding: NativeBinding): KernelDef[] {
   return [
     { ...common, domain: '', opType: 'Conv', sinceVersion: 1, typeConstraints: { T: ['float32'] } },
     { ...common, domain: 'com.microsoft', opType: 'FusedConv', sinceVersion: 1, typeConstraints: { T: ['float32'] } },
+    { ...common, domain: BLOCKED_DOMAIN, opType: 'BlockedConv', sinceVersion: 1 },
   ];
 }

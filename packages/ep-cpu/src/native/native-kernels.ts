@@ -4,6 +4,7 @@
  */
 import type { KernelDef } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
+import { nativeBlockedKernels } from './blocked-native.js';
 import { nativeConvKernels } from './conv-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
@@ -11,7 +12,8 @@ import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
+import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 export function nativeKernels(binding: NativeBinding): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
 }

@@ -60,8 +60,8 @@ export interface NativeDispatch {
  * thread left that team spinning while the oneDNN thread's team ran the next large op: three busy
  * threads on two cores. Keeping teams off the JS thread leaves one team in the process.
  */
-export function dispatchFor(binding: NativeBinding, requested: number, macs: number): NativeDispatch {
-  return macs < SYNC_MAC_LIMIT ? { inline: true, threads: 1 } : { inline: false, threads: effectiveThreads(binding, requested) };
+export function dispatchFor(binding: NativeBinding, requested: number, work: number, inlineBelow = SYNC_MAC_LIMIT): NativeDispatch {
+  return work < inlineBelow ? { inline: true, threads: 1 } : { inline: false, threads: effectiveThreads(binding, requested) };
 }
 
 /**

@@ -5,13 +5,14 @@
  * com.microsoft form the fusion emits) is served with Scale/B of exactly the normalized size and no
  * Mean/InvStdDev outputs. Everything else runs on the TS kernel, built beside each of these.
  */
-import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
+import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { withNativeErrors } from './native-errors.js';
 import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
 import { softmaxKernels } from '../kernels/Softmax.js';
 import { layerNormalizationKernel } from '../kernels/LayerNormalization.js';
 import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalization.js';
+import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 
 /** The axis as a non-negative index, or undefined when out of range (the TS kernel reports that). */
 function resolveAxis(axis: number, rank: number): number | undefined {
@@ -101,6 +102,59 @@ function createLayerNorm(
   };
 }
 
+/** Whether the addon runs the skip-LayerNorm fusion's op (the pass is left out otherwise). */
+export function supportsSkipLayerNorm(binding: NativeBinding): boolean {
+  return typeof binding.skipLayerNormRows === 'function';
+}
+
+function supportsSkipLayerNormNode(node: Node, graph: Graph): true | string {
+  const [a, b, scale, bias] = node.inputs;
+  if (!a || !b || !scale) return 'SkipLayerNormalization needs A, B and Scale';
+  return float32Reason(graph, a, 'A') ?? float32Reason(graph, b, 'B') ?? float32Reason(graph, scale, 'Scale') ?? (bias ? float32Reason(graph, bias, 'B') : undefined) ?? true;
+}
+
+/**
+ * com.switchyard SkipLayerNormalization(A, B, Scale[, Bias]) → (Y[, Sum]): Y = LayerNormalization(A + B)
+ * over axes ≥ `axis`, Sum = A + B. Created by the skip-LayerNorm fusion only where A and B share one
+ * shape and Scale/Bias span the normalized axes, so anything else is an input error.
+ */
+function createSkipLayerNorm(binding: NativeBinding, skipLayerNormRows: NonNullable<NativeBinding['skipLayerNormRows']>, init: KernelInit): Kernel {
+  const { node } = init;
+  const axisAttr = init.attrs.int('axis', -1);
+  const epsilon = init.attrs.float('epsilon', 1e-5);
+  const fail = (message: string) => new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (SkipLayerNormalization): ${message}`);
+  return {
+    implementation: 'onednn',
+    async run(ctx: KernelRunContext) {
+      const a = ctx.input(0);
+      const b = ctx.input(1);
+      const scale = ctx.input(2);
+      const bias = ctx.optionalInput(3);
+      if (a.dims.length !== b.dims.length || a.dims.some((d, i) => d !== b.dims[i])) {
+        throw fail(`A [${a.dims.join(', ')}] and B [${b.dims.join(', ')}] must have one shape`);
+      }
+      const axis = resolveAxis(axisAttr, a.dims.length);
+      if (axis === undefined || a.dims.length === 0) throw fail(`axis ${axisAttr} is out of range for rank ${a.dims.length}`);
+      const rows = elementCount(a.dims.slice(0, axis));
+      const cols = elementCount(a.dims.slice(axis));
+      if (scale.size !== cols || (bias && bias.size !== cols)) throw fail(`Scale and B must have ${cols} elements (the normalized size)`);
+      const y = ctx.output(0, 'float32', a.dims);
+      const sum = node.outputs[1] ? ctx.output(1, 'float32', a.dims) : undefined;
+      if (a.size === 0) return sum ? [y, sum] : [y];
+      const args = [
+        float32Data(node, a, 'A'),
+        float32Data(node, b, 'B'),
+        float32Data(node, scale, 'Scale'),
+        bias ? float32Data(node, bias, 'Bias') : null,
+        float32Data(node, y, 'Y'),
+        sum ? float32Data(node, sum, 'Sum') : null,
+      ] as const;
+      await withNativeErrors(node, () => skipLayerNormRows(...args, rows, cols, epsilon, effectiveThreads(binding, ctx.threads)));
+      return sum ? [y, sum] : [y];
+    },
+  };
+}
+
 /** Softmax and LayerNormalization defs, for what the loaded addon exports. */
 export function nativeNormKernels(binding: NativeBinding): KernelDef[] {
   const defs: KernelDef[] = [];
@@ -135,6 +189,19 @@ export function nativeNormKernels(binding: NativeBinding): KernelDef[] {
         create: (init) => createLayerNorm(binding, layerNormRows, fallback, init),
       });
     }
+  }
+  const skipLayerNormRows = binding.skipLayerNormRows?.bind(binding);
+  if (skipLayerNormRows) {
+    defs.push({
+      ep: 'cpu',
+      domain: FUSED_DOMAIN,
+      opType: 'SkipLayerNormalization',
+      sinceVersion: 1,
+      typeConstraints: { T: ['float32'] },
+      implementation: 'onednn',
+      supports: supportsSkipLayerNormNode,
+      create: (init) => createSkipLayerNorm(binding, skipLayerNormRows, init),
+    });
   }
   return defs;
 }

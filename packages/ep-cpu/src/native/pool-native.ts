@@ -4,10 +4,10 @@
  * What oneDNN cannot express exactly is left to the TS kernel, built beside this one: at session
  * creation through `supports`, at run time (shape-dependent cases) by delegating the run.
  */
-import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
+import { elementCount, type AttributeReader, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding, PoolPrimitive, PoolPrimitiveOptions } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { effectiveThreads, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { readWindowAttrs, windowGeometry } from '../nn/geometry.js';
 import { maxPoolKernel } from '../kernels/MaxPool.js';
@@ -17,7 +17,7 @@ import { globalAveragePoolKernel } from '../kernels/GlobalAveragePool.js';
 /** Below this many input elements a pool stays on the calling thread. */
 const SYNC_ELEMENT_LIMIT = 1 << 15;
 
-type PoolOp = 'MaxPool' | 'AveragePool' | 'GlobalAveragePool';
+export type PoolOp = 'MaxPool' | 'AveragePool' | 'GlobalAveragePool';
 
 function supportsPool(node: Node, graph: Graph): true | string {
   const x = node.inputs[0];
@@ -33,12 +33,12 @@ function supportsPool(node: Node, graph: Graph): true | string {
 }
 
 /** The primitive's options for one input shape, or undefined when oneDNN would not match ONNX exactly. */
-function poolOptions(op: PoolOp, init: KernelInit, xDims: readonly number[], threads: number): PoolPrimitiveOptions | undefined {
+export function poolOptions(op: PoolOp, attrs: AttributeReader, xDims: readonly number[], threads: number): PoolPrimitiveOptions | undefined {
   const spatial = xDims.slice(2);
   if (op === 'GlobalAveragePool') return { inputDims: xDims, kind: 'avgExcludePad', kernel: spatial, threads };
-  const w = readWindowAttrs(op, init.attrs, spatial.length);
+  const w = readWindowAttrs(op, attrs, spatial.length);
   const g = windowGeometry(op, spatial, w);
-  const includePad = op === 'AveragePool' && init.attrs.int('count_include_pad', 0) !== 0;
+  const includePad = op === 'AveragePool' && attrs.int('count_include_pad', 0) !== 0;
   const padsEnd: number[] = [];
   for (let i = 0; i < spatial.length; i++) {
     // The end padding oneDNN needs for `output[i]` windows; only ceil_mode makes it exceed the model's.
@@ -68,7 +68,7 @@ function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, 
   const cache = new PrimitiveCache<{ primitive: PoolPrimitive | null; dispose(): void }>();
   const entryFor = (xDims: readonly number[], threads: number) =>
     cache.get(`${xDims.join(',')}|${threads}`, () => {
-      const options = poolOptions(op, init, xDims, threads);
+      const options = poolOptions(op, init.attrs, xDims, threads);
       const primitive = options ? new Primitive(options) : null;
       return { primitive, dispose: () => primitive?.dispose() };
     });
@@ -76,7 +76,7 @@ function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, 
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic && !hasZeroDim(xStatic)) {
     try {
-      entryFor(xStatic, effectiveThreads(binding, init.threads));
+      entryFor(xStatic, dispatchFor(binding, init.threads, elementCount(xStatic), SYNC_ELEMENT_LIMIT).threads);
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -87,12 +87,13 @@ function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, 
     async run(ctx: KernelRunContext) {
       const x = ctx.input(0);
       if (x.dims.length < 3 || x.dims.length > 5 || hasZeroDim(x.dims) || x.type !== 'float32') return fallback.run(ctx);
-      const { primitive } = await withNativeErrors(node, () => entryFor(x.dims, effectiveThreads(binding, ctx.threads)));
+      const { inline, threads } = dispatchFor(binding, ctx.threads, x.size, SYNC_ELEMENT_LIMIT);
+      const { primitive } = await withNativeErrors(node, () => entryFor(x.dims, threads));
       if (!primitive) return fallback.run(ctx);
       const xData = float32Data(node, x, 'X');
-      const y = ctx.output(0, 'float32', primitive.outputDims);
+      const y = ctx.output(0, 'float32', primitive.outputDims, { uninitialized: true });
       const yData = y.data as Float32Array;
-      await withNativeErrors(node, () => (x.size < SYNC_ELEMENT_LIMIT ? primitive.runSync(xData, yData) : primitive.run(xData, yData)));
+      await withNativeErrors(node, () => (inline ? primitive.runSync(xData, yData) : primitive.run(xData, yData)));
       return [y];
     },
     dispose() {

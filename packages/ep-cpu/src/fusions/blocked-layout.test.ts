@@ -1,0 +1,168 @@
+/**
+ * The blocked-layout pass on hand-built graphs: each model runs at 'disabled' (plain NCHW, no
+ * fusions) and at 'all' (channel-blocked regions) and must agree; the optimized graph must hold the
+ * blocked ops, with reorders only where NCHW is needed. Only with the oneDNN addon (the pass and its
+ * ops exist only then).
+ */
+import { describe, expect, it } from 'vitest';
+import { InferenceSession, Tensor } from '@switchyard/core';
+import { buildModel, hostTestProvider } from '@switchyard/core/testing';
+import { CpuExecutionProvider } from '../cpu-provider.js';
+import { compareLevels, scalar, tensor } from './test-models.test-util.js';
+
+const hasAddon = new CpuExecutionProvider().nativeUnavailable === undefined;
+const CONV = 'com.switchyard::BlockedConv';
+const POOL = 'com.switchyard::BlockedPool';
+const FROM = 'com.switchyard::ReorderFromBlocked';
+const TOL = 1e-4;
+
+/** He-style init so activations keep their scale through the chain. */
+const weights = (dims: number[], seed: number) => {
+  const fanIn = dims.slice(1).reduce((a, b) => a * b, 1);
+  const bound = Math.sqrt(3 / fanIn);
+  return tensor(dims, seed, -bound, bound);
+};
+
+/**
+ * x [1,3,16,16] → conv1 (3→20) → Relu = r1 (a graph output in the middle of the region)
+ * → conv2 (20→20) + r1 + Relu (FusedConv, blocked Z) → MaxPool 2x2 = p (graph output mid-region)
+ * → conv3 (20→16) + Relu = r3, conv4 (20→16, 3x3) + Relu = r4; s = r3 + r4 (a standalone blocked Add)
+ * → Concat(r3, s) [1,32,8,8] → Clip(0.5, 6) (maps 0 to 0.5; C = 32 has no padding lanes)
+ * → conv5 (32→1000) → GlobalAveragePool → Flatten = y.
+ */
+function network(batch: number | string = 1) {
+  return () =>
+    buildModel({
+      inputs: [['x', 'float32', [batch, 3, 16, 16]]],
+      outputs: [['y', 'float32'], ['r1', 'float32'], ['p', 'float32']],
+      initializers: {
+        w1: weights([20, 3, 3, 3], 1), b1: tensor([20], 2, -0.1, 0.1),
+        w2: weights([20, 20, 3, 3], 3),
+        w3: weights([16, 20, 1, 1], 4), b3: tensor([16], 5, -0.1, 0.1),
+        w4: weights([16, 20, 3, 3], 6),
+        w5: weights([1000, 32, 1, 1], 7), b5: tensor([1000], 8, -0.1, 0.1),
+        lo: scalar(0.5), hi: scalar(6),
+      },
+      nodes: [
+        { op: 'Conv', inputs: ['x', 'w1', 'b1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+        { op: 'Relu', inputs: ['c1'], outputs: ['r1'] },
+        { op: 'Conv', inputs: ['r1', 'w2'], outputs: ['c2'], attributes: { pads: [1, 1, 1, 1] } },
+        { op: 'Add', inputs: ['c2', 'r1'], outputs: ['a2'] },
+        { op: 'Relu', inputs: ['a2'], outputs: ['r2'] },
+        { op: 'MaxPool', inputs: ['r2'], outputs: ['p'], attributes: { kernel_shape: [2, 2], strides: [2, 2] } },
+        { op: 'Conv', inputs: ['p', 'w3', 'b3'], outputs: ['c3'] },
+        { op: 'Relu', inputs: ['c3'], outputs: ['r3'] },
+        { op: 'Conv', inputs: ['p', 'w4'], outputs: ['c4'], attributes: { pads: [1, 1, 1, 1] } },
+        { op: 'Relu', inputs: ['c4'], outputs: ['r4'] },
+        { op: 'Add', inputs: ['r3', 'r4'], outputs: ['s'] },
+        { op: 'Concat', inputs: ['r3', 's'], outputs: ['cat'], attributes: { axis: 1 } },
+        { op: 'Clip', inputs: ['cat', 'lo', 'hi'], outputs: ['clip'] },
+        { op: 'Conv', inputs: ['clip', 'w5', 'b5'], outputs: ['c5'] },
+        { op: 'GlobalAveragePool', inputs: ['c5'], outputs: ['g'] },
+        { op: 'Flatten', inputs: ['g'], outputs: ['y'] },
+      ],
+    });
+}
+
+describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
+  it('keeps a conv / pool / Add / Concat / Clip network blocked, reordering only for NCHW readers and graph outputs', async () => {
+    const r = await compareLevels(network(), { x: tensor([1, 3, 16, 16], 11) }, { tol: TOL });
+    expect(r.fired).toContain('cpu:blocked-layout');
+    // Reorders only for r1 and p (graph outputs) and g (read by Flatten).
+    expect(r.ops.filter((op) => op === FROM)).toHaveLength(3);
+    expect(r.ops.filter((op) => op === CONV)).toHaveLength(5);
+    expect(r.ops.filter((op) => op === POOL)).toHaveLength(2);
+    // conv1's Relu fuses into it (r1 is its output); the standalone Add, Concat and Clip run on blocked tensors.
+    expect(r.ops.filter((op) => !op.startsWith('com.switchyard::'))).toEqual(['Add', 'Concat', 'Clip', 'Flatten']);
+  });
+
+  it('works with a symbolic batch, at two batch sizes', async () => {
+    for (const n of [1, 3]) {
+      const r = await compareLevels(network('N'), { x: tensor([n, 3, 16, 16], 12 + n) }, { tol: TOL });
+      expect(r.ops.filter((op) => op === CONV)).toHaveLength(5);
+    }
+  });
+
+  it('does not rewrite when channel counts are unknown (fully dynamic input)', async () => {
+    const build = () =>
+      buildModel({
+        inputs: [['x', 'float32', ['N', 'C', 'H', 'W']]],
+        outputs: [['y', 'float32']],
+        initializers: { w1: weights([8, 4, 3, 3], 1), w2: weights([8, 8, 3, 3], 2) },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['c1'], outputs: ['r1'] },
+          { op: 'MaxPool', inputs: ['r1'], outputs: ['p'], attributes: { kernel_shape: [2, 2] } },
+          { op: 'Conv', inputs: ['p', 'w2'], outputs: ['y'] },
+        ],
+      });
+    const r = await compareLevels(build, { x: tensor([1, 4, 9, 9], 3) }, { tol: TOL });
+    expect(r.fired).not.toContain('cpu:blocked-layout');
+    expect(r.ops.some((op) => op.startsWith('com.switchyard::'))).toBe(false);
+  });
+
+  it('leaves a Clip that maps 0 elsewhere on a padded channel count (20) to NCHW', async () => {
+    const build = () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, 8, 8]]],
+        outputs: [['y', 'float32'], ['q', 'float32']],
+        initializers: { w1: weights([20, 3, 3, 3], 1), w2: weights([20, 20, 1, 1], 2), lo: scalar(0.5), hi: scalar(6), zero: scalar(0) },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          // c1 is read twice, so this Clip (which keeps 0) is not fused into conv1 but runs blocked;
+          // the Clip after it maps 0 to 0.5 and runs on NCHW, and so does the conv it feeds (no region).
+          { op: 'Clip', inputs: ['c1', 'zero', 'hi'], outputs: ['k1'] },
+          { op: 'Relu', inputs: ['c1'], outputs: ['q'] },
+          { op: 'Clip', inputs: ['k1', 'lo', 'hi'], outputs: ['k2'] },
+          { op: 'Conv', inputs: ['k2', 'w2'], outputs: ['y'] },
+        ],
+      });
+    const r = await compareLevels(build, { x: tensor([1, 3, 8, 8], 5, -2, 2) }, { tol: TOL });
+    expect(r.ops).toEqual([CONV, 'Clip', FROM, 'Relu', FROM, 'Clip', 'Conv']);
+  });
+
+  it('does not run an Add that broadcasts on blocked values', async () => {
+    const build = () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 8, 6, 6]], ['bias', 'float32', [1, 8, 1, 1]]],
+        outputs: [['y', 'float32']],
+        initializers: { w1: weights([8, 8, 3, 3], 1), w2: weights([8, 8, 3, 3], 2) },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['c1'], outputs: ['r1'] },
+          { op: 'Conv', inputs: ['r1', 'w2'], outputs: ['c2'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['c2'], outputs: ['r2'] },
+          { op: 'Add', inputs: ['r2', 'bias'], outputs: ['y'] },
+        ],
+      });
+    const r = await compareLevels(build, { x: tensor([1, 8, 6, 6], 6), bias: tensor([1, 8, 1, 1], 7) }, { tol: TOL });
+    expect(r.ops).toEqual([CONV, CONV, FROM, 'Add']);
+  });
+
+  it('leaves nodes an earlier EP takes in NCHW, with a reorder before them', async () => {
+    const model = () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 8, 6, 6]]],
+        outputs: [['y', 'float32']],
+        initializers: { w1: weights([8, 8, 3, 3], 1), w2: weights([8, 8, 3, 3], 2) },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Conv', inputs: ['c1', 'w2'], outputs: ['c2'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['c2'], outputs: ['l'] },
+          { op: 'Sigmoid', inputs: ['l'], outputs: ['y'] },
+        ],
+      });
+    const first = hostTestProvider('first', ['Relu']);
+    const s = await InferenceSession.fromModel(model(), { executionProviders: [first, 'cpu'] });
+    const plain = await InferenceSession.fromModel(model(), { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled' });
+    try {
+      expect(s.placement.nodes.map((n) => `${n.opType}:${n.ep}`)).toEqual(['BlockedConv:cpu', 'BlockedConv:cpu', 'ReorderFromBlocked:cpu', 'Relu:first', 'Sigmoid:cpu']);
+      const x = tensor([1, 8, 6, 6], 9);
+      const [a, b] = [(await s.run({ x })).y as Tensor, (await plain.run({ x })).y as Tensor];
+      (a.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo((b.data as Float32Array)[i], 5));
+    } finally {
+      await s.release();
+      await plain.release();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * StridedMatMul (the attention fusion's op) on oneDNN: the transposes are memory strides, the scale
+ * an output scale and the mask a binary-add post-op, so Q·Kᵀ/√d + mask and P·V each run as one
+ * gemm with no copies. One primitive per node and shape set. What oneDNN cannot take (ranks differ,
+ * a mask together with a permuted Y) runs in the TS form (kernels/StridedMatMul.ts).
+ */
+import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
+import type { NativeBinding, StridedMatMulPrimitive } from './binding.js';
+import { fromNativeError, withNativeErrors } from './native-errors.js';
+import { SYNC_MAC_LIMIT, effectiveThreads, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { PrimitiveCache } from './primitive-cache.js';
+import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
+import { readStridedMatMulAttrs, stridedMatMulKernel, reshaped, stridedMatMulReference, stridedMatMulShapes, type StridedMatMulAttrs } from '../kernels/StridedMatMul.js';
+
+/** oneDNN's DNNL_MAX_NDIMS. */
+const MAX_RANK = 12;
+
+/**
+ * Up to here a run stays on the calling thread: 4× the other kernels' limit, so BERT-base's attention
+ * products (12 heads × 128 × 128 × 64 = 12.6 M MACs, 0.3–0.4 ms at one thread with AVX2) run inline.
+ * Measured on BERT-base at 1 thread on a busy 2-core machine: the 24 attention nodes took 47 ms per
+ * run through the worker hop and 26 ms inline; the hop's thread wake-ups cost more than the product.
+ */
+const ATTENTION_SYNC_MAC_LIMIT = 4 * SYNC_MAC_LIMIT;
+
+function supportsStridedMatMul(node: Node, graph: Graph): true | string {
+  const [a, b, mask] = node.inputs;
+  if (!a || !b) return 'StridedMatMul needs A and B';
+  const dtype = float32Reason(graph, a, 'A') ?? float32Reason(graph, b, 'B') ?? (mask ? float32Reason(graph, mask, 'mask') : undefined);
+  if (dtype) return dtype;
+  // With a folded Reshape, the operand's rank is its `aShape`/`bShape` length.
+  const shapeLength = (key: string) => {
+    const attr = node.attributes.get(key);
+    return attr?.type === 'ints' ? attr.value.length : undefined;
+  };
+  const rank = shapeLength('aShape') ?? staticRank(graph, a);
+  if (rank === undefined || rank !== (shapeLength('bShape') ?? staticRank(graph, b))) return 'A and B need the same rank, known at session creation';
+  if (rank < 2 || rank > MAX_RANK) return `rank ${rank} is outside oneDNN's 2..${MAX_RANK}`;
+  return true;
+}
+
+function createStridedMatMul(binding: NativeBinding, Primitive: NonNullable<NativeBinding['StridedMatMulPrimitive']>, init: KernelInit): Kernel {
+  const { node } = init;
+  const attrs: StridedMatMulAttrs = readStridedMatMulAttrs(init.attrs);
+  const hasMask = Boolean(node.inputs[2]);
+  // The addon refuses a mask together with a permuted Y (oneDNN 2.6 mis-addresses the post-op then).
+  const permutesY = attrs.permY?.some((p, i) => p !== i) ?? false;
+  const cache = new PrimitiveCache<StridedMatMulPrimitive>();
+  const primitiveFor = (a: readonly number[], b: readonly number[], mask: readonly number[] | undefined, threads: number) =>
+    cache.get(`${a.join(',')}|${b.join(',')}|${mask?.join(',') ?? '-'}|${threads}`, () =>
+      new Primitive({ aDims: a, bDims: b, permA: attrs.permA, permB: attrs.permB, permY: attrs.permY, scale: attrs.scale, maskDims: mask, threads }),
+    );
+
+  // Session creation: build now when every shape is static, so the first run does not pay for it.
+  const [aIn, bIn] = [staticDims(init.inputTypes[0]), staticDims(init.inputTypes[1])];
+  const [aStatic, bStatic] = [aIn && [...reshaped(aIn, attrs.aShape)], bIn && [...reshaped(bIn, attrs.bShape)]];
+  const maskStatic = hasMask ? staticDims(init.inputTypes[2]) : undefined;
+  if (aStatic && bStatic && (!hasMask || (maskStatic && !permutesY)) && ![aStatic, bStatic, maskStatic ?? []].some(hasZeroDim)) {
+    try {
+      stridedMatMulShapes(node.name, aStatic, bStatic, attrs, maskStatic);
+      primitiveFor(aStatic, bStatic, maskStatic, effectiveThreads(binding, init.threads));
+    } catch (error) {
+      throw fromNativeError(node, error);
+    }
+  }
+
+  return {
+    implementation: 'onednn',
+    async run(ctx: KernelRunContext) {
+      const a = ctx.input(0);
+      const b = ctx.input(1);
+      const mask = hasMask ? ctx.input(2) : undefined;
+      // Folded Reshapes only rename the dims of the same row-major buffers.
+      const aDims = reshaped(a.dims, attrs.aShape);
+      const bDims = reshaped(b.dims, attrs.bShape);
+      const rank = aDims.length;
+      const native = rank >= 2 && rank <= MAX_RANK && bDims.length === rank && a.type === 'float32' && b.type === 'float32' && (!mask || mask.type === 'float32');
+      if (!native || (mask && permutesY) || [aDims, bDims, mask?.dims ?? []].some(hasZeroDim)) return [stridedMatMulReference(node.name, a, b, mask, attrs)];
+      const shapes = stridedMatMulShapes(node.name, aDims, bDims, attrs, mask?.dims);
+      const y = ctx.output(0, 'float32', reshaped(shapes.output, attrs.yShape));
+      const args = [float32Data(node, a, 'A'), float32Data(node, b, 'B'), mask ? float32Data(node, mask, 'mask') : null, float32Data(node, y, 'Y')] as const;
+      const macs = y.size * shapes.aView[rank - 1];
+      await withNativeErrors(node, () => {
+        const primitive = primitiveFor(aDims, bDims, mask?.dims, effectiveThreads(binding, ctx.threads));
+        return macs < ATTENTION_SYNC_MAC_LIMIT ? primitive.runSync(...args) : primitive.run(...args);
+      });
+      return [y];
+    },
+    dispose() {
+      cache.dispose();
+    },
+  };
+}
+
+/** The StridedMatMul def, when the loaded addon has the primitive. */
+export function nativeStridedMatMulKernels(binding: NativeBinding): KernelDef[] {
+  const Primitive = binding.StridedMatMulPrimitive;
+  if (!Primitive) return [];
+  return [
+    {
+      ep: 'cpu',
+      domain: FUSED_DOMAIN,
+      opType: 'StridedMatMul',
+      sinceVersion: 1,
+      typeConstraints: { T: ['float32'] },
+      implementation: 'onednn',
+      supports: supportsStridedMatMul,
+      create: (init) => createStridedMatMul(binding, Primitive, init),
+    },
+    // What the oneDNN def declines (ranks unknown at session creation) runs in plain TS.
+    stridedMatMulKernel,
+  ];
+}
+
+/** Whether the addon can run the attention fusion's op (the pass is left out otherwise). */
+export function supportsStridedMatMulOp(binding: NativeBinding): boolean {
+  return typeof binding.StridedMatMulPrimitive === 'function';
+}
