@@ -1,9 +1,11 @@
 // Real models on the GPU host: for each model of models/manifest.json that is present (and named in
 // SWITCHYARD_MODELS, a comma list, when set), run every case -- the manifest's and any extra
-// `<case>.in.*.npy` / `<case>.out.*.npy` pairs in the model's folder (scripts/gpu-host/extra_cases.py
-// writes ResNet-50 b32) -- with executionProviders ['rocm', 'cpu'], plain, with enableHipGraph, with
-// fp16 and with both; compare with the stored PyTorch references; record where each compute node
-// ran (and why not on rocm); time warm runs.
+// `<case>.in.*.npy` / `<case>.out.*.npy` pairs in the model's folder or models/generated/<name>/
+// (scripts/gpu-host/extra_cases.py writes the batch-32 cases, BERT's and MobileNetV2's with their own
+// static-batch `<case>.model.onnx`) -- with executionProviders ['rocm', 'cpu'], plain, with
+// enableHipGraph, with fp16 and with both (and the fp16 convolution layouts forced, for CNNs); compare
+// with the stored PyTorch references; record where each compute node ran (and why not on rocm); time
+// warm runs.
 //   node scripts/gpu-host/models.mjs OUT_DIR [iterations]
 // Each model runs in its own child process (`--model NAME`), so its first run is cold in that process
 // (plan build, cuDNN algorithm search unless the on-disk cache has it) and its device memory is its own.
@@ -36,21 +38,33 @@ const VARIANTS = [
   { label: 'rocm+graph', rocm: { enableHipGraph: true } },
   { label: 'rocm+fp16', rocm: { fp16: true } },
   { label: 'rocm+fp16+graph', rocm: { fp16: true, enableHipGraph: true } },
+  // The float16 convolutions' layout A/B (the default, 'auto', picks per plan): models with convolutions only.
+  { label: 'rocm+fp16nchw+graph', rocm: { fp16: true, enableHipGraph: true, fp16ConvLayout: 'NCHW' }, convOnly: true },
+  { label: 'rocm+fp16nhwc+graph', rocm: { fp16: true, enableHipGraph: true, fp16ConvLayout: 'NHWC' }, convOnly: true },
 ];
 
-/** The manifest's cases plus extra ones found in the folder (same input/output names). */
+/**
+ * The manifest's cases plus extra ones found in the model's folder or in models/generated/<name>/
+ * (same input/output names). An extra case with its own `<case>.model.onnx` (a static-batch export,
+ * see extra_cases.py) runs that model instead of the manifest's.
+ */
 function casesOf(m, dir) {
-  const cases = { ...m.cases };
+  const cases = Object.fromEntries(Object.entries(m.cases).map(([c, v]) => [c, { ...v, dir }]));
   const first = Object.values(m.cases)[0];
   const inputNames = Object.keys(first.inputs);
   const outputNames = Object.keys(first.outputs);
-  for (const file of readdirSync(dir)) {
-    const match = /^(\w+)\.in\.(.+)\.npy$/.exec(file);
-    if (!match || cases[match[1]] || match[2] !== inputNames[0]) continue;
-    const c = match[1];
-    const inputs = Object.fromEntries(inputNames.map((n) => [n, `${c}.in.${n}.npy`]));
-    const outputs = Object.fromEntries(outputNames.map((n) => [n, `${c}.out.${n}.npy`]));
-    if ([...Object.values(inputs), ...Object.values(outputs)].every((f) => existsSync(join(dir, f)))) cases[c] = { inputs, outputs, extra: true };
+  const dirs = [...new Set([dir, join(root, 'generated', m.name)])].filter((d) => existsSync(d));
+  for (const d of dirs) {
+    for (const file of readdirSync(d)) {
+      const match = /^(\w+)\.in\.(.+)\.npy$/.exec(file);
+      if (!match || cases[match[1]] || match[2] !== inputNames[0]) continue;
+      const c = match[1];
+      const inputs = Object.fromEntries(inputNames.map((n) => [n, `${c}.in.${n}.npy`]));
+      const outputs = Object.fromEntries(outputNames.map((n) => [n, `${c}.out.${n}.npy`]));
+      const model = existsSync(join(d, `${c}.model.onnx`)) ? `${c}.model.onnx` : undefined;
+      if (d !== dir && !model) continue;
+      if ([...Object.values(inputs), ...Object.values(outputs)].every((f) => existsSync(join(d, f)))) cases[c] = { inputs, outputs, extra: true, dir: d, model };
+    }
   }
   return cases;
 }
@@ -87,18 +101,20 @@ async function runModel(m, binding) {
   const baseline = memory();
   const results = [];
   for (const [caseName, c] of Object.entries(casesOf(m, dir))) {
-    const entry = { name: m.name, case: caseName, extraCase: c.extra === true, deviceUsedBeforeMiB: baseline };
+    const entry = { name: m.name, case: caseName, extraCase: c.extra === true, model: c.model, deviceUsedBeforeMiB: baseline };
+    const caseModel = c.model ? join(c.dir, c.model) : modelPath;
     try {
       const feeds = {};
       for (const [input, file] of Object.entries(c.inputs)) {
-        const a = readNpy(join(dir, file));
+        const a = readNpy(join(c.dir, file));
         feeds[input] = new Tensor(a.type, a.data, a.dims);
       }
-      const refs = Object.fromEntries(Object.entries(c.outputs).map(([name, file]) => [name, readNpy(join(dir, file))]));
+      const refs = Object.fromEntries(Object.entries(c.outputs).map(([name, file]) => [name, readNpy(join(c.dir, file))]));
       for (const variant of VARIANTS) {
+        if (variant.convOnly && m.name === 'bert') continue;
         const eps = [{ name: 'rocm', ...variant.rocm }, 'cpu'];
         const t0 = performance.now();
-        const s = await InferenceSession.create(modelPath, { executionProviders: eps, logSeverityLevel: 3 });
+        const s = await InferenceSession.create(caseModel, { executionProviders: eps, logSeverityLevel: 3 });
         const createMs = performance.now() - t0;
         const rocm = s.providers.find((p) => p.name === 'rocm');
         const compute = s.placement.nodes.filter((n) => !SHAPE_ONLY.has(n.opType));
@@ -115,6 +131,8 @@ async function runModel(m, binding) {
         }
         const times = [];
         const gpu = [];
+        const hostLaunch = [];
+        const copyIn = [];
         const parts = rocm?.partitions ?? [];
         for (let i = 0; i < iterations; i++) {
           const t = performance.now();
@@ -122,9 +140,15 @@ async function runModel(m, binding) {
           times.push(performance.now() - t);
           const g = parts.map((p) => p.stats.lastPlan?.lastGpuMs ?? -1);
           if (g.length && g.every((x) => x >= 0)) gpu.push(g.reduce((a, b) => a + b, 0));
+          const c = parts.map((p) => p.stats.lastPlan?.lastCopyMs);
+          if (c.length && c.every((x) => x && x.in >= 0)) copyIn.push(c.reduce((a, x) => a + x.in + x.out, 0));
+          const h = parts.map((p) => p.stats.lastPlan?.lastHostLaunchMs ?? -1);
+          if (h.length && h.every((x) => x >= 0)) hostLaunch.push(h.reduce((a, b) => a + b, 0));
         }
         times.sort((a, b) => a - b);
         gpu.sort((a, b) => a - b);
+        hostLaunch.sort((a, b) => a - b);
+        copyIn.sort((a, b) => a - b);
         const reasons = {};
         for (const n of off) {
           const why = `${n.opType} on ${n.ep}: ${n.declined?.find((d) => d.ep === 'rocm')?.reason.message ?? 'not offered to rocm'}`;
@@ -137,11 +161,15 @@ async function runModel(m, binding) {
           p50Ms: pct(times, 0.5),
           p90Ms: pct(times, 0.9),
           gpuP50Ms: gpu.length ? pct(gpu, 0.5) : undefined,
+          hostLaunchP50Ms: hostLaunch.length ? pct(hostLaunch, 0.5) : undefined,
+          hostCopyP50Ms: copyIn.length ? pct(copyIn, 0.5) : undefined,
           computeNodes: compute.length,
           onRocm: compute.length - off.length,
           offRocm: reasons,
           partitions: parts.length,
           planSteps: descriptions.reduce((a, d) => a + d.steps.length, 0),
+          nhwcConvSteps: descriptions.reduce((a, d) => a + d.steps.filter((st) => st.op === 'ConvNHWC').length, 0),
+          layoutNotes: [...new Set(parts.map((p) => p.stats.layoutNote).filter(Boolean))],
           planArenaMiB: descriptions.reduce((a, d) => a + d.arenaBytes, 0) / 2 ** 20,
           fp16Applied: descriptions.some((d) => d.buffers.some((b) => b.dtype === 10)),
           graphCaptured: parts.map((p) => p.stats.lastPlan?.graphCaptured ?? false),
@@ -154,8 +182,9 @@ async function runModel(m, binding) {
         const e = entry[variant.label];
         const worst = Object.entries(checks).map(([k, r]) => `${k} ${r.worst.toExponential(1)}${r.bad ? ` (${r.bad} bad)` : ''}`).join(', ');
         console.log(
-          `${m.name}/${caseName} ${variant.label}: rocm ${e.onRocm}/${e.computeNodes} in ${e.partitions} partition(s), p50 ${e.p50Ms.toFixed(2)} ms, gpu ${e.gpuP50Ms?.toFixed(2)} ms, ` +
-            `create ${e.createMs} ms, first run ${e.firstRunMs} ms, used ${e.deviceUsedMiB?.toFixed(0)} MiB, fp16 ${e.fp16Applied}, ${e.pass ? 'PASS' : 'FAIL'} (${worst})` +
+          `${m.name}/${caseName} ${variant.label}: rocm ${e.onRocm}/${e.computeNodes} in ${e.partitions} partition(s), p50 ${e.p50Ms.toFixed(2)} ms, gpu ${e.gpuP50Ms?.toFixed(2)} ms, launch ${e.hostLaunchP50Ms?.toFixed(2)} ms, copies ${e.hostCopyP50Ms?.toFixed(2)} ms, ` +
+            `create ${e.createMs} ms, first run ${e.firstRunMs} ms, used ${e.deviceUsedMiB?.toFixed(0)} MiB, fp16 ${e.fp16Applied}, nhwc ${e.nhwcConvSteps}, ${e.pass ? 'PASS' : 'FAIL'} (${worst})` +
+            (e.layoutNotes.length ? ` layout: ${e.layoutNotes.join('; ').slice(0, 400)}` : '') +
             (Object.keys(e.offRocm).length ? ` off: ${JSON.stringify(e.offRocm).slice(0, 600)}` : '') + (e.graphNotes.length ? ` graph: ${e.graphNotes.join('; ')}` : ''),
         );
       }

@@ -8,7 +8,8 @@
 #   4. runs the stages named in STAGES (default "tests"): tests (node:test GPU tests), backend
 #      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
 #      eager baseline), generate (writes models/generated with models/generate.py: they are too
-#      large to travel), startup (fresh-process start-up times). Results go to $OUT (or .gpu/out).
+#      large to travel), startup (fresh-process start-up times), profile (per-step device time of
+#      the batch-32 cases). Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -75,7 +76,8 @@ for stage in $stages; do
       tail -4 "$out/startup.log" | cut -c1-300 | tee -a "$out/run.log" ;;
     tests)
       log "stage tests"
-      node --test --test-reporter=spec packages/*/gpu-tests/*.test.mjs >"$out/gpu-tests.log" 2>&1 || status=1
+      # packages/native-hip/gpu-tests/*.mjs (runtime, kernels, BLAS, DNN) are named without .test: list them.
+      node --test --test-reporter=spec packages/*/gpu-tests/*.test.mjs packages/native-hip/gpu-tests/*.mjs >"$out/gpu-tests.log" 2>&1 || status=1
       grep -E "^# (tests|pass|fail|skipped)|^ℹ (tests|pass|fail|skipped)" "$out/gpu-tests.log" | tee -a "$out/run.log" ;;
     backend)
       log "stage backend"
@@ -85,6 +87,11 @@ for stage in $stages; do
       log "stage models"
       node scripts/gpu-host/models.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-20}" >"$out/models.log" 2>&1 || status=1
       grep -E "ERROR|exited" "$out/models.log" | cut -c1-400 | tee -a "$out/run.log" ;;
+    profile)
+      # Per-step device time (eager, SWITCHYARD_PLAN_PROFILE=1) of the GPU-bound cases: where the time goes.
+      log "stage profile"
+      node scripts/gpu-host/profile.mjs "$out" ${SWITCHYARD_PROFILE:-bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32 resnet50:b8:fp32 mobilenet_v2:b32:fp32} >"$out/profile.log" 2>&1 || status=1
+      cut -c1-600 "$out/profile.log" | tee -a "$out/run.log" ;;
     torch)
       log "stage torch"
       python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1

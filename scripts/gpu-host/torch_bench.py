@@ -10,6 +10,8 @@ Per model, case and precision:
   maxAllocatedMiB / maxReservedMiB   torch's allocator peaks for that case (no CUDA context)
 fp32: TF32 off (cuDNN and cuBLAS), cuDNN benchmark on. fp16: CNNs as model.half() on half inputs;
 BERT under torch.autocast(float16) (its float32 attention mask cannot be mixed with .half()).
+fp16-cl: the CNNs in half with channels_last weights and inputs (PyTorch's NHWC path).
+Cases: those whose inputs exist (extra_cases.py writes the batch-32 ones).
 """
 import json
 import os
@@ -67,9 +69,9 @@ def bert_on_device(model):
 
 CASES = [
     ("squeezenet1_1", lambda: torchvision.models.squeezenet1_1(weights=None), image_inputs, ["b1", "b3"]),
-    ("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(weights=None), image_inputs, ["b1"]),
+    ("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(weights=None), image_inputs, ["b1", "b32"]),
     ("resnet50", lambda: torchvision.models.resnet50(weights=None), image_inputs, ["b1", "b8", "b32"]),
-    ("bert", lambda: bert_on_device(generate.build_bert()), bert_inputs, ["s128"]),
+    ("bert", lambda: bert_on_device(generate.build_bert()), bert_inputs, ["s128", "b32"]),
 ]
 
 
@@ -110,28 +112,37 @@ for name, ctor, load, cases in CASES:
         if host is None:
             results.append({"name": name, "case": case, "skipped": "input not present"})
             continue
-        for precision in ("fp32", "fp16"):
+        # fp16-cl: the CNNs in half with channels_last weights and inputs (PyTorch's NHWC path).
+        for precision in ("fp32", "fp16") + (("fp16-cl",) if name != "bert" else ()):
             try:
                 torch.cuda.empty_cache()
                 torch.cuda.reset_peak_memory_stats()
                 model = ctor().eval().cuda()
                 is_bert = name == "bert"
-                if precision == "fp16" and not is_bert:
+                half = precision.startswith("fp16") and not is_bert
+                channels_last = precision == "fp16-cl"
+                if half:
                     model = model.half()
+                if channels_last:
+                    model = model.to(memory_format=torch.channels_last)
                 dev = [torch.from_numpy(a).cuda() for a in host]
-                if precision == "fp16" and not is_bert:
+                if half:
                     dev = [t.half() for t in dev]
+                if channels_last:
+                    dev = [t.contiguous(memory_format=torch.channels_last) for t in dev]
 
                 def forward(xs=dev):
-                    if precision == "fp16" and is_bert:
+                    if precision.startswith("fp16") and is_bert:
                         with torch.autocast("cuda", dtype=torch.float16):
                             return model(*xs)
                     return model(*xs)
 
                 def host_round_trip():
                     xs = [torch.from_numpy(a).cuda() for a in host]
-                    if precision == "fp16" and not is_bert:
+                    if half:
                         xs = [t.half() for t in xs]
+                    if channels_last:
+                        xs = [t.contiguous(memory_format=torch.channels_last) for t in xs]
                     y = forward(xs)
                     return [t.float().cpu() for t in (y if isinstance(y, tuple) else (y,))]
 

@@ -187,7 +187,8 @@ describe('conv epilogues (activation folded into the Conv step)', { skip }, () =
         const name = act ? 'y' : 'c';
         assertClose(out[name].data, expected[name].data, fp16 ? 2e-3 : 1e-5, fp16 ? 1e-2 : 1e-4, name);
         const steps = s.providers.find((p) => p.name === 'rocm').partitions[0].stats.lastDescription.steps.map((st) => st.op);
-        assert.equal(steps.filter((op) => op === 'Conv').length, 1);
+        // Batch 1: 'auto' keeps float16 convolutions NCHW (see nhwc-layout.ts).
+        assert.equal(steps.filter((op) => op === 'Conv').length, 1, steps.join(','));
         assert.ok(!steps.includes(act ?? 'none'), `the activation was folded: ${steps.join(',')}`);
         await s.release();
       });
@@ -226,6 +227,125 @@ describe('conv residual epilogue (Conv → Add → Relu in one step)', { skip },
         await s.release();
       });
     }
+  }
+});
+
+describe('float16 convolutions channels-last (ConvNHWC, PoolNHWC) against NCHW and the CPU EP', { skip }, () => {
+  // conv(relu) → maxpool → conv + residual from a 1x1 conv → relu → a Softmax reading the NCHW value too
+  // → GlobalAveragePool → Flatten → Gemm: every layout boundary the pass handles.
+  const model = () =>
+    buildModel({
+      inputs: [['x', 'float32', ['batch', 3, 12, 12]]],
+      outputs: [['y', 'float32'], ['sm', 'float32']],
+      initializers: {
+        w1: new Tensor('float32', seeded(8 * 27, 41), [8, 3, 3, 3]),
+        b1: new Tensor('float32', seeded(8, 42), [8]),
+        w2: new Tensor('float32', seeded(8 * 72, 43), [8, 8, 3, 3]),
+        wd: new Tensor('float32', seeded(8 * 8, 44), [8, 8, 1, 1]),
+        fc: new Tensor('float32', seeded(5 * 8, 45), [5, 8]),
+      },
+      nodes: [
+        { op: 'Conv', inputs: ['x', 'w1', 'b1'], outputs: ['c1'], name: 'conv1', attributes: { pads: [1, 1, 1, 1] } },
+        { op: 'Relu', inputs: ['c1'], outputs: ['r1'], name: 'relu1' },
+        { op: 'MaxPool', inputs: ['r1'], outputs: ['p'], name: 'pool', attributes: { kernel_shape: [2, 2], strides: [2, 2] } },
+        { op: 'Conv', inputs: ['p', 'w2'], outputs: ['c2'], name: 'conv2', attributes: { pads: [1, 1, 1, 1] } },
+        { op: 'Conv', inputs: ['p', 'wd'], outputs: ['d'], name: 'down' },
+        { op: 'Add', inputs: ['c2', 'd'], outputs: ['s'], name: 'add' },
+        { op: 'Relu', inputs: ['s'], outputs: ['r2'], name: 'relu2' },
+        { op: 'Softmax', inputs: ['r2'], outputs: ['sm'], name: 'softmax', attributes: { axis: 1 } },
+        { op: 'GlobalAveragePool', inputs: ['r2'], outputs: ['g'], name: 'gap' },
+        { op: 'Flatten', inputs: ['g'], outputs: ['f'], name: 'flatten' },
+        { op: 'Gemm', inputs: ['f', 'fc'], outputs: ['y'], name: 'gemm', attributes: { transB: 1 } },
+      ],
+      opset: 17,
+    });
+  for (const graph of [false, true]) {
+    it(`NHWC matches NCHW and the CPU EP${graph ? ' (graph replay)' : ''}`, async () => {
+      const x = new Tensor('float32', seeded(2 * 3 * 144, 46), [2, 3, 12, 12]);
+      const expected = await reference(model(), { x });
+      const results = {};
+      for (const layout of ['NHWC', 'NCHW']) {
+        const s = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', fp16: true, fp16ConvLayout: layout, enableHipGraph: graph }, 'cpu'] });
+        for (let i = 0; i < 3; i++) {
+          const out = await s.run({ x });
+          assertClose(out.y.data, expected.y.data, 5e-3, 2e-2, `${layout} y run ${i}`);
+          assertClose(out.sm.data, expected.sm.data, 2e-3, 2e-2, `${layout} sm run ${i}`);
+          results[layout] = out;
+        }
+        const part = s.providers.find((p) => p.name === 'rocm').partitions[0];
+        const ops = part.stats.lastDescription.steps.map((st) => st.op);
+        console.log(`# ${layout}: ${ops.join(' ')}${part.stats.layoutNote ? ` (${part.stats.layoutNote})` : ''}`);
+        if (layout === 'NHWC') {
+          assert.equal(part.stats.layoutNote, undefined);
+          assert.equal(ops.filter((op) => op === 'ConvNHWC').length, 3, ops.join(','));
+          assert.equal(ops.filter((op) => op === 'PoolNHWC').length, 2, ops.join(','));
+        } else assert.ok(!ops.some((op) => op.endsWith('NHWC')), ops.join(','));
+        await s.release();
+      }
+      assertClose(results.NHWC.y.data, results.NCHW.y.data, 5e-3, 2e-2, 'NHWC vs NCHW');
+    });
+  }
+});
+
+describe('GELU chain folded into one BiasActivation step', { skip }, () => {
+  const scalar = (v) => new Tensor('float32', Float32Array.of(v), []);
+  // x[batch,64] → MatMul → Add bias → Div √2 → Erf → Add 1 → Mul → Mul 0.5 (torch's exported GELU)
+  const model = () =>
+    buildModel({
+      inputs: [['x', 'float32', ['batch', 64]]],
+      outputs: [['y', 'float32']],
+      initializers: { w: new Tensor('float32', seeded(64 * 96, 51), [64, 96]), b: new Tensor('float32', seeded(96, 52), [96]), sqrt2: scalar(Math.SQRT2), one: scalar(1), half: scalar(0.5) },
+      nodes: [
+        { op: 'MatMul', inputs: ['x', 'w'], outputs: ['m'], name: 'matmul' },
+        { op: 'Add', inputs: ['m', 'b'], outputs: ['h'], name: 'bias' },
+        { op: 'Div', inputs: ['h', 'sqrt2'], outputs: ['d'], name: 'div' },
+        { op: 'Erf', inputs: ['d'], outputs: ['e'], name: 'erf' },
+        { op: 'Add', inputs: ['e', 'one'], outputs: ['a'], name: 'add1' },
+        { op: 'Mul', inputs: ['h', 'a'], outputs: ['p'], name: 'mul' },
+        { op: 'Mul', inputs: ['p', 'half'], outputs: ['y'], name: 'half' },
+      ],
+      opset: 17,
+    });
+  for (const fp16 of [false, true]) {
+    it(`matches the CPU EP${fp16 ? ' in fp16' : ''}`, async () => {
+      const x = new Tensor('float32', seeded(5 * 64, 53).map((v) => v * 6), [5, 64]);
+      const expected = await reference(model(), { x });
+      const s = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', fp16 }, 'cpu'] });
+      const out = await s.run({ x });
+      assertClose(out.y.data, expected.y.data, fp16 ? 1e-2 : 1e-5, fp16 ? 1e-2 : 1e-4, 'y');
+      const ops = s.providers.find((p) => p.name === 'rocm').partitions[0].stats.lastDescription.steps.map((st) => st.op);
+      assert.ok(ops.includes('BiasActivation') && !ops.includes('Erf'), ops.join(','));
+      await s.release();
+    });
+  }
+});
+
+describe('row kernels (broadcast along a long last axis; transposes keeping it)', { skip }, () => {
+  // a[2,5,3,96] + bias[96]; · mask[2,1,1,96]; transpose [0,2,1,3]; Sub with the operands swapped.
+  const model = () =>
+    buildModel({
+      inputs: [['a', 'float32', [2, 5, 3, 96]], ['m', 'float32', [2, 1, 1, 96]]],
+      outputs: [['y', 'float32'], ['z', 'float32']],
+      initializers: { bias: new Tensor('float32', seeded(96, 61), [96]) },
+      nodes: [
+        { op: 'Add', inputs: ['a', 'bias'], outputs: ['s'], name: 'bias' },
+        { op: 'Mul', inputs: ['m', 's'], outputs: ['p'], name: 'mask' },
+        { op: 'Transpose', inputs: ['p'], outputs: ['t'], name: 'heads', attributes: { perm: [0, 2, 1, 3] } },
+        { op: 'Sub', inputs: ['bias', 't'], outputs: ['y'], name: 'sub' },
+        { op: 'Transpose', inputs: ['a'], outputs: ['z'], name: 'back', attributes: { perm: [2, 0, 1, 3] } },
+      ],
+      opset: 17,
+    });
+  for (const fp16 of [false, true]) {
+    it(`match the CPU EP${fp16 ? ' in fp16' : ''}`, async () => {
+      const feeds = { a: new Tensor('float32', seeded(2 * 5 * 3 * 96, 62), [2, 5, 3, 96]), m: new Tensor('float32', seeded(2 * 96, 63), [2, 1, 1, 96]) };
+      const expected = await reference(model(), feeds);
+      const s = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', fp16 }, 'cpu'] });
+      const out = await s.run(feeds);
+      assertClose(out.y.data, expected.y.data, fp16 ? 2e-3 : 1e-6, fp16 ? 1e-2 : 1e-6, 'y');
+      assertClose(out.z.data, expected.z.data, fp16 ? 1e-3 : 0, fp16 ? 1e-3 : 0, 'z');
+      await s.release();
+    });
   }
 });
 

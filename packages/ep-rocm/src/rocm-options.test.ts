@@ -24,6 +24,7 @@ describe('resolveRocmOptions', () => {
       convAlgoSearch: 'EXHAUSTIVE',
       enableHipGraph: false,
       fp16: false,
+      fp16ConvLayout: 'auto',
     });
   });
 
@@ -37,6 +38,7 @@ describe('resolveRocmOptions', () => {
       convAlgoSearch: 'HEURISTIC',
       enableHipGraph: true,
       fp16: true,
+      fp16ConvLayout: 'NCHW',
     } as const;
     expect(resolveRocmOptions(given)).toEqual(given);
     expect(Object.keys(ROCM_OPTION_DEFAULTS).sort()).toEqual(Object.keys(given).sort());

@@ -24,6 +24,12 @@ export interface RocmProviderOptions {
   enableHipGraph?: boolean;
   /** Run float32 kernels in float16 where precision allows. Default false. */
   fp16?: boolean;
+  /**
+   * Memory layout of convolutions inside float16 plans: 'NHWC' (channels-last, the tensor cores'
+   * layout; values are transposed only where another op needs NCHW), 'NCHW', or 'auto' (NHWC where it
+   * measured faster: large batches of ungrouped convolutions; see plan/nhwc-layout.ts). Default 'auto'.
+   */
+  fp16ConvLayout?: 'auto' | 'NHWC' | 'NCHW';
 }
 
 export type ResolvedRocmOptions = Required<Omit<RocmProviderOptions, 'gpuMemLimit'>> & { gpuMemLimit: number };
@@ -37,6 +43,7 @@ export const ROCM_OPTION_DEFAULTS: ResolvedRocmOptions = {
   convAlgoSearch: 'EXHAUSTIVE',
   enableHipGraph: false,
   fp16: false,
+  fp16ConvLayout: 'auto',
 };
 
 const OPTION_NAMES = Object.keys(ROCM_OPTION_DEFAULTS) as Array<keyof RocmProviderOptions>;
@@ -86,6 +93,7 @@ export function resolveRocmOptions(options: RocmProviderOptions | Readonly<Recor
   if (o.gpuMemLimit !== undefined) out.gpuMemLimit = integer('gpuMemLimit', o.gpuMemLimit, 1, 'a positive whole number of bytes');
   if (o.arenaExtendStrategy !== undefined) out.arenaExtendStrategy = oneOf('arenaExtendStrategy', o.arenaExtendStrategy, ['kNextPowerOfTwo', 'kSameAsRequested']);
   if (o.convAlgoSearch !== undefined) out.convAlgoSearch = oneOf('convAlgoSearch', o.convAlgoSearch, ['EXHAUSTIVE', 'HEURISTIC', 'DEFAULT']);
+  if (o.fp16ConvLayout !== undefined) out.fp16ConvLayout = oneOf('fp16ConvLayout', o.fp16ConvLayout, ['auto', 'NHWC', 'NCHW']);
   for (const flag of ['tunableOpEnable', 'tunableOpTuningEnable', 'enableHipGraph', 'fp16'] as const) {
     if (o[flag] !== undefined) out[flag] = boolean(flag, o[flag]);
   }

@@ -40,6 +40,8 @@ export interface PartitionStats {
   runs: number;
   lastDescription?: PlanDescription;
   lastPlan?: NativeExecutionPlan;
+  /** Why a float16 plan runs its convolutions NCHW although NHWC was asked for. */
+  layoutNote?: string;
 }
 
 interface PlanEntry {
@@ -71,23 +73,36 @@ export class RocmPartition implements CompiledPartition {
     const known = this.#plans.get(key);
     if (known) return known;
     const graph = concreteGraph(this.partition, inputs);
-    const description = buildPlanDescription(graph, this.partition.nodes, this.partition.inputNames, this.partition.outputNames, {
-      deviceId: this.options.deviceId,
-      captureGraph: this.options.enableHipGraph,
-      fp16: this.options.fp16,
-      convAlgoSearch: this.options.convAlgoSearch,
-    });
-    const outputs = description.outputs.map((id) => {
-      const b = description.buffers[id];
-      return { type: dataTypeFromOnnx(b.dtype)!, dims: b.dims };
-    });
+    const describe = (nhwcConv: 'always' | 'auto' | false) =>
+      buildPlanDescription(graph, this.partition.nodes, this.partition.inputNames, this.partition.outputNames, {
+        deviceId: this.options.deviceId,
+        captureGraph: this.options.enableHipGraph,
+        fp16: this.options.fp16,
+        convAlgoSearch: this.options.convAlgoSearch,
+        nhwcConv,
+        geluFold: this.#stepOps().has('BiasActivation'),
+        residualNormFold: this.#stepOps().has('LayerNormalizationResidual'),
+      });
+    let description = describe(this.#nhwcConv());
     let plan: NativeExecutionPlan;
     try {
-      plan = new this.binding.ExecutionPlan(description);
+      try {
+        plan = new this.binding.ExecutionPlan(description);
+      } catch (error) {
+        // A channels-last convolution the library declines: the same plan in NCHW, with the reason kept.
+        if (!description.steps.some((st) => st.op === 'ConvNHWC')) throw error;
+        this.stats.layoutNote = `NHWC plan failed, running NCHW: ${(error as Error).message}`;
+        description = describe(false);
+        plan = new this.binding.ExecutionPlan(description);
+      }
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
       throw new SwitchyardError(/OutOfMemory|MemoryAllocation/.test(code) ? 'OUT_OF_MEMORY' : 'EP_FAILED', `rocm: building the plan of '${this.partition.name}' failed: ${(error as Error).message}`, { cause: error });
     }
+    const outputs = description.outputs.map((id) => {
+      const b = description.buffers[id];
+      return { type: dataTypeFromOnnx(b.dtype)!, dims: b.dims };
+    });
     if (this.#plans.size >= MAX_PLANS_PER_PARTITION) {
       const [oldestKey, oldest] = this.#plans.entries().next().value as [string, PlanEntry];
       oldest.plan.dispose();
@@ -98,6 +113,20 @@ export class RocmPartition implements CompiledPartition {
     this.stats.plans++;
     this.stats.lastDescription = description;
     return entry;
+  }
+
+  #stepOpSet?: Set<string>;
+  #stepOps(): Set<string> {
+    this.#stepOpSet ??= new Set(this.binding.planStepOps());
+    return this.#stepOpSet;
+  }
+
+  /** Channels-last convolutions for float16 plans, when asked for and this build has the step ops. */
+  #nhwcConv(): 'always' | 'auto' | false {
+    if (!this.options.fp16 || this.options.fp16ConvLayout === 'NCHW') return false;
+    const ops = this.#stepOps();
+    if (!ops.has('ConvNHWC') || !ops.has('PoolNHWC') || !ops.has('Transpose')) return false;
+    return this.options.fp16ConvLayout === 'NHWC' ? 'always' : 'auto';
   }
 
   async #run(values: RuntimeValue[]): Promise<RuntimeValue[]> {

@@ -15,6 +15,12 @@ export interface NativeExecutionPlan {
   readonly runs: number;
   /** Device time of the last run's steps in ms (HIP/CUDA events around the launches, copies excluded); -1 before the first. */
   readonly lastGpuMs: number;
+  /** Host milliseconds the last run spent queuing its steps (or launching its graph); absent in older builds. */
+  readonly lastHostLaunchMs?: number;
+  /** Host milliseconds of the last run's input copies and host output copies; absent in older builds. */
+  readonly lastCopyMs?: { in: number; out: number };
+  /** Each step's device ms in the last eager run when the plan was built with SWITCHYARD_PLAN_PROFILE=1; else empty. */
+  readonly lastStepMs?: number[];
   /** [async] Copies inputs in, runs every step, copies outputs out, waits. */
   run(inputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>, outputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>): Promise<void>;
   dispose(): void;

@@ -23,6 +23,9 @@ import {
 } from '@switchyard/core';
 import { foldableConvChains } from './conv-activation.js';
 import { constantOf, product, staticDims } from './graph-values.js';
+import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
+import { convsToNhwc } from './nhwc-layout.js';
+import { foldableResidualNorms, type ResidualNormFold } from './residual-norm-fold.js';
 import { encodeStep } from './step-encoders.js';
 
 export interface PlanBuffer {
@@ -62,6 +65,15 @@ export interface PlanBuildOptions {
   fp16: boolean;
   /** Convolution algorithm search (the EP's `convAlgoSearch`). */
   convAlgoSearch?: 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
+  /**
+   * float16 plans: run convolutions channels-last (ConvNHWC, see nhwc-layout.ts): 'always', 'auto'
+   * (where it measured faster), or false (never; the default).
+   */
+  nhwcConv?: 'always' | 'auto' | false;
+  /** Fold torch's GELU chain (and the bias Add before it) into one BiasActivation step (gelu-fold.ts). */
+  geluFold?: boolean;
+  /** Fold Add → LayerNormalization into the norm step's residual input (residual-norm-fold.ts). */
+  residualNormFold?: boolean;
   /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
   alignment?: number;
 }
@@ -103,7 +115,7 @@ export function buildPlanDescription(
 ): PlanDescription {
   const alignment = options.alignment ?? 256;
   const half = options.fp16 && fp16Eligible(graph, nodes) === true;
-  const buffers: PlanBuffer[] = [];
+  let buffers: PlanBuffer[] = [];
   const idOf = new Map<string, number>();
   const storageType = (t: DataType): DataType => (half && t === 'float32' ? 'float16' : t);
 
@@ -120,9 +132,9 @@ export function buildPlanDescription(
     return { type: t.elemType, dims: [...dims] };
   };
 
-  const constants: PlanDescription['constants'] = [];
-  const steps: PlanStepDescription[] = [];
-  const region = new Map<number, 'constant' | 'input' | 'output' | 'temp'>();
+  let constants: PlanDescription['constants'] = [];
+  let steps: PlanStepDescription[] = [];
+  let region = new Map<number, 'constant' | 'input' | 'output' | 'temp'>();
   const lifetime = new Map<number, { start: number; end: number }>();
   const touch = (id: number, step: number) => {
     const l = lifetime.get(id);
@@ -166,8 +178,31 @@ export function buildPlanDescription(
     if (f.add) skip.add(f.conv);
     if (f.act) skip.add(f.act);
   }
+  // GELU and Add → LayerNormalization folds, each only where no earlier fold took one of its nodes.
+  const taken = (n: Node) => skip.has(n) || folds.has(n);
+  const gelus = options.geluFold ? foldableGelus(graph, nodes, outputNames) : new Map<Node, GeluFold>();
+  for (const [last, g] of [...gelus]) {
+    if (g.nodes.some(taken)) gelus.delete(last);
+    else for (const n of g.nodes) if (n !== last) skip.add(n);
+  }
+  const norms = options.residualNormFold ? foldableResidualNorms(graph, nodes, outputNames) : new Map<Node, ResidualNormFold>();
+  for (const [norm, r] of [...norms]) {
+    if (taken(r.add) || gelus.has(r.add) || taken(norm)) norms.delete(norm);
+    else skip.add(r.add);
+  }
   for (const current of nodes) {
     if (skip.has(current)) continue;
+    const gelu = gelus.get(current);
+    if (gelu) {
+      const ins = [operand(gelu.input), gelu.bias ? operand(gelu.bias) : -1];
+      const { type, dims } = valueType(gelu.output);
+      const out = addBuffer(gelu.output, storageType(type), dims);
+      region.set(out, 'temp');
+      idOf.set(gelu.output, out);
+      steps.push({ op: 'BiasActivation', attrs: [GELU_ERF, 0, 0], inputs: ins, outputs: [out], node: gelu.nodes.map((n) => n.name || n.opType).join(' + ') });
+      for (const id of [...ins, out]) if (id >= 0) touch(id, steps.length - 1);
+      continue;
+    }
     const fold = folds.get(current);
     const node = fold ? fold.conv : current;
     const spec = encodeStep(node, graph, { convAlgoSearch: options.convAlgoSearch });
@@ -175,7 +210,13 @@ export function buildPlanDescription(
       if (spec.op !== 'Conv' || spec.then || spec.attrs.length !== 11 || spec.attrs[10] !== 0) throw new SwitchyardError('RUNTIME', `rocm plan: Conv '${node.name}' cannot take a folded epilogue`);
       spec.attrs = [...spec.attrs.slice(0, 10), ...fold.attrs];
     }
-    const ins = spec.inputs.map((i) => (i < 0 || !node.inputs[i] ? -1 : operand(node.inputs[i])));
+    const norm = spec.op === 'LayerNormalization' ? norms.get(node) : undefined;
+    const ins = spec.inputs.map((i) => (i < 0 || !node.inputs[i] ? -1 : operand(norm && i === 0 ? norm.x : node.inputs[i])));
+    if (norm) {
+      // LayerNormalization step: x, gamma, beta (-1 when absent), residual.
+      while (ins.length < 3) ins.push(-1);
+      ins.push(operand(norm.residual));
+    }
     if (fold?.residual) {
       while (ins.length < 3) ins.push(-1);
       ins.push(operand(fold.residual));
@@ -215,6 +256,18 @@ export function buildPlanDescription(
     touch(inner, steps.length - 1);
     return id;
   });
+
+  if (half && options.nhwcConv) {
+    const rewritten = convsToNhwc({ buffers, steps, constants, region }, options.nhwcConv);
+    if (rewritten) {
+      ({ buffers, steps, constants, region } = rewritten);
+      // Steps were inserted: lifetimes from the final step list.
+      lifetime.clear();
+      steps.forEach((s, at) => {
+        for (const id of [...s.inputs, ...s.outputs]) if (id >= 0) touch(id, at);
+      });
+    }
+  }
 
   // Layout: fixed regions first, then the intermediates by lifetime (best fit).
   let offset = 0;

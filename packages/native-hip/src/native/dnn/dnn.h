@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "vendor/gpu.h"
@@ -89,6 +90,36 @@ Status Pool2dForward(int device, hipStream_t stream, const Pool2dDesc& d, const 
 Status BatchNormInference(int device, hipStream_t stream, DataType dtype, int n, int c, int64_t spatial, const void* x,
                           const void* scale, const void* bias, const void* mean, const void* var, double epsilon,
                           void* y);
+
+// ---------------------------------------------------------------- prepared problems
+// Plans run the same convolution and pooling every replay: PrepareConv/PreparePool build the
+// library's descriptors, pick the algorithm and size its workspace ONCE (at plan build), and Run
+// only launches. ConvForward/Pool2dForward above stay for one-off callers (dnn_js.cc); a backend
+// without a prepared path gets a fallback that calls them on every Run (see dnn_backend.cc).
+
+// Memory order of x, y (and the residual). kNHWC: x is [n,h,w,c], y [n,oh,ow,k], and the filter
+// [k,kh,kw,c/group] (KRSC) -- the tensor-core layout for float16; Conv2dDesc keeps the logical sizes.
+enum class TensorLayout : int { kNCHW = 0, kNHWC = 1 };
+
+class PreparedConv {
+ public:
+  virtual ~PreparedConv() = default;
+  // y = act(conv(x, w) + bias + residual) as ConvForward, with the prepared descriptors and algorithm.
+  // Asynchronous on the stream it was prepared for; never synchronizes (graph-capturable).
+  virtual Status Run(const ConvArgs& args) = 0;
+};
+
+class PreparedPool {
+ public:
+  virtual ~PreparedPool() = default;
+  virtual Status Run(const void* x, void* y) = 0;
+};
+
+// `sample`'s pointers are the buffers later runs use (an exhaustive search times on them and may
+// write y; x and w are only read). The stream must be the one every Run is queued on.
+Status PrepareConv(int device, hipStream_t stream, const Conv2dDesc& d, TensorLayout layout, const ConvArgs& sample,
+                   const ConvOptions& options, std::unique_ptr<PreparedConv>* out);
+Status PreparePool(int device, hipStream_t stream, const Pool2dDesc& d, TensorLayout layout, std::unique_ptr<PreparedPool>* out);
 
 // nullptr when the seam works in this build; else why not.
 const char* Unavailable();

@@ -8,16 +8,18 @@ namespace switchyard::kernels {
 namespace {
 
 // x and residual carry no __restrict__: out may be either of them (in place).
-template <typename T, bool kInnerIsOne>
-__global__ void BiasActivationKernel(const T* x, const T* __restrict__ bias, const T* residual, T* out, int64_t count,
-                                     int64_t channels, int64_t inner, UnaryOp activation, UnaryParams params,
+// Index: int64_t, or uint32_t when the tensor has fewer than 2^31 elements (64-bit division is a long
+// software sequence on GPUs; the channel index costs one or two per element).
+template <typename T, bool kInnerIsOne, typename Index>
+__global__ void BiasActivationKernel(const T* x, const T* __restrict__ bias, const T* residual, T* out, Index count,
+                                     Index channels, Index inner, UnaryOp activation, UnaryParams params,
                                      bool residual_first) {
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+  const Index step = static_cast<Index>(blockDim.x) * gridDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     float v = ToFloat(x[i]);
     if (bias != nullptr) {
       // GEMM outputs ([M, N], inner 1) need one division per element, NCHW outputs two.
-      const int64_t c = kInnerIsOne ? i % channels : (i / inner) % channels;
+      const Index c = kInnerIsOne ? i % channels : (i / inner) % channels;
       v += ToFloat(bias[c]);
     }
     if (residual != nullptr && residual_first) v += ToFloat(residual[i]);
@@ -44,12 +46,22 @@ hipError_t LaunchBiasActivation(DType dtype, const void* x, const void* bias, co
     const T* tb = static_cast<const T*>(bias);
     const T* tr = static_cast<const T*>(residual);
     T* tout = static_cast<T*>(out);
-    if (inner == 1) {
-      BiasActivationKernel<T, true><<<BlocksFor(count), kBlockSize, 0, stream>>>(tx, tb, tr, tout, count, channels, inner,
-                                                                                 activation, params, residual_first);
+    const unsigned blocks = BlocksFor(count);
+    if (count < (int64_t{1} << 31)) {
+      const auto n = static_cast<uint32_t>(count), c = static_cast<uint32_t>(channels), in = static_cast<uint32_t>(inner);
+      if (inner == 1) {
+        BiasActivationKernel<T, true, uint32_t><<<blocks, kBlockSize, 0, stream>>>(tx, tb, tr, tout, n, c, in, activation, params,
+                                                                                   residual_first);
+      } else {
+        BiasActivationKernel<T, false, uint32_t><<<blocks, kBlockSize, 0, stream>>>(tx, tb, tr, tout, n, c, in, activation, params,
+                                                                                    residual_first);
+      }
+    } else if (inner == 1) {
+      BiasActivationKernel<T, true, int64_t><<<blocks, kBlockSize, 0, stream>>>(tx, tb, tr, tout, count, channels, inner,
+                                                                                activation, params, residual_first);
     } else {
-      BiasActivationKernel<T, false><<<BlocksFor(count), kBlockSize, 0, stream>>>(tx, tb, tr, tout, count, channels,
-                                                                                  inner, activation, params, residual_first);
+      BiasActivationKernel<T, false, int64_t><<<blocks, kBlockSize, 0, stream>>>(tx, tb, tr, tout, count, channels, inner,
+                                                                                 activation, params, residual_first);
     }
     status = hipGetLastError();
   });

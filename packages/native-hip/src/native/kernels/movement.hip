@@ -71,6 +71,16 @@ __global__ void StridedCopyKernel(const E* __restrict__ x, E* __restrict__ out, 
   }
 }
 
+template <typename E>
+__global__ void StridedCopyKernel32(const E* __restrict__ x, E* __restrict__ out, uint32_t count, IndexMap<1> map) {
+  const uint32_t step = blockDim.x * gridDim.x;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
+    uint32_t offset[1];
+    OperandOffsets32(map, i, offset);
+    out[i] = x[offset[0]];
+  }
+}
+
 // ---- tiled transpose of [batch, rows, cols] -> [batch, cols, rows] through shared memory
 
 constexpr int kTile = 32;       // tile edge in elements (a layout choice, unrelated to warp size)
@@ -199,11 +209,31 @@ hipError_t LaunchStridedMap(size_t element_bytes, const void* x, IndexMap<1> map
     // A plain contiguous run (e.g. a slice of leading rows): one device-to-device copy.
     return hipMemcpyAsync(out, x, static_cast<size_t>(count) * element_bytes, hipMemcpyDeviceToDevice, stream);
   }
+  // Runs along a last axis that is contiguous in x move as 16-byte words when every offset stays
+  // 16-byte aligned (BERT's head split/merge: runs of 64 float16): 8x fewer index divisions and wide
+  // loads. The map is rewritten in words.
+  const int last = map.rank - 1;
+  const size_t run_bytes = static_cast<size_t>(map.dims[last]) * element_bytes;
+  bool aligned = map.strides[0][last] == 1 && element_bytes < 16 && run_bytes % 16 == 0 &&
+                 reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  for (int d = 0; d < last && aligned; ++d) aligned = (map.strides[0][d] * static_cast<int64_t>(element_bytes)) % 16 == 0;
+  if (aligned && count > 0) {
+    const auto per_word = static_cast<int64_t>(16 / element_bytes);
+    map.dims[last] /= per_word;
+    for (int d = 0; d < last; ++d) map.strides[0][d] /= per_word;
+    count /= per_word;
+    element_bytes = 16;
+  }
   hipError_t status = hipErrorInvalidValue;
-  DispatchBySize(element_bytes, [&](auto tag) {
+  DispatchBySize<16>(element_bytes, [&](auto tag) {
     using E = decltype(tag);
-    StridedCopyKernel<E><<<BlocksFor(count), kBlockSize, 0, stream>>>(static_cast<const E*>(x), static_cast<E*>(out),
-                                                                      count, map);
+    if (FitsIn32(map, count)) {
+      StridedCopyKernel32<E><<<BlocksFor(count), kBlockSize, 0, stream>>>(static_cast<const E*>(x), static_cast<E*>(out),
+                                                                          static_cast<uint32_t>(count), map);
+    } else {
+      StridedCopyKernel<E><<<BlocksFor(count), kBlockSize, 0, stream>>>(static_cast<const E*>(x), static_cast<E*>(out),
+                                                                        count, map);
+    }
     status = hipGetLastError();
   });
   return status;

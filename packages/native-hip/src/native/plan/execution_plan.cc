@@ -1,6 +1,8 @@
 #include "plan/execution_plan.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "device_buffer.h"
@@ -83,6 +85,9 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
                          InstanceAccessor<&ExecutionPlan::GetGraphNote>("graphNote"),
                          InstanceAccessor<&ExecutionPlan::GetRuns>("runs"),
                          InstanceAccessor<&ExecutionPlan::GetLastGpuMs>("lastGpuMs"),
+                         InstanceAccessor<&ExecutionPlan::GetLastHostLaunchMs>("lastHostLaunchMs"),
+                         InstanceAccessor<&ExecutionPlan::GetLastCopyMs>("lastCopyMs"),
+                         InstanceAccessor<&ExecutionPlan::GetLastStepMs>("lastStepMs"),
                      });
 }
 
@@ -216,13 +221,23 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     }
     steps_.push_back(std::move(step));
   }
+  const char* profile = std::getenv("SWITCHYARD_PLAN_PROFILE");
+  if (profile != nullptr && profile[0] == '1') {
+    step_events_.resize(steps_.size() + 1, nullptr);
+    for (hipEvent_t& e : step_events_) CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&e));
+  }
   // Constants were uploaded with synchronous copies; nothing is pending on the stream.
 }
 
-std::string ExecutionPlan::LaunchSteps() {
+std::string ExecutionPlan::LaunchSteps(bool capturing) {
+  // Profiling (SWITCHYARD_PLAN_PROFILE=1 when the plan was built): an event after every step of an
+  // eager run; the gaps between them are each step's device time (launch gaps included).
+  const bool profile = !capturing && !step_events_.empty();
+  if (profile && hipEventRecord(step_events_[0], stream_) != hipSuccess) return "profile event failed";
   for (size_t i = 0; i < steps_.size(); ++i) {
     const hipError_t status = steps_[i].op->launch(steps_[i].args);
     if (status != hipSuccess) return Status(("step " + std::to_string(i) + " (" + steps_[i].op->name + ")").c_str(), status);
+    if (profile && hipEventRecord(step_events_[i + 1], stream_) != hipSuccess) return "profile event failed";
   }
   return "";
 }
@@ -238,6 +253,7 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   // staged by the driver anyway, synchronously and in smaller pieces. Device inputs are copied on
   // the plan's stream. The previous run finished (Execute ends with a sync), so overwriting the
   // input slots is safe.
+  const auto copy_in_begin = std::chrono::steady_clock::now();
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const TensorRef& slot = buffers_[inputs_[i]];
     if (slot.bytes == 0) continue;
@@ -245,13 +261,14 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
                                                      : hipMemcpyAsync(slot.data, input_sources[i], slot.bytes, input_kinds[i], stream_);
     if (status != hipSuccess) return Status("input copy", status);
   }
+  last_copy_in_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - copy_in_begin).count();
   // The first run is eager (libraries may allocate workspaces on first use, which a capture forbids);
   // the second captures; later runs replay.
   if (capture_graph_ && graph_exec_ == nullptr && runs_ >= 1) {
     hipGraph_t graph = nullptr;
     status = hipStreamBeginCapture(stream_, hipStreamCaptureModeThreadLocal);
     if (status == hipSuccess) {
-      const std::string launched = LaunchSteps();
+      const std::string launched = LaunchSteps(true);
       const hipError_t ended = hipStreamEndCapture(stream_, &graph);
       if (!launched.empty() || ended != hipSuccess) {
         graph_note_ = !launched.empty() ? "capture failed: " + launched : Status(SWITCHYARD_GPU_NAME(hipStreamEndCapture), ended);
@@ -273,13 +290,17 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   }
   status = hipEventRecord(steps_begin_, stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
+  // Host time spent queuing the steps (library descriptor work, launches): the profile of what a
+  // graph replay saves.
+  const auto launch_begin = std::chrono::steady_clock::now();
   if (graph_exec_ != nullptr) {
     status = hipGraphLaunch(graph_exec_, stream_);
     if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipGraphLaunch), status);
   } else {
-    const std::string launched = LaunchSteps();
+    const std::string launched = LaunchSteps(false);
     if (!launched.empty()) return launched;
   }
+  last_host_launch_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_begin).count();
   status = hipEventRecord(steps_end_, stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -291,11 +312,20 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   status = hipStreamSynchronize(stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status);
   // Host outputs: through pinned staging, after the steps finished (the stream is synchronized).
+  const auto copy_out_begin = std::chrono::steady_clock::now();
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
     if (slot.bytes == 0 || output_kinds[i] != hipMemcpyDeviceToHost) continue;
     status = runtime::CopyDeviceToHost(device_id_, output_targets[i], slot.data, slot.bytes);
     if (status != hipSuccess) return Status("output copy", status);
+  }
+  last_copy_out_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - copy_out_begin).count();
+  if (!step_events_.empty() && graph_exec_ == nullptr) {
+    last_step_ms_.assign(steps_.size(), -1.0);
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      float ms = -1;
+      if (hipEventElapsedTime(&ms, step_events_[i], step_events_[i + 1]) == hipSuccess) last_step_ms_[i] = ms;
+    }
   }
   float gpu_ms = -1;
   last_gpu_ms_ = hipEventElapsedTime(&gpu_ms, steps_begin_, steps_end_) == hipSuccess ? gpu_ms : -1;
@@ -371,6 +401,10 @@ void ExecutionPlan::Release() {
     (void)hipStreamDestroy(stream_);
   }
   stream_ = nullptr;
+  for (hipEvent_t e : step_events_) {
+    if (e != nullptr) (void)hipEventDestroy(e);
+  }
+  step_events_.clear();
   if (steps_begin_ != nullptr) (void)hipEventDestroy(steps_begin_);
   if (steps_end_ != nullptr) (void)hipEventDestroy(steps_end_);
   steps_begin_ = steps_end_ = nullptr;
@@ -396,6 +430,26 @@ Napi::Value ExecutionPlan::GetRuns(const Napi::CallbackInfo& info) { return Napi
 Napi::Value ExecutionPlan::GetLastGpuMs(const Napi::CallbackInfo& info) {
   std::lock_guard<std::mutex> lock(mutex_);
   return Napi::Number::New(info.Env(), last_gpu_ms_);
+}
+
+Napi::Value ExecutionPlan::GetLastHostLaunchMs(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return Napi::Number::New(info.Env(), last_host_launch_ms_);
+}
+
+Napi::Value ExecutionPlan::GetLastCopyMs(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("in", Napi::Number::New(info.Env(), last_copy_in_ms_));
+  out.Set("out", Napi::Number::New(info.Env(), last_copy_out_ms_));
+  return out;
+}
+
+Napi::Value ExecutionPlan::GetLastStepMs(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Napi::Array out = Napi::Array::New(info.Env(), last_step_ms_.size());
+  for (uint32_t i = 0; i < last_step_ms_.size(); ++i) out.Set(i, Napi::Number::New(info.Env(), last_step_ms_[i]));
+  return out;
 }
 
 namespace {

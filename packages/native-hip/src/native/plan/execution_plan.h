@@ -53,9 +53,12 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   Napi::Value GetGraphNote(const Napi::CallbackInfo& info);
   Napi::Value GetRuns(const Napi::CallbackInfo& info);
   Napi::Value GetLastGpuMs(const Napi::CallbackInfo& info);
+  Napi::Value GetLastHostLaunchMs(const Napi::CallbackInfo& info);
+  Napi::Value GetLastCopyMs(const Napi::CallbackInfo& info);
+  Napi::Value GetLastStepMs(const Napi::CallbackInfo& info);
 
   void Parse(Napi::Env env, const Napi::Object& description);
-  std::string LaunchSteps();
+  std::string LaunchSteps(bool capturing);
   void Release();
 
   std::mutex mutex_;
@@ -76,6 +79,11 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   hipEvent_t steps_begin_ = nullptr;
   hipEvent_t steps_end_ = nullptr;
   double last_gpu_ms_ = -1;
+  double last_host_launch_ms_ = -1;  // host wall time of the last run's step launches (or graph launch)
+  double last_copy_in_ms_ = -1;      // host wall time of the last run's input copies (until on the device)
+  double last_copy_out_ms_ = -1;     // ... of its host output copies (after the steps finished)
+  std::vector<hipEvent_t> step_events_;  // SWITCHYARD_PLAN_PROFILE=1: one per step boundary
+  std::vector<double> last_step_ms_;     // each step's device time in the last eager run
   bool disposed_ = false;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct StepArgs {
   // Scratch the step's check asked for (bytes in `workspace_bytes`), carved from the arena.
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
+  // What the check prepared once for every launch (library descriptors, a chosen algorithm...):
+  // the step op's own type behind void; launches read it, never rebuild it.
+  std::shared_ptr<void> state;
 
   const TensorRef& in(size_t i) const { return *inputs.at(i); }
   const TensorRef& out(size_t i) const { return *outputs.at(i); }

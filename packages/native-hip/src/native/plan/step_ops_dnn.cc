@@ -8,6 +8,10 @@
 //   than cuDNN's AddTensor + ActivationForward (two more library calls and kernels per conv).
 //   Pool [mode (0 max, 1 avg excl. pad, 2 avg incl. pad), kh, kw, pad_top, pad_left, pad_bottom, pad_right,
 //         stride_h, stride_w]  (GlobalAveragePool: kh, kw = H, W)
+//   ConvNHWC / PoolNHWC: the same blobs on NHWC buffers (x [n,h,w,c], y [n,oh,ow,k], W [k,kh,kw,c/group],
+//         Z like y): float16 plans keep convolutions in the tensor cores' layout (plan-description.ts).
+//   Conv and Pool are prepared once, in the check (descriptors, algorithm, workspace: dnn::PrepareConv),
+//   and the launch only queues the library call and the epilogue.
 //   BatchNormalization [epsilon]; inputs X, scale, B, mean, var
 #include "dnn/dnn.h"
 #include "plan/kernel_refs.h"
@@ -17,6 +21,9 @@ namespace switchyard::dnn {
 const char* Unavailable() __attribute__((weak));
 Status ConvForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) __attribute__((weak));
 Status Pool2dForward(int, hipStream_t, const Pool2dDesc&, const void*, void*) __attribute__((weak));
+Status PrepareConv(int, hipStream_t, const Conv2dDesc&, TensorLayout, const ConvArgs&, const ConvOptions&,
+                   std::unique_ptr<PreparedConv>*) __attribute__((weak));
+Status PreparePool(int, hipStream_t, const Pool2dDesc&, TensorLayout, std::unique_ptr<PreparedPool>*) __attribute__((weak));
 Status BatchNormInference(int, hipStream_t, DataType, int, int, int64_t, const void*, const void*, const void*, const void*,
                           const void*, double, void*) __attribute__((weak));
 }  // namespace switchyard::dnn
@@ -24,7 +31,9 @@ Status BatchNormInference(int, hipStream_t, DataType, int, int, int64_t, const v
 namespace switchyard::plan {
 namespace {
 
-bool DnnLinked() { return &dnn::Unavailable != nullptr && dnn::Unavailable() == nullptr; }
+bool DnnLinked() {
+  return &dnn::Unavailable != nullptr && &dnn::PrepareConv != nullptr && &dnn::PreparePool != nullptr && dnn::Unavailable() == nullptr;
+}
 
 dnn::DataType DnnType(int dtype) { return dtype == kFloat16 ? dnn::DataType::kFloat16 : dnn::DataType::kFloat32; }
 
@@ -38,17 +47,27 @@ std::string FloatSame(const StepArgs& args) {
 
 int I(const StepArgs& a, size_t i) { return static_cast<int>(a.attrs[i]); }
 
-dnn::Conv2dDesc ConvDesc(const StepArgs& a) {
+// Axis positions of [n, c, h, w] in a buffer's dims for each layout.
+struct Axes {
+  int n, c, h, w;
+};
+constexpr Axes kNchwAxes{0, 1, 2, 3};
+constexpr Axes kNhwcAxes{0, 3, 1, 2};
+Axes AxesOf(dnn::TensorLayout layout) { return layout == dnn::TensorLayout::kNHWC ? kNhwcAxes : kNchwAxes; }
+
+dnn::Conv2dDesc ConvDesc(const StepArgs& a, dnn::TensorLayout layout) {
   dnn::Conv2dDesc d;
   const TensorRef &x = a.in(0), &w = a.in(1);
+  const Axes ax = AxesOf(layout);
   d.dtype = DnnType(x.dtype);
-  d.n = static_cast<int>(x.dims[0]);
-  d.c = static_cast<int>(x.dims[1]);
-  d.h = static_cast<int>(x.dims[2]);
-  d.w = static_cast<int>(x.dims[3]);
+  d.n = static_cast<int>(x.dims[ax.n]);
+  d.c = static_cast<int>(x.dims[ax.c]);
+  d.h = static_cast<int>(x.dims[ax.h]);
+  d.w = static_cast<int>(x.dims[ax.w]);
+  // The filter follows the same layout: [k, c/g, kh, kw] or [k, kh, kw, c/g].
   d.k = static_cast<int>(w.dims[0]);
-  d.kh = static_cast<int>(w.dims[2]);
-  d.kw = static_cast<int>(w.dims[3]);
+  d.kh = static_cast<int>(w.dims[ax.h]);
+  d.kw = static_cast<int>(w.dims[ax.w]);
   d.group = I(a, 0);
   d.pad_top = I(a, 1);
   d.pad_left = I(a, 2);
@@ -61,69 +80,110 @@ dnn::Conv2dDesc ConvDesc(const StepArgs& a) {
   return d;
 }
 
-std::string CheckConv(StepArgs* args) {
+hipError_t Report(const dnn::Status& s) { return s.ok ? hipSuccess : hipErrorInvalidValue; }
+
+// A Conv step's prepared state: the library's problem plus what the epilogue needs.
+struct ConvState {
+  std::unique_ptr<dnn::PreparedConv> conv;
+  dnn::TensorLayout layout = dnn::TensorLayout::kNCHW;
+  bool library_epilogue = false;  // bias/activation/residual go to the library call (fp32 bias+ReLU)
+  bool kernel_epilogue = false;   // ... or to the bias-activation kernel afterwards
+  kernels::UnaryOp op = kernels::UnaryOp::kIdentity;
+  kernels::UnaryParams params;
+};
+
+const void* Optional(const StepArgs& a, size_t i) { return a.inputs.size() > i && a.inputs[i] != nullptr ? a.inputs[i]->data : nullptr; }
+
+std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
   std::string p = ExpectArity(*args, 2, 4, 1);
   if (p.empty()) p = FloatSame(*args);
   if (!p.empty()) return p;
-  if (args->in(0).dims.size() != 4 || args->in(1).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D (NCHW) convolution";
+  if (args->in(0).dims.size() != 4 || args->in(1).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D convolution";
   if (args->inputs.size() > 3 && args->inputs[3] != nullptr && args->inputs[3]->dims != args->out(0).dims) return "the residual Z must have Y's shape";
   if (args->attrs.size() != 11 && args->attrs.size() != 14) return "needs 11 or 14 attributes";
-  if (I(*args, 10) == 2 && (args->attrs.size() != 14 || &kernels::LaunchBiasActivation == nullptr)) {
+  const int activation = I(*args, 10);
+  if (activation == 2 && (args->attrs.size() != 14 || &kernels::LaunchBiasActivation == nullptr)) {
     return "a fused activation other than ReLU needs [unary op, alpha, beta] and the epilogue kernel";
   }
-  const dnn::Conv2dDesc d = ConvDesc(*args);
-  if (dnn::ConvOutputSize(d, true, false) != args->out(0).dims[2] || dnn::ConvOutputSize(d, false, false) != args->out(0).dims[3]) {
+  if (layout == dnn::TensorLayout::kNHWC && args->in(0).dtype != kFloat16) return "NHWC convolution is for float16 plans";
+  const dnn::Conv2dDesc d = ConvDesc(*args, layout);
+  const Axes ax = AxesOf(layout);
+  const TensorRef& y = args->out(0);
+  if (dnn::ConvOutputSize(d, true, false) != y.dims[ax.h] || dnn::ConvOutputSize(d, false, false) != y.dims[ax.w] || y.dims[ax.c] != d.k ||
+      y.dims[ax.n] != d.n) {
     return "output size differs from the convolution's";
   }
+
+  auto state = std::make_shared<ConvState>();
+  state->layout = layout;
+  const void* bias = Optional(*args, 2);
+  const void* residual = Optional(*args, 3);
+  const bool fused = d.dtype == dnn::DataType::kFloat32 && layout == dnn::TensorLayout::kNCHW && activation == 1 && bias != nullptr;
+  state->kernel_epilogue = !fused && (bias != nullptr || activation != 0 || residual != nullptr) && &kernels::LaunchBiasActivation != nullptr;
+  state->library_epilogue = !state->kernel_epilogue;
+  if (state->library_epilogue && (activation == 2 || (layout == dnn::TensorLayout::kNHWC && (bias != nullptr || residual != nullptr || activation != 0)))) {
+    return "this convolution's epilogue needs the bias-activation kernel";
+  }
+  if (activation == 1) state->op = kernels::UnaryOp::kRelu;
+  if (activation == 2) {
+    state->op = static_cast<kernels::UnaryOp>(I(*args, 11));
+    state->params.alpha = static_cast<float>(args->attrs[12]);
+    state->params.beta = static_cast<float>(args->attrs[13]);
+  }
+  dnn::ConvArgs sample;
+  sample.x = args->in(0).data;
+  sample.w = args->in(1).data;
+  sample.y = y.data;
+  if (state->library_epilogue) sample.residual = residual;
+  dnn::ConvOptions options;
+  options.search = static_cast<dnn::AlgoSearch>(I(*args, 9));
+  const dnn::Status prepared = dnn::PrepareConv(args->device, args->stream, d, layout, sample, options, &state->conv);
+  if (!prepared.ok) return "cannot prepare the convolution: " + prepared.message;
+  args->state = state;
   return "";
 }
 
-hipError_t Report(const dnn::Status& s) { return s.ok ? hipSuccess : hipErrorInvalidValue; }
+std::string CheckConv(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayout::kNCHW); }
+std::string CheckConvNhwc(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayout::kNHWC); }
 
 hipError_t LaunchConv(const StepArgs& a) {
+  auto* state = static_cast<ConvState*>(a.state.get());
+  if (state == nullptr) return hipErrorInvalidValue;
   dnn::ConvArgs args;
   args.x = a.in(0).data;
   args.w = a.in(1).data;
-  const void* bias = a.inputs.size() > 2 && a.inputs[2] != nullptr ? a.inputs[2]->data : nullptr;
-  const void* residual = a.inputs.size() > 3 && a.inputs[3] != nullptr ? a.inputs[3]->data : nullptr;
   args.y = a.out(0).data;
-  const int activation = I(a, 10);
-  dnn::ConvOptions options;
-  options.search = static_cast<dnn::AlgoSearch>(I(a, 9));
-  const dnn::Conv2dDesc desc = ConvDesc(a);
-  const bool cudnn_fused = desc.dtype == dnn::DataType::kFloat32 && activation == 1 && bias != nullptr;
-  const bool epilogue = !cudnn_fused && (bias != nullptr || activation != 0 || residual != nullptr) && &kernels::LaunchBiasActivation != nullptr;
-  if (!epilogue) {
+  const void* bias = Optional(a, 2);
+  const void* residual = Optional(a, 3);
+  if (state->library_epilogue) {
     args.bias = bias;
     args.residual = residual;
-    args.activation = activation == 1 ? dnn::Activation::kRelu : dnn::Activation::kNone;
-    return Report(dnn::ConvForward(a.device, a.stream, desc, args, options));
+    args.activation = state->op == kernels::UnaryOp::kRelu ? dnn::Activation::kRelu : dnn::Activation::kNone;
+    return Report(state->conv->Run(args));
   }
-  const hipError_t conv = Report(dnn::ConvForward(a.device, a.stream, desc, args, options));
+  const hipError_t conv = Report(state->conv->Run(args));
   if (conv != hipSuccess) return conv;
   const TensorRef& y = a.out(0);
-  kernels::UnaryOp op = kernels::UnaryOp::kIdentity;
-  kernels::UnaryParams params;
-  if (activation == 1) op = kernels::UnaryOp::kRelu;
-  if (activation == 2) {
-    op = static_cast<kernels::UnaryOp>(I(a, 11));
-    params.alpha = static_cast<float>(a.attrs[12]);
-    params.beta = static_cast<float>(a.attrs[13]);
-  }
   const kernels::DType dt = y.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
-  return kernels::LaunchBiasActivation(dt, y.data, bias, residual, y.data, y.dims[0], y.dims[1], y.dims[2] * y.dims[3], op, params,
+  // NCHW: [n, k, oh*ow] with the channel in the middle; NHWC: [n*oh*ow, k] with it innermost.
+  const bool nhwc = state->layout == dnn::TensorLayout::kNHWC;
+  const int64_t outer = nhwc ? y.dims[0] * y.dims[1] * y.dims[2] : y.dims[0];
+  const int64_t channels = nhwc ? y.dims[3] : y.dims[1];
+  const int64_t inner = nhwc ? 1 : y.dims[2] * y.dims[3];
+  return kernels::LaunchBiasActivation(dt, y.data, bias, residual, y.data, outer, channels, inner, state->op, state->params,
                                        kernels::ResidualPlacement::kBeforeActivation, a.stream);
 }
 
-dnn::Pool2dDesc PoolDesc(const StepArgs& a) {
+dnn::Pool2dDesc PoolDesc(const StepArgs& a, dnn::TensorLayout layout) {
   dnn::Pool2dDesc d;
   const TensorRef& x = a.in(0);
+  const Axes ax = AxesOf(layout);
   d.dtype = DnnType(x.dtype);
   d.mode = static_cast<dnn::PoolMode>(I(a, 0));
-  d.n = static_cast<int>(x.dims[0]);
-  d.c = static_cast<int>(x.dims[1]);
-  d.h = static_cast<int>(x.dims[2]);
-  d.w = static_cast<int>(x.dims[3]);
+  d.n = static_cast<int>(x.dims[ax.n]);
+  d.c = static_cast<int>(x.dims[ax.c]);
+  d.h = static_cast<int>(x.dims[ax.h]);
+  d.w = static_cast<int>(x.dims[ax.w]);
   d.kh = I(a, 1);
   d.kw = I(a, 2);
   d.pad_top = I(a, 3);
@@ -135,20 +195,33 @@ dnn::Pool2dDesc PoolDesc(const StepArgs& a) {
   return d;
 }
 
-std::string CheckPool(StepArgs* args) {
+std::string CheckPoolIn(StepArgs* args, dnn::TensorLayout layout) {
   std::string p = ExpectArity(*args, 1, 1, 1);
   if (p.empty()) p = FloatSame(*args);
   if (!p.empty()) return p;
-  if (args->in(0).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D (NCHW) pooling";
+  if (args->in(0).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D pooling";
   if (args->attrs.size() != 9) return "needs 9 attributes";
-  const dnn::Pool2dDesc d = PoolDesc(*args);
-  if (dnn::PoolOutputSize(d, true) != args->out(0).dims[2] || dnn::PoolOutputSize(d, false) != args->out(0).dims[3]) {
+  const dnn::Pool2dDesc d = PoolDesc(*args, layout);
+  const Axes ax = AxesOf(layout);
+  const TensorRef& y = args->out(0);
+  if (dnn::PoolOutputSize(d, true) != y.dims[ax.h] || dnn::PoolOutputSize(d, false) != y.dims[ax.w] || y.dims[ax.c] != d.c || y.dims[ax.n] != d.n) {
     return "output size differs from the pooling's";
   }
+  std::unique_ptr<dnn::PreparedPool> pool;
+  const dnn::Status prepared = dnn::PreparePool(args->device, args->stream, d, layout, &pool);
+  if (!prepared.ok) return "cannot prepare the pooling: " + prepared.message;
+  args->state = std::shared_ptr<dnn::PreparedPool>(std::move(pool));
   return "";
 }
 
-hipError_t LaunchPool(const StepArgs& a) { return Report(dnn::Pool2dForward(a.device, a.stream, PoolDesc(a), a.in(0).data, a.out(0).data)); }
+std::string CheckPool(StepArgs* args) { return CheckPoolIn(args, dnn::TensorLayout::kNCHW); }
+std::string CheckPoolNhwc(StepArgs* args) { return CheckPoolIn(args, dnn::TensorLayout::kNHWC); }
+
+hipError_t LaunchPool(const StepArgs& a) {
+  auto* pool = static_cast<dnn::PreparedPool*>(a.state.get());
+  if (pool == nullptr) return hipErrorInvalidValue;
+  return Report(pool->Run(a.in(0).data, a.out(0).data));
+}
 
 std::string CheckBatchNorm(StepArgs* args) {
   std::string p = ExpectArity(*args, 5, 5, 1);
@@ -171,7 +244,9 @@ hipError_t LaunchBatchNorm(const StepArgs& a) {
 }  // namespace
 
 SWITCHYARD_STEP_OP("Conv", CheckConv, LaunchConv, DnnLinked());
+SWITCHYARD_STEP_OP("ConvNHWC", CheckConvNhwc, LaunchConv, DnnLinked());
 SWITCHYARD_STEP_OP("Pool", CheckPool, LaunchPool, DnnLinked());
+SWITCHYARD_STEP_OP("PoolNHWC", CheckPoolNhwc, LaunchPool, DnnLinked());
 SWITCHYARD_STEP_OP("BatchNormalization", CheckBatchNorm, LaunchBatchNorm, DnnLinked());
 
 }  // namespace switchyard::plan

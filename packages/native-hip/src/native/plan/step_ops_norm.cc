@@ -1,6 +1,8 @@
 // Step ops for kernels/reduce.hip and kernels/norm.hip. Attribute blobs:
 //   Reduce* [outer, reduce, inner]   Softmax/LogSoftmax [rows, cols]   LayerNorm [rows, cols, epsilon]
-// LayerNorm inputs: x, gamma, beta (-1 when absent); output: y.
+// LayerNorm inputs: x, gamma, beta (-1 when absent), residual (optional, x's shape: added to x as it
+// is read -- the EP folds Add → LayerNormalization into it); output: y. "LayerNormalizationResidual"
+// is the same op, registered only so the EP can tell a build that takes the residual.
 #include "plan/kernel_refs.h"
 #include "plan/step_op.h"
 
@@ -55,17 +57,19 @@ hipError_t LaunchSoftmaxStep(const StepArgs& args) {
 }
 
 std::string CheckLayerNorm(StepArgs* args) {
-  std::string p = CheckRowsCols(args, 2, 3, 3);
+  std::string p = CheckRowsCols(args, 2, 4, 3);
   if (!p.empty()) return p;
   const double cols = args->attrs[1];
   if (static_cast<double>(args->in(1).count()) != cols) return "scale must have cols elements";
   if (args->inputs.size() > 2 && args->inputs[2] != nullptr && static_cast<double>(args->in(2).count()) != cols) return "bias must have cols elements";
+  if (args->inputs.size() > 3 && args->inputs[3] != nullptr && args->inputs[3]->count() != args->in(0).count()) return "the residual must have x's size";
   return "";
 }
 
 hipError_t LaunchLayerNormStep(const StepArgs& args) {
   const void* beta = args.inputs.size() > 2 && args.inputs[2] != nullptr ? args.inputs[2]->data : nullptr;
-  return kernels::LaunchLayerNorm(FloatDType(args.in(0)), args.in(0).data, nullptr, args.in(1).data, beta, args.out(0).data, nullptr,
+  const void* residual = args.inputs.size() > 3 && args.inputs[3] != nullptr ? args.inputs[3]->data : nullptr;
+  return kernels::LaunchLayerNorm(FloatDType(args.in(0)), args.in(0).data, residual, args.in(1).data, beta, args.out(0).data, nullptr,
                                   nullptr, nullptr, static_cast<int64_t>(args.attrs[0]), static_cast<int64_t>(args.attrs[1]),
                                   static_cast<float>(args.attrs[2]), args.stream);
 }
@@ -87,5 +91,6 @@ SWITCHYARD_REDUCE("ReduceLogSumExp", kLogSumExp);
 SWITCHYARD_STEP_OP("Softmax", CheckSoftmax<false>, LaunchSoftmaxStep<false>, &kernels::LaunchSoftmax != nullptr);
 SWITCHYARD_STEP_OP("LogSoftmax", CheckSoftmax<true>, LaunchSoftmaxStep<true>, &kernels::LaunchSoftmax != nullptr);
 SWITCHYARD_STEP_OP("LayerNormalization", CheckLayerNorm, LaunchLayerNormStep, &kernels::LaunchLayerNorm != nullptr);
+SWITCHYARD_STEP_OP("LayerNormalizationResidual", CheckLayerNorm, LaunchLayerNormStep, &kernels::LaunchLayerNorm != nullptr);
 
 }  // namespace switchyard::plan

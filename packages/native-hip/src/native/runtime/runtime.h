@@ -14,7 +14,8 @@ namespace switchyard::runtime {
 hipError_t DeviceStream(int device, hipStream_t* stream);
 
 // Copies `bytes` from host memory to device memory on the device's stream, through pinned staging
-// buffers (two, alternating, so the host-side memcpy of one chunk overlaps the DMA of the previous).
+// buffers (two, alternating, so the host-side memcpy of one chunk overlaps the DMA of the previous;
+// a copy of many chunks runs in up to 4 lanes on their own host threads, each with its own pair).
 // Returns when the data is on the device. Sets the calling thread's current device.
 hipError_t CopyHostToDevice(int device, void* dst, const void* src, size_t bytes);
 

@@ -1,0 +1,61 @@
+// Per-step device time of a model's plan (eager runs with SWITCHYARD_PLAN_PROFILE=1: an event after
+// every step), summed by step op and listed for the costliest steps: where a model's GPU time goes.
+//   node scripts/gpu-host/profile.mjs OUT_DIR name:case:precision...   (precision fp32 | fp16)
+// Writes OUT_DIR/profile.json. Eager timing includes launch gaps: read it for GPU-bound cases (batch 32).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+process.env.SWITCHYARD_PLAN_PROFILE = '1'; // read by the addon when a plan is built
+const { InferenceSession, Tensor, registerExecutionProvider } = await import('@switchyard/core');
+const { executionProviderFactory: cpuFactory } = await import('@switchyard/ep-cpu');
+const { executionProviderFactory: rocmFactory } = await import('@switchyard/ep-rocm');
+const { readNpy } = await import('./npy.mjs');
+registerExecutionProvider(cpuFactory);
+registerExecutionProvider(rocmFactory);
+
+const [out = '.', ...specs] = process.argv.slice(2);
+const root = new URL('../../models/', import.meta.url).pathname;
+const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
+const results = [];
+for (const spec of specs) {
+  const [name, caseName, precision = 'fp32'] = spec.split(':');
+  const m = manifest.models.find((x) => x.name === name);
+  const dir = [join(root, m.folder), join(root, 'generated', name)].find((d) => existsSync(join(d, `${caseName}.out.${Object.keys(Object.values(m.cases)[0].outputs)[0]}.npy`)));
+  if (!dir) {
+    console.log(`${spec}: case files not found`);
+    continue;
+  }
+  const model = existsSync(join(dir, `${caseName}.model.onnx`)) ? join(dir, `${caseName}.model.onnx`) : join(root, m.folder, m.model);
+  const feeds = {};
+  for (const input of Object.keys(Object.values(m.cases)[0].inputs)) {
+    const a = readNpy(join(dir, `${caseName}.in.${input}.npy`));
+    feeds[input] = new Tensor(a.type, a.data, a.dims);
+  }
+  const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16' }, 'cpu'], logSeverityLevel: 3 });
+  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+  await s.run(feeds);
+  const runs = [];
+  const copies = [];
+  for (let i = 0; i < 10; i++) {
+    await s.run(feeds);
+    runs.push(parts.flatMap((p) => p.stats.lastPlan?.lastStepMs ?? []));
+    copies.push(parts.map((p) => p.stats.lastPlan?.lastCopyMs));
+  }
+  const steps = parts.flatMap((p) => p.stats.lastDescription?.steps ?? []);
+  const median = steps.map((_, i) => runs.map((r) => r[i]).sort((a, b) => a - b)[runs.length >> 1]);
+  const byOp = {};
+  steps.forEach((st, i) => {
+    const o = (byOp[st.op] ??= { op: st.op, count: 0, ms: 0 });
+    o.count++;
+    o.ms += median[i];
+  });
+  const total = median.reduce((a, b) => a + b, 0);
+  const ops = Object.values(byOp).sort((a, b) => b.ms - a.ms);
+  const top = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i] })).sort((a, b) => b.ms - a.ms).slice(0, 12);
+  console.log(`${spec}: ${steps.length} steps, ${total.toFixed(2)} ms; copies ${JSON.stringify(copies[copies.length - 1])}`);
+  console.log(`  by op: ${ops.map((o) => `${o.op}×${o.count} ${o.ms.toFixed(2)}`).join(', ')}`);
+  console.log(`  top: ${top.map((t) => `${t.op}(${t.node.slice(0, 40)}) ${t.ms.toFixed(3)}`).join('; ')}`);
+  results.push({ spec, totalMs: total, byOp: ops, top, copies: copies[copies.length - 1] });
+  await s.release();
+}
+writeFileSync(join(out, 'profile.json'), JSON.stringify(results, null, 1));
