@@ -366,8 +366,11 @@ Launch Plan(const SpecError& err, const std::string& name, const Call& call, con
       const HostTensor& t = Required(err, call, i);
       TensorShape probe = t.shape;
       Expect(err, t.dtype == first.dtype && probe.rank == out.rank, "inputs must share dtype and rank");
+      // Compare with the axis masked on both sides: out's own axis dim is the running total.
+      TensorShape expected = out;
       probe.dims[axis] = 0;
-      Expect(err, SameShape(probe, out), "inputs differ off the concat axis");
+      expected.dims[axis] = 0;
+      Expect(err, SameShape(probe, expected), "inputs differ off the concat axis");
       out.dims[axis] += t.shape.dims[axis];
       axis_dims.push_back(t.shape.dims[axis]);
     }
