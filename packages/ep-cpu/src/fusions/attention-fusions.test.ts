@@ -158,6 +158,22 @@ describe.runIf(hasAddon)('attention matmul fusion (oneDNN)', () => {
     expect(r.ops).toEqual(['com.switchyard::StridedMatMul', 'Transpose']);
   });
 
+  it('leaves MatMul(t, t) of one Transpose alone, folding only the scale', async () => {
+    const build = () =>
+      buildModel({
+        inputs: [['x', 'float32', [2, 3, 3]]],
+        outputs: [['y', 'float32']],
+        initializers: { two: scalar(2) },
+        nodes: [
+          { op: 'Transpose', inputs: ['x'], outputs: ['t'], attributes: { perm: [0, 2, 1] } },
+          { op: 'MatMul', inputs: ['t', 't'], outputs: ['m'] },
+          { op: 'Div', inputs: ['m', 'two'], outputs: ['y'] },
+        ],
+      });
+    const r = await compareLevels(build, { x: tensor([2, 3, 3], 81) }, { tol: 1e-5 });
+    expect(r.ops).toEqual(['Transpose', 'com.switchyard::StridedMatMul']);
+  });
+
   it('keeps a Transpose that a second reader (a graph output) needs', async () => {
     const r = await compareLevels(attention(1, { qtOutput: true }), feeds(1, 40), { tol: 1e-5 });
     expect(r.ops).toEqual(['Transpose', 'com.switchyard::StridedMatMul', 'Softmax', 'com.switchyard::StridedMatMul']);

@@ -75,8 +75,10 @@ function fuseOne(rw: GraphRewriter, matmul: Node): void {
   if (rw.constant(a) || rw.constant(b)) return;
 
   const matched: Node[] = [matmul];
-  const opA = operand(rw, a, matmul, rank);
-  const opB = a === b ? { source: b, perm: undefined, shape: undefined, nodes: [] } : operand(rw, b, matmul, rank);
+  // MatMul(t, t) reads one value twice: folding its producer for one side would orphan the other.
+  const plain = (name: string) => ({ source: name, perm: undefined, shape: undefined, nodes: [] as Node[] });
+  const opA = a === b ? plain(a) : operand(rw, a, matmul, rank);
+  const opB = a === b ? plain(b) : operand(rw, b, matmul, rank);
   let out = y;
   let scale = 1;
   let mask: string | undefined;

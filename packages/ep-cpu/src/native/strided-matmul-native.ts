@@ -4,10 +4,10 @@
  * gemm with no copies. One primitive per node and shape set. What oneDNN cannot take (ranks differ,
  * a mask together with a permuted Y) runs in the TS form (kernels/StridedMatMul.ts).
  */
-import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
+import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding, StridedMatMulPrimitive } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SYNC_MAC_LIMIT, effectiveThreads, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { SYNC_MAC_LIMIT, dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { readStridedMatMulAttrs, stridedMatMulKernel, reshaped, stridedMatMulReference, stridedMatMulShapes, type StridedMatMulAttrs } from '../kernels/StridedMatMul.js';
@@ -57,8 +57,9 @@ function createStridedMatMul(binding: NativeBinding, Primitive: NonNullable<Nati
   const maskStatic = hasMask ? staticDims(init.inputTypes[2]) : undefined;
   if (aStatic && bStatic && (!hasMask || (maskStatic && !permutesY)) && ![aStatic, bStatic, maskStatic ?? []].some(hasZeroDim)) {
     try {
-      stridedMatMulShapes(node.name, aStatic, bStatic, attrs, maskStatic);
-      primitiveFor(aStatic, bStatic, maskStatic, effectiveThreads(binding, init.threads));
+      const shapes = stridedMatMulShapes(node.name, aStatic, bStatic, attrs, maskStatic);
+      const macs = elementCount(shapes.output) * shapes.aView[aStatic.length - 1];
+      primitiveFor(aStatic, bStatic, maskStatic, dispatchFor(binding, init.threads, macs, ATTENTION_SYNC_MAC_LIMIT).threads);
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -77,12 +78,13 @@ function createStridedMatMul(binding: NativeBinding, Primitive: NonNullable<Nati
       const native = rank >= 2 && rank <= MAX_RANK && bDims.length === rank && a.type === 'float32' && b.type === 'float32' && (!mask || mask.type === 'float32');
       if (!native || (mask && permutesY) || [aDims, bDims, mask?.dims ?? []].some(hasZeroDim)) return [stridedMatMulReference(node.name, a, b, mask, attrs)];
       const shapes = stridedMatMulShapes(node.name, aDims, bDims, attrs, mask?.dims);
-      const y = ctx.output(0, 'float32', reshaped(shapes.output, attrs.yShape));
+      const y = ctx.output(0, 'float32', reshaped(shapes.output, attrs.yShape), { uninitialized: true });
       const args = [float32Data(node, a, 'A'), float32Data(node, b, 'B'), mask ? float32Data(node, mask, 'mask') : null, float32Data(node, y, 'Y')] as const;
       const macs = y.size * shapes.aView[rank - 1];
+      const { inline, threads } = dispatchFor(binding, ctx.threads, macs, ATTENTION_SYNC_MAC_LIMIT);
       await withNativeErrors(node, () => {
-        const primitive = primitiveFor(aDims, bDims, mask?.dims, effectiveThreads(binding, ctx.threads));
-        return macs < ATTENTION_SYNC_MAC_LIMIT ? primitive.runSync(...args) : primitive.run(...args);
+        const primitive = primitiveFor(aDims, bDims, mask?.dims, threads);
+        return inline ? primitive.runSync(...args) : primitive.run(...args);
       });
       return [y];
     },
