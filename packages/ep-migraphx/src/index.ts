@@ -8,6 +8,7 @@ export {
   type MigraphxTarget,
   type DynamicBatchOptions,
   type ResolvedDynamicBatch,
+  TARGET_ENV,
 } from './migraphx-options.js';
 export { probeMigraphx, libraryCandidates, LIBRARY_ENV, type MigraphxProbe } from './migraphx-library.js';
 export { STATIC_MIGRAPHX_ONNX_OPERATORS, migraphxOperators } from './static-op-table.js';

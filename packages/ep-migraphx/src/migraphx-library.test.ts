@@ -106,6 +106,12 @@ describe('switchyard_migraphx.node', () => {
     await expect(ep.init()).resolves.toBeUndefined();
     expect(ep.describe()).toBe(`MIGraphX 3.0.70200 (${fake.realPath}), target gpu`);
     expect(ep.compiler?.identity).toMatchObject({ target: 'gpu', version: expect.stringMatching(/^3\.0\.70200:/) });
+    // A target the library cannot create (the fake has ref and gpu) declines at init, not at the first compile.
+    expect(binding.targetError('ref')).toBeNull();
+    expect(binding.targetError('cpu')).toBe('migraphx_target_create("cpu") returned status 3');
+    expect(() => Reflect.apply(binding.targetError, binding, [''])).toThrow(TypeError);
+    const cpu = new MigraphxExecutionProvider({ cacheDir: false, target: 'cpu' }, { binding, env: { SWITCHYARD_MIGRAPHX_LIB: fake.path } });
+    await expect(cpu.init()).rejects.toThrow(/cannot create target 'cpu' \(migraphx_target_create\("cpu"\) returned status 3\)$/);
   });
 });
 

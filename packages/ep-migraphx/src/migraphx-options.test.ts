@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SwitchyardError, Tensor } from '@switchyard/core';
 import { defaultBuckets, migraphxOptionDefaults, resolveMigraphxOptions } from './migraphx-options.js';
 
-const error = (options: Record<string, unknown>) => {
+const error = (options: Record<string, unknown>, env: Record<string, string> = {}) => {
   try {
-    resolveMigraphxOptions(options);
+    resolveMigraphxOptions(options, env);
   } catch (e) {
     expect(e).toBeInstanceOf(SwitchyardError);
     expect((e as SwitchyardError).code).toBe('INVALID_ARGUMENT');
@@ -15,7 +15,7 @@ const error = (options: Record<string, unknown>) => {
 
 describe('resolveMigraphxOptions', () => {
   it('fills the documented defaults', () => {
-    const d = resolveMigraphxOptions({});
+    const d = resolveMigraphxOptions({}, {});
     expect(d).toEqual(migraphxOptionDefaults());
     expect(d).toMatchObject({
       deviceId: 0, fp16: false, bf16: false, int8: false, int8Calibration: 'sample', target: 'gpu', maxCompiledPrograms: 8,
@@ -52,6 +52,13 @@ describe('resolveMigraphxOptions', () => {
     expect(resolveMigraphxOptions({ dynamicBatch: { max: 12 } }).dynamicBatch).toEqual({ max: 12, buckets: [1, 2, 4, 8, 12], eager: false });
     expect(defaultBuckets(1)).toEqual([1]);
     expect(defaultBuckets(16)).toEqual([1, 2, 4, 8, 16]);
+  });
+
+  it('takes the default target from SWITCHYARD_MIGRAPHX_TARGET, an explicit target first', () => {
+    expect(resolveMigraphxOptions({}, { SWITCHYARD_MIGRAPHX_TARGET: 'ref' }).target).toBe('ref');
+    expect(resolveMigraphxOptions({ target: 'gpu' }, { SWITCHYARD_MIGRAPHX_TARGET: 'ref' }).target).toBe('gpu');
+    expect(resolveMigraphxOptions({}, { SWITCHYARD_MIGRAPHX_TARGET: '' }).target).toBe('gpu');
+    expect(error({}, { SWITCHYARD_MIGRAPHX_TARGET: 'tpu' })).toBe('migraphx EP: SWITCHYARD_MIGRAPHX_TARGET must be one of gpu, ref, cpu, got "tpu"');
   });
 
   it('rejects unknown names, pointing onnxruntime spellings at ours', () => {

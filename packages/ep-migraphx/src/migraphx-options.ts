@@ -30,7 +30,11 @@ export interface MigraphxProviderOptions {
   cacheDir?: string | false;
   /** Bytes of device memory this EP may hold. Default: no limit. */
   memLimit?: number;
-  /** MIGraphX target: 'gpu' (ROCm), 'ref' (reference, any machine, slow), 'cpu'. Default 'gpu'. */
+  /**
+   * MIGraphX target: 'gpu' (ROCm), 'ref' (reference, any machine, slow), 'cpu'. Default: the
+   * `SWITCHYARD_MIGRAPHX_TARGET` environment variable when set (so tools that only name EPs, like the
+   * CLI's `--ep migraphx`, can use a GPU-less build), else 'gpu'.
+   */
   target?: MigraphxTarget;
   /**
    * Serve a varying leading (batch) dimension from a few programs compiled for batch buckets: a run
@@ -172,8 +176,16 @@ function dynamicBatch(value: unknown): ResolvedDynamicBatch | false {
   return { max, buckets, eager };
 }
 
-/** Validates user options and fills defaults. */
-export function resolveMigraphxOptions(options: MigraphxProviderOptions | Readonly<Record<string, unknown>>): ResolvedMigraphxOptions {
+/** Names the default target when options give none. */
+export const TARGET_ENV = 'SWITCHYARD_MIGRAPHX_TARGET';
+
+const TARGETS = ['gpu', 'ref', 'cpu'] as const;
+
+/** Validates user options and fills defaults (`env` only for `SWITCHYARD_MIGRAPHX_TARGET`). */
+export function resolveMigraphxOptions(
+  options: MigraphxProviderOptions | Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ResolvedMigraphxOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) fail(`options must be an object, got ${JSON.stringify(options)}`);
   const o: Record<string, unknown> = Object.fromEntries(Object.entries(options));
   const unknown = Object.keys(o).filter((k) => !OPTION_NAMES.includes(k) && k !== 'name');
@@ -190,8 +202,12 @@ export function resolveMigraphxOptions(options: MigraphxProviderOptions | Readon
   if (o.cacheDir !== undefined) out.cacheDir = o.cacheDir === false ? false : nonEmptyString('cacheDir', o.cacheDir);
   if (o.memLimit !== undefined) out.memLimit = integer('memLimit', o.memLimit, 1, 'a positive whole number of bytes');
   if (o.target !== undefined) {
-    const target = (['gpu', 'ref', 'cpu'] as const).find((t) => t === o.target);
+    const target = TARGETS.find((t) => t === o.target);
     if (!target) fail(`target must be one of 'gpu', 'ref', 'cpu', got ${JSON.stringify(o.target)}`);
+    out.target = target;
+  } else if (env[TARGET_ENV]) {
+    const target = TARGETS.find((t) => t === env[TARGET_ENV]);
+    if (!target) fail(`${TARGET_ENV} must be one of gpu, ref, cpu, got ${JSON.stringify(env[TARGET_ENV])}`);
     out.target = target;
   }
   if (o.maxCompiledPrograms !== undefined) out.maxCompiledPrograms = integer('maxCompiledPrograms', o.maxCompiledPrograms, 1, 'a positive integer');

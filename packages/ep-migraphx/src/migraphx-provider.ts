@@ -12,7 +12,7 @@ import { SwitchyardError, type CapabilityContext, type CapabilityResult, type Ex
 import type { MigraphxLibraryReport, MigraphxNativeBinding } from './native/binding.js';
 import { migraphxAddon } from './native/load-native.js';
 import { probeMigraphx } from './migraphx-library.js';
-import { resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
+import { TARGET_ENV, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
 import { migraphxOperators } from './static-op-table.js';
 import { migraphxCapability, type CapabilityPolicy } from './capability/migraphx-capability.js';
 import { MigraphxPartition } from './migraphx-partition.js';
@@ -23,7 +23,7 @@ import { checkLibraryVersion } from './program/library-version.js';
 import { deviceArchitecture } from './program/device-arch.js';
 
 export interface MigraphxInitOptions {
-  /** Environment to read `SWITCHYARD_MIGRAPHX_LIB`/`ROCM_PATH` from; default `process.env`. */
+  /** Environment to read `SWITCHYARD_MIGRAPHX_LIB`/`ROCM_PATH`/`SWITCHYARD_MIGRAPHX_TARGET` from; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** A loaded addon; default: the package's own build. */
   binding?: MigraphxNativeBinding;
@@ -52,7 +52,7 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
   readonly #init: MigraphxInitOptions;
 
   constructor(options: MigraphxProviderOptions | Readonly<Record<string, unknown>> = {}, init: MigraphxInitOptions = {}) {
-    this.options = resolveMigraphxOptions(options);
+    this.options = resolveMigraphxOptions(options, init.env);
     this.#init = init;
   }
 
@@ -88,6 +88,8 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
       const version = checkLibraryVersion(lib.version);
       if (!version.ok) throw new SwitchyardError('EP_FAILED', version.reason);
       if (lib.dataTypeError) throw new SwitchyardError('EP_FAILED', `${where} is not a MIGraphX this EP supports: ${lib.dataTypeError}`);
+      const targetError = binding.targetError(this.options.target);
+      if (targetError) throw new SwitchyardError('EP_FAILED', `${where} cannot create target '${this.options.target}' (${targetError})${targetHint(this.options.target)}`);
       if (this.options.bf16 && !lib.optional?.quantizeBf16) throw new SwitchyardError('EP_FAILED', `bf16 is on, but ${where} has no migraphx_quantize_bf16 (MIGraphX 2.13 or later has it)`);
       this.#compiler = new NativeProgramCompiler(binding, {
         version: libraryIdentity(lib),
@@ -128,6 +130,12 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
     if (lib) return `MIGraphX ${lib.version ?? '?'} (${lib.realPath ?? lib.path}), target ${this.options.target}`;
     return this.#compiler ? `MIGraphX test compiler ${this.#compiler.identity.version}, target ${this.options.target}` : 'MIGraphX not loaded';
   }
+}
+
+/** A build from source without the GPU backend is common (it needs no ROCm): say how to use it. */
+function targetHint(target: string): string {
+  if (target !== 'gpu') return '';
+  return `; a MIGraphX built without its GPU backend (no libmigraphx_gpu.so) has the 'ref' target: pass { target: 'ref' } or set ${TARGET_ENV}=ref`;
 }
 
 /** Version plus the file's size and time, so a library rebuilt in place (same `3.0`) invalidates cached programs. */

@@ -8,6 +8,7 @@ namespace {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("loadLibrary", Napi::Function::New<switchyard::LoadLibrary>(env, "loadLibrary"));
+  exports.Set("targetError", Napi::Function::New<switchyard::TargetError>(env, "targetError"));
   switchyard::RegisterProgram(env, exports);
   return exports;
 }

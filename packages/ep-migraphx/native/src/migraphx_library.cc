@@ -198,4 +198,17 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   return result;
 }
 
+Napi::Value TargetError(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "targetError(name): name must be a string");
+  const std::string name = info[0].As<Napi::String>().Utf8Value();
+  if (name.empty() || name.find('\0') != std::string::npos) throw Napi::TypeError::New(env, "targetError(name): name must be a non-empty string");
+  if (g_library.handle == nullptr) throw Napi::Error::New(env, "targetError: no MIGraphX library is loaded (call loadLibrary first)");
+  migraphx_api::Target target = nullptr;
+  migraphx_api::Status status = g_library.api.target_create(&target, name.c_str());
+  if (target != nullptr) g_library.api.target_destroy(target);
+  if (status == migraphx_api::kSuccess && target != nullptr) return env.Null();
+  return Napi::String::New(env, "migraphx_target_create(\"" + name + "\") returned status " + std::to_string(status));
+}
+
 }  // namespace switchyard

@@ -15,6 +15,12 @@ namespace switchyard {
 // and `attempts`. Throws TypeError for bad arguments. Once one is kept, later calls report it.
 Napi::Value LoadLibrary(const Napi::CallbackInfo& info);
 
+// [sync] targetError(name: string) -> string | null: null when the kept library can create target
+// `name` (migraphx_target_create), else why not. A MIGraphX built without the GPU backend has no
+// 'gpu' target (it dlopens libmigraphx_<name>.so on demand), and that should be known at init,
+// not at the first compile. Throws Error when no library is loaded, TypeError for a bad name.
+Napi::Value TargetError(const Napi::CallbackInfo& info);
+
 // The kept library's entry points, or nullptr before one is loaded. Never unloaded, so the pointer
 // stays valid on worker threads.
 const migraphx_api::Api* LoadedApi();

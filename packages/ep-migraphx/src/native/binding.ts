@@ -71,6 +71,8 @@ export interface NativeProgram {
 export interface MigraphxNativeBinding {
   /** [sync] Throws TypeError unless `candidates` is an array of strings. */
   loadLibrary(candidates: readonly string[]): MigraphxLibraryReport;
+  /** [sync] null when the loaded library can create target `name`, else why not. Throws before `loadLibrary` has kept one. */
+  targetError(name: string): string | null;
   /** [async] parse → quantize → compile; rejects with the failing C API call and its status. */
   compileOnnx(onnx: Uint8Array, options: NativeCompileOptions): Promise<NativeProgram>;
   /** [async] `migraphx_load` of a saved, compiled program. */
@@ -80,5 +82,5 @@ export interface MigraphxNativeBinding {
 export function isMigraphxNativeBinding(value: unknown): value is MigraphxNativeBinding {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.loadLibrary === 'function' && typeof v.compileOnnx === 'function' && typeof v.loadProgram === 'function';
+  return typeof v.loadLibrary === 'function' && typeof v.targetError === 'function' && typeof v.compileOnnx === 'function' && typeof v.loadProgram === 'function';
 }

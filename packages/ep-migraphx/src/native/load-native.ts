@@ -38,7 +38,7 @@ export function loadMigraphxAddon(path: string = defaultAddonPath()): MigraphxAd
     const message = error instanceof Error ? error.message.trim() : String(error);
     return { ok: false, reason: `loading ${path} failed (${message}). Fix: rebuild with ${BUILD_COMMAND}` };
   }
-  if (!isMigraphxNativeBinding(loaded)) return { ok: false, reason: `${path} does not export loadLibrary, compileOnnx and loadProgram (a stale build?). Fix: ${BUILD_COMMAND}` };
+  if (!isMigraphxNativeBinding(loaded)) return { ok: false, reason: `${path} does not export loadLibrary, targetError, compileOnnx and loadProgram (a stale build?). Fix: ${BUILD_COMMAND}` };
   return { ok: true, binding: loaded, path };
 }
 
