@@ -8,12 +8,10 @@ import { SwitchyardError, elementCount, type Kernel, type KernelDef, type Kernel
 import type { ChannelBlock, NativeBinding, PoolPrimitive, ReorderPrimitive } from './binding.js';
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { dispatchFor, float32Data, staticDims } from './native-support.js';
+import { SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, staticDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { poolOptions, type PoolOp } from './pool-native.js';
 
-/** Below this many elements a pool or reorder stays on the calling thread (as pool-native). */
-const SYNC_ELEMENT_LIMIT = 1 << 15;
 
 const POOL_OPS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool'];
 

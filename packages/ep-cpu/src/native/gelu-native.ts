@@ -6,7 +6,7 @@
 import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { withNativeErrors } from './native-errors.js';
-import { float32Data, float32Reason, inlineThreads } from './native-support.js';
+import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
 import { fusedGeluKernel } from '../kernels/FusedGelu.js';
 
 function supportsGelu(node: Node, graph: Graph): true | string {
@@ -26,8 +26,7 @@ function createGelu(binding: NativeBinding, geluErf: NonNullable<NativeBinding['
       const y = ctx.output(0, 'float32', x.dims, { uninitialized: true });
       const xData = float32Data(node, x, 'X');
       const yData = float32Data(node, y, 'Y');
-      // Work in multiply-add equivalents: one erf-based GELU costs about eight.
-      await withNativeErrors(node, () => geluErf(xData, yData, inlineThreads(binding, ctx.threads, xData.length * 8)));
+      await withNativeErrors(node, () => geluErf(xData, yData, effectiveThreads(binding, ctx.threads)));
       return [y];
     },
     dispose() {

@@ -8,7 +8,7 @@
 import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node, Tensor } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { withNativeErrors } from './native-errors.js';
-import { float32Data, float32Reason, inlineThreads } from './native-support.js';
+import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
 import { lstmKernel } from '../kernels/LSTM.js';
 
 const DEFAULT_ACTIVATIONS = ['sigmoid', 'tanh', 'tanh'];
@@ -80,7 +80,7 @@ function createLstm(binding: NativeBinding, lstmForward: NonNullable<NativeBindi
       const data = (t: Tensor | null | undefined, what: string) => (t ? float32Data(node, t, what) : null);
       await withNativeErrors(node, () =>
         lstmForward(
-          { seq, batch, input, hidden: H, direction, clip, threads: inlineThreads(binding, ctx.threads, seq * batch * 4 * H * (input + H) * dirs) },
+          { seq, batch, input, hidden: H, direction, clip, threads: effectiveThreads(binding, ctx.threads) },
           float32Data(node, X, 'X'), float32Data(node, W, 'W'), float32Data(node, R, 'R'),
           data(B, 'B'), data(h0, 'initial_h'), data(c0, 'initial_c'),
           data(y, 'Y'), data(yh, 'Y_h'), data(yc, 'Y_c'),

@@ -38,12 +38,19 @@ export function effectiveThreads(binding: NativeBinding, requested: number): num
 const defaultThreadsOf = new WeakMap<NativeBinding, number>();
 
 /**
- * Below this many multiply-adds a run stays on the calling thread. The libuv hop costs 50–150 µs
- * per call (measured: a SqueezeNet 1x1 conv, 0.2 ms sync vs 0.37 ms async), so small and medium
- * products are much faster inline; 2^23 MACs is a few tenths of a millisecond on one core, which
- * bounds how long a sync run holds the event loop.
+ * Below this much work (multiply-adds) a native call runs inline on the JavaScript thread; above it,
+ * on the addon's oneDNN thread (native_queue.h) while the event loop stays free. 2^27 MACs is about
+ * 3 ms on one AVX2 core, so an inline call holds the event loop for a few milliseconds at most
+ * (ResNet-50's largest convolution at batch 1 is below it; at batch 8 every convolution is above).
+ * The hop is not cheap: measured on the 2-core machine, waking the oneDNN thread and settling the
+ * Promise back cost ~0.1–0.2 ms per call, and with both threads opening OpenMP teams the two teams
+ * spun against each other. Running everything below this inline: MobileNetV2 b1 at 2 threads went
+ * from 17.6 to 8.8 ms, BERT-base from 224 to 188 ms.
  */
-export const SYNC_MAC_LIMIT = 1 << 23;
+export const SYNC_MAC_LIMIT = 1 << 27;
+
+/** The same bound for memory-bound work (pools, layout reorders), in elements: ~2 ms at ~1 ns each. */
+export const SYNC_ELEMENT_LIMIT = 1 << 21;
 
 /** Where and on how many threads one native call runs. */
 export interface NativeDispatch {
@@ -53,24 +60,9 @@ export interface NativeDispatch {
   threads: number;
 }
 
-/**
- * Small work runs inline on ONE thread; larger work goes to the addon's oneDNN thread with the
- * session's thread count. Why one: OpenMP gives every thread that opens a parallel region its own
- * team, whose workers keep spinning after each region. Inline calls with a team of two on the JS
- * thread left that team spinning while the oneDNN thread's team ran the next large op: three busy
- * threads on two cores. Keeping teams off the JS thread leaves one team in the process.
- */
+/** Inline below `inlineBelow` units of work, else on the oneDNN thread; the session's thread count either way. */
 export function dispatchFor(binding: NativeBinding, requested: number, work: number, inlineBelow = SYNC_MAC_LIMIT): NativeDispatch {
-  return work < inlineBelow ? { inline: true, threads: 1 } : { inline: false, threads: effectiveThreads(binding, requested) };
-}
-
-/**
- * Team size for the addon's synchronous functions (GELU, Softmax, LayerNorm, LSTM: always inline),
- * by the same rule as dispatchFor: one thread for small work; only large work opens a team on the
- * JS thread, where it pays for itself.
- */
-export function inlineThreads(binding: NativeBinding, requested: number, work: number): number {
-  return dispatchFor(binding, requested, work).threads;
+  return { inline: work < inlineBelow, threads: effectiveThreads(binding, requested) };
 }
 
 export function hasZeroDim(dims: readonly number[]): boolean {

@@ -8,7 +8,7 @@
 import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { withNativeErrors } from './native-errors.js';
-import { float32Data, float32Reason, inlineThreads } from './native-support.js';
+import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
 import { softmaxKernels } from '../kernels/Softmax.js';
 import { layerNormalizationKernel } from '../kernels/LayerNormalization.js';
 import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalization.js';
@@ -49,8 +49,7 @@ function createSoftmax(
       const y = ctx.output(0, 'float32', x.dims);
       const xData = float32Data(node, x, 'X');
       const yData = float32Data(node, y, 'Y');
-      // Work in multiply-add equivalents: about four per element for these row passes (see inlineThreads).
-      await withNativeErrors(node, () => softmaxRows(xData, yData, rows, cols, inlineThreads(binding, ctx.threads, xData.length * 4)));
+      await withNativeErrors(node, () => softmaxRows(xData, yData, rows, cols, effectiveThreads(binding, ctx.threads)));
       return [y];
     },
     dispose() {
@@ -94,7 +93,7 @@ function createLayerNorm(
       if (!plain) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', x.dims);
       const args = [float32Data(node, x, 'X'), float32Data(node, scale, 'Scale'), bias ? float32Data(node, bias, 'B') : null, float32Data(node, y, 'Y')] as const;
-      await withNativeErrors(node, () => layerNormRows(...args, rows, cols, epsilon, inlineThreads(binding, ctx.threads, x.size * 4)));
+      await withNativeErrors(node, () => layerNormRows(...args, rows, cols, epsilon, effectiveThreads(binding, ctx.threads)));
       return node.outputs.length > 1 ? [y, ...node.outputs.slice(1).map(() => null)] : [y];
     },
     dispose() {
@@ -150,7 +149,7 @@ function createSkipLayerNorm(binding: NativeBinding, skipLayerNormRows: NonNulla
         float32Data(node, y, 'Y'),
         sum ? float32Data(node, sum, 'Sum') : null,
       ] as const;
-      await withNativeErrors(node, () => skipLayerNormRows(...args, rows, cols, epsilon, inlineThreads(binding, ctx.threads, rows * cols * 4)));
+      await withNativeErrors(node, () => skipLayerNormRows(...args, rows, cols, epsilon, effectiveThreads(binding, ctx.threads)));
       return sum ? [y, sum] : [y];
     },
   };

@@ -7,15 +7,12 @@
 import { elementCount, type AttributeReader, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding, PoolPrimitive, PoolPrimitiveOptions } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { readWindowAttrs, windowGeometry } from '../nn/geometry.js';
 import { maxPoolKernel } from '../kernels/MaxPool.js';
 import { averagePoolKernel } from '../kernels/AveragePool.js';
 import { globalAveragePoolKernel } from '../kernels/GlobalAveragePool.js';
-
-/** Below this many input elements a pool stays on the calling thread. */
-const SYNC_ELEMENT_LIMIT = 1 << 15;
 
 export type PoolOp = 'MaxPool' | 'AveragePool' | 'GlobalAveragePool';
 

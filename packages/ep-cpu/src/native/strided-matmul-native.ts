@@ -7,7 +7,7 @@
 import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding, StridedMatMulPrimitive } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SYNC_MAC_LIMIT, dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { readStridedMatMulAttrs, stridedMatMulKernel, reshaped, stridedMatMulReference, stridedMatMulShapes, type StridedMatMulAttrs } from '../kernels/StridedMatMul.js';
@@ -15,13 +15,6 @@ import { readStridedMatMulAttrs, stridedMatMulKernel, reshaped, stridedMatMulRef
 /** oneDNN's DNNL_MAX_NDIMS. */
 const MAX_RANK = 12;
 
-/**
- * Up to here a run stays on the calling thread: 4× the other kernels' limit, so BERT-base's attention
- * products (12 heads × 128 × 128 × 64 = 12.6 M MACs, 0.3–0.4 ms at one thread with AVX2) run inline.
- * Measured on BERT-base at 1 thread on a busy 2-core machine: the 24 attention nodes took 47 ms per
- * run through the worker hop and 26 ms inline; the hop's thread wake-ups cost more than the product.
- */
-const ATTENTION_SYNC_MAC_LIMIT = 4 * SYNC_MAC_LIMIT;
 
 function supportsStridedMatMul(node: Node, graph: Graph): true | string {
   const [a, b, mask] = node.inputs;
@@ -59,7 +52,7 @@ function createStridedMatMul(binding: NativeBinding, Primitive: NonNullable<Nati
     try {
       const shapes = stridedMatMulShapes(node.name, aStatic, bStatic, attrs, maskStatic);
       const macs = elementCount(shapes.output) * shapes.aView[aStatic.length - 1];
-      primitiveFor(aStatic, bStatic, maskStatic, dispatchFor(binding, init.threads, macs, ATTENTION_SYNC_MAC_LIMIT).threads);
+      primitiveFor(aStatic, bStatic, maskStatic, dispatchFor(binding, init.threads, macs).threads);
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -81,7 +74,7 @@ function createStridedMatMul(binding: NativeBinding, Primitive: NonNullable<Nati
       const y = ctx.output(0, 'float32', reshaped(shapes.output, attrs.yShape), { uninitialized: true });
       const args = [float32Data(node, a, 'A'), float32Data(node, b, 'B'), mask ? float32Data(node, mask, 'mask') : null, float32Data(node, y, 'Y')] as const;
       const macs = y.size * shapes.aView[rank - 1];
-      const { inline, threads } = dispatchFor(binding, ctx.threads, macs, ATTENTION_SYNC_MAC_LIMIT);
+      const { inline, threads } = dispatchFor(binding, ctx.threads, macs);
       await withNativeErrors(node, () => {
         const primitive = primitiveFor(aDims, bDims, mask?.dims, threads);
         return inline ? primitive.runSync(...args) : primitive.run(...args);
