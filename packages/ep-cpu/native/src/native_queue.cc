@@ -1,5 +1,6 @@
 #include "native_queue.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -20,7 +21,6 @@ class NativeQueue {
         napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, this, CallJs, &tsfn_);
     if (status != napi_ok) throw Napi::Error::New(Napi::Env(env), "could not create the oneDNN work queue");
     napi_unref_threadsafe_function(env, tsfn_);  // idle: do not keep the process alive
-    thread_ = std::thread([this] { Loop(); });
   }
 
   // At environment teardown: finish the running job, drop the rest (nobody awaits them any more).
@@ -30,27 +30,48 @@ class NativeQueue {
       stop_ = true;
     }
     wake_.notify_one();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     napi_release_threadsafe_function(tsfn_, napi_tsfn_abort);
   }
 
   void Push(std::unique_ptr<QueuedJob> job) {
     if (inFlight_++ == 0) napi_ref_threadsafe_function(env_, tsfn_);
+    bool start = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       jobs_.push_back(std::move(job));
+      start = !running_;
+      running_ = true;
     }
-    wake_.notify_one();
+    if (start) {
+      // The previous thread (if any) has left its loop already: joining it is immediate.
+      if (thread_.joinable()) thread_.join();
+      thread_ = std::thread([this] { Loop(); });
+    } else {
+      wake_.notify_one();
+    }
   }
 
  private:
+  // Why the thread exits when idle: its OpenMP team lives as long as the thread. While a second
+  // team exists (the JS thread runs small work inline with its own), libgomp manages more threads
+  // than there are cores and switches every team to short, throttled spinning, so each parallel
+  // region's barrier sleeps and wakes through the kernel: MobileNetV2 at 2 threads ran 19 ms instead
+  // of 9 after one ResNet-50 batch-8 run had used this thread. Ending the thread ends its team.
+  // Work that comes here is >= ~3 ms (native-support.ts), so starting a thread again costs little.
+  static constexpr std::chrono::milliseconds kIdleExit{50};
+
   void Loop() {
     for (;;) {
       std::unique_ptr<QueuedJob> job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+        const bool woken = wake_.wait_for(lock, kIdleExit, [this] { return stop_ || !jobs_.empty(); });
         if (stop_) return;
+        if (!woken) {
+          running_ = false;  // the next Push starts a new thread
+          return;
+        }
         job = std::move(jobs_.front());
         jobs_.pop_front();
       }
@@ -81,6 +102,7 @@ class NativeQueue {
   std::condition_variable wake_;
   std::deque<std::unique_ptr<QueuedJob>> jobs_;
   bool stop_ = false;
+  bool running_ = false;  // a thread is in Loop (guarded by mutex_)
   size_t inFlight_ = 0;  // queued + running + finished-not-settled; JavaScript thread only
 };
 
