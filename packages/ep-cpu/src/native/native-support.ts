@@ -39,17 +39,19 @@ const defaultThreadsOf = new WeakMap<NativeBinding, number>();
 
 /**
  * Below this much work (multiply-adds) a native call runs inline on the JavaScript thread; above it,
- * on the addon's oneDNN thread (native_queue.h) while the event loop stays free. 2^27 MACs is about
- * 3 ms on one AVX2 core, so an inline call holds the event loop for a few milliseconds at most
- * (ResNet-50's largest convolution at batch 1 is below it; at batch 8 every convolution is above).
- * The hop is not cheap: measured on the 2-core machine, waking the oneDNN thread and settling the
- * Promise back cost ~0.1–0.2 ms per call, and with both threads opening OpenMP teams the two teams
- * spun against each other. Running everything below this inline: MobileNetV2 b1 at 2 threads went
- * from 17.6 to 8.8 ms, BERT-base from 224 to 188 ms.
+ * on the addon's oneDNN thread (native_queue.h) while the event loop stays free. 2^29 MACs is about
+ * 10 ms on one AVX2 core, so an inline call holds the event loop for ~10 ms at most: every op of
+ * ResNet-50 b1 and BERT-base b1 runs inline, most of ResNet-50 b8's convolutions hop.
+ * Why so high: the hop is not cheap (waking the oneDNN thread and settling the Promise back cost
+ * ~0.1–0.2 ms per call on the 2-core machine), and while both threads run OpenMP teams libgomp
+ * throttles the spinning of both (native_queue.cc). Measured at 2 threads, p50: MobileNetV2 b1
+ * 17.6 ms with a 2^23 bound vs 8.8 ms with everything inline; BERT-base 221 ms with 2^27 (the FFN
+ * products hopped) vs 148 ms with 2^29. Everything inline would block the loop for 40 ms per
+ * convolution at ResNet-50 b8 for no speed gain (1.23× ORT either way).
  */
-export const SYNC_MAC_LIMIT = 1 << 27;
+export const SYNC_MAC_LIMIT = 1 << 29;
 
-/** The same bound for memory-bound work (pools, layout reorders), in elements: ~2 ms at ~1 ns each. */
+/** The bound for memory-bound work (pools, layout reorders), in elements: ~2–8 ms at 1–4 ns each. */
 export const SYNC_ELEMENT_LIMIT = 1 << 21;
 
 /** Where and on how many threads one native call runs. */
