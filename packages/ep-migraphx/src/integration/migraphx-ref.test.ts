@@ -50,6 +50,16 @@ describe.skipIf(!LIB)(`MIGraphX (${LIB ?? 'SWITCHYARD_MIGRAPHX_LIB unset'}) on t
     await cpu.release();
   });
 
+  it('gives each of several concurrent run() calls on one session its own correct result', async () => {
+    const { session } = await onMigraphx(() => loadModel(tinyCnn), {});
+    const cpu = await InferenceSession.create(tinyCnn, { executionProviders: ['cpu'] });
+    const feeds = [3, 4, 5, 6, 7, 8].map((seed) => ({ [session.inputNames[0]]: image(seed) }));
+    const [together, expected] = await Promise.all([Promise.all(feeds.map((f) => session.run(f))), Promise.all(feeds.map((f) => cpu.run(f)))]);
+    for (let i = 0; i < feeds.length; i++) await expectClose(together[i], expected[i], session.outputNames, { atol: 1e-5, rtol: 1e-4 });
+    await session.release();
+    await cpu.release();
+  });
+
   it('runs a BERT-style encoder like ep-cpu, batch buckets included', async () => {
     const { ep, session } = await onMigraphx(async () => tinyEncoder('batch'), { dynamicBatch: { max: 4 } });
     const cpu = await InferenceSession.fromModel(tinyEncoder('batch'), { executionProviders: ['cpu'] });
