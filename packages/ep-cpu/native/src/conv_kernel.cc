@@ -19,12 +19,6 @@ void FillDefault(Dims& values, size_t n, int64_t fallback, const char* name) {
                                   std::to_string(n) + " (one per spatial axis)");
 }
 
-// A reorder from one layout to another, or nothing when they are the same.
-std::optional<Reorder> MaybeReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
-  if (from == to) return std::nullopt;
-  return Reorder(from, to);
-}
-
 }  // namespace
 
 Dims ConvOutputDims(ConvParams& p) {
@@ -93,10 +87,10 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
     pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
   }
   primitive_ = dnnl::convolution_forward(pd_);
-  srcReorder_ = MaybeReorder(userSrc_, pd_.src_desc());
-  weightsReorder_ = MaybeReorder(userWeights_, pd_.weights_desc());
-  dstReorder_ = MaybeReorder(pd_.dst_desc(), userDst_);
-  if (p.epilogue.sum) sumReorder_ = MaybeReorder(userSum_, pd_.dst_desc());
+  srcReorder_ = ReorderIfNeeded(userSrc_, pd_.src_desc());
+  weightsReorder_ = ReorderIfNeeded(userWeights_, pd_.weights_desc());
+  dstReorder_ = ReorderIfNeeded(pd_.dst_desc(), userDst_);
+  if (p.epilogue.sum) sumReorder_ = ReorderIfNeeded(userSum_, pd_.dst_desc());
 
   if (constWeights) {
     packedWeights_ = dnnl::memory(pd_.weights_desc(), CpuEngine());

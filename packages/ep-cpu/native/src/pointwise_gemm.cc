@@ -16,11 +16,6 @@ dnnl::memory::desc RowsAsImage(int64_t rows, int64_t channels) {
   return dnnl::memory::desc({1, channels, rows, 1}, dnnl::memory::data_type::f32, tag::nhwc);
 }
 
-std::optional<Reorder> MaybeReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
-  if (from == to) return std::nullopt;
-  return Reorder(from, to);
-}
-
 }  // namespace
 
 PointwiseGemm::PointwiseGemm(const PointwiseGemmParams& params, const float* constB, const float* constBias) : params_(params) {
@@ -55,8 +50,8 @@ PointwiseGemm::PointwiseGemm(const PointwiseGemmParams& params, const float* con
   pd_ = makePd(userSrc_, userDst_);
   if (!Fast()) {
     pd_ = makePd(AnyDesc(userSrc_.dims()), AnyDesc(userDst_.dims()));
-    srcReorder_ = MaybeReorder(userSrc_, pd_.src_desc());
-    dstReorder_ = MaybeReorder(pd_.dst_desc(), userDst_);
+    srcReorder_ = ReorderIfNeeded(userSrc_, pd_.src_desc());
+    dstReorder_ = ReorderIfNeeded(pd_.dst_desc(), userDst_);
   }
   primitive_ = dnnl::convolution_forward(pd_);
 

@@ -70,6 +70,11 @@ Reorder::Reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
   scratchpad_ = pd.scratchpad_desc();
 }
 
+std::optional<Reorder> ReorderIfNeeded(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  if (from == to) return std::nullopt;
+  return Reorder(from, to);
+}
+
 void Reorder::Execute(dnnl::stream& stream, const dnnl::memory& from, const dnnl::memory& to) const {
   ExecuteWithScratchpadIn(primitive_, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, scratchpad_, TempSlot::kReorderScratchpad);
 }

@@ -9,6 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <optional>
 #include <unordered_map>
 
 namespace switchyard {
@@ -40,5 +41,8 @@ class Reorder {
   dnnl::reorder primitive_;
   dnnl::memory::desc scratchpad_;
 };
+
+// A Reorder from one layout to another, or none when they are the same.
+std::optional<Reorder> ReorderIfNeeded(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
 
 }  // namespace switchyard
