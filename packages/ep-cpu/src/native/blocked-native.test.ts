@@ -10,19 +10,12 @@ import type { ChannelBlock } from './binding.js';
 import { nativeBlockedKernels } from './blocked-native.js';
 import { blockedDims, fromBlocked, logicalDims, toBlocked } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
+import { seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const binding = native.ok && native.binding.ReorderPrimitive && native.binding.preferredChannelBlock ? native.binding : undefined;
 
-function data(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
+const data = (n: number, seed: number) => seededFloats(n, seed);
 const size = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
 
 function expectClose(actual: Float32Array, expected: Float32Array, tol = 1e-5): void {

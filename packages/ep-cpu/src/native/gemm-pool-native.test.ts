@@ -8,21 +8,14 @@ import { InferenceSession, Tensor, type Model } from '@switchyard/core';
 import { buildModel, type NodeSpec, type PlainAttribute } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
+import { seededFloats } from './test-data.test-util.js';
 
 // The addon's own checks ignore SWITCHYARD_CPU_NATIVE=0; the session comparisons need the EP to use it.
 const native = loadNative({ env: {} });
 const hasBinding = native.ok && Boolean(native.binding.GemmPrimitive && native.binding.PoolPrimitive);
 const hasNative = hasBinding && new CpuExecutionProvider().nativeUnavailable === undefined;
 
-function data(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
+const data = (n: number, seed: number) => seededFloats(n, seed);
 const t = (dims: number[], seed: number) => new Tensor('float32', data(dims.reduce((a, b) => a * b, 1), seed), dims);
 
 interface Case {

@@ -8,19 +8,12 @@ import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel, type PlainAttribute } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
+import { seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const hasNative = native.ok && typeof native.binding.lstmForward === 'function' && new CpuExecutionProvider().nativeUnavailable === undefined;
 
-function data(n: number, seed: number, scale = 0.5): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 31 - 1) * scale;
-  }
-  return out;
-}
+const data = (n: number, seed: number, scale = 0.5) => seededFloats(n, seed, scale);
 const t = (dims: number[], seed: number, scale?: number) => new Tensor('float32', data(dims.reduce((a, b) => a * b, 1), seed, scale), dims);
 
 interface Case {

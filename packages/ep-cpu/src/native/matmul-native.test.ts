@@ -3,20 +3,13 @@ import { Tensor, type KernelDef } from '@switchyard/core';
 import { runKernel } from '@switchyard/core/testing';
 import { loadNative } from './load-native.js';
 import { nativeKernels } from './native-kernels.js';
+import { seededFloats } from './test-data.test-util.js';
 
 // The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
 const native = loadNative({ env: {} });
 const title = native.ok ? 'oneDNN MatMul' : `oneDNN MatMul (skipped: ${native.reason})`;
 
-function random(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
+const random = (n: number, seed: number) => seededFloats(n, seed);
 
 const size = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
 

@@ -4,21 +4,14 @@ import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel, type NodeSpec } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
+import { seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const hasNative =
   native.ok && typeof native.binding.softmaxRows === 'function' && typeof native.binding.layerNormRows === 'function' &&
   new CpuExecutionProvider().nativeUnavailable === undefined;
 
-function data(n: number, seed: number, scale: number, offset = 0): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 31 - 1) * scale + offset;
-  }
-  return out;
-}
+const data = (n: number, seed: number, scale: number, offset = 0) => seededFloats(n, seed, scale, offset);
 const t = (dims: number[], seed: number, scale = 1, offset = 0) => new Tensor('float32', data(dims.reduce((a, b) => a * b, 1), seed, scale, offset), dims);
 
 interface Case {
