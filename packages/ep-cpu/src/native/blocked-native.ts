@@ -4,11 +4,11 @@
  * tensor, no reorder) and the region boundaries ReorderFromBlocked / ReorderToBlocked. They exist only
  * with the oneDNN addon; the pass runs only then, so they have no TS twin.
  */
-import { SwitchyardError, elementCount, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
+import { SwitchyardError, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { ChannelBlock, NativeBinding, PoolPrimitive, ReorderPrimitive } from './binding.js';
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, staticDims } from './native-support.js';
+import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, staticDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { poolOptions, type PoolOp } from './pool-native.js';
 
@@ -47,7 +47,7 @@ function createBlockedPool(binding: NativeBinding, Primitive: NonNullable<Native
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic) {
     try {
-      primitiveFor(xStatic, dispatchFor(binding, init.threads, elementCount(xStatic), SYNC_ELEMENT_LIMIT).threads);
+      primitiveFor(xStatic, effectiveThreads(binding, init.threads));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -96,7 +96,7 @@ function createReorder(binding: NativeBinding, Primitive: NonNullable<NativeBind
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic && !xStatic.includes(0)) {
     try {
-      primitiveFor(logicalOf(xStatic), dispatchFor(binding, init.threads, elementCount(xStatic), SYNC_ELEMENT_LIMIT).threads);
+      primitiveFor(logicalOf(xStatic), effectiveThreads(binding, init.threads));
     } catch (error) {
       throw fromNativeError(node, error);
     }

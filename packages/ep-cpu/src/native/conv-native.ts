@@ -19,6 +19,7 @@ import { BLOCKED_DOMAIN, blockedDims, isChannelBlock } from './channel-blocked.j
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
   dispatchFor,
+  effectiveThreads,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -277,8 +278,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     try {
       const xStatic = logicalX(xTyped, constW.dims);
       const geometry = convGeometry(node, attrs, xStatic, constW.dims);
-      const { threads } = dispatchFor(binding, init.threads, (elementCount(geometry.outputDims) * elementCount(constW.dims)) / constW.dims[0]);
-      packedAtCreate = primitiveFor(xStatic, constW, geometry, threads).weightsPacked;
+      packedAtCreate = primitiveFor(xStatic, constW, geometry, effectiveThreads(binding, init.threads)).weightsPacked;
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -314,7 +314,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
         return [y];
       }
       const yData = float32Data(node, y, 'Y');
-      // From the logical output (as at creation), so both pick the same thread count: the primitive's cache key.
+      // From the logical output: the padding lanes of a blocked Y are no work.
       const macs = (elementCount(geometry.outputDims) * w.size) / w.dims[0];
       const { inline, threads } = dispatchFor(binding, ctx.threads, macs);
       await withNativeErrors(node, () => {

@@ -15,6 +15,7 @@ import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './bindi
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
   dispatchFor,
+  effectiveThreads,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -62,9 +63,7 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   const aStatic = staticDims(init.inputTypes[0]);
   if (aStatic && constB && (!hasC || constC) && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
     try {
-      const [m, k] = transA ? [aStatic[1], aStatic[0]] : aStatic;
-      const n = transB ? constB.dims[0] : constB.dims[1];
-      primitiveFor(aStatic, constB.dims, constC?.dims, dispatchFor(binding, init.threads, m * n * k).threads);
+      primitiveFor(aStatic, constB.dims, constC?.dims, effectiveThreads(binding, init.threads));
     } catch (error) {
       throw fromNativeError(node, error);
     }

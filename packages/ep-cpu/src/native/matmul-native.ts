@@ -5,7 +5,6 @@
  */
 import {
   SwitchyardError,
-  elementCount,
   type Graph,
   type Kernel,
   type KernelDef,
@@ -17,6 +16,7 @@ import type { MatMulPrimitive, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
 import {
   dispatchFor,
+  effectiveThreads,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -104,9 +104,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   let packedAtCreate = false;
   if (aStatic && constB && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims)) {
     try {
-      const shapes = matMulShapes(node, aStatic, constB.dims);
-      const { threads } = dispatchFor(binding, init.threads, elementCount(shapes.output) * shapes.inner);
-      packedAtCreate = primitiveFor(shapes, threads).weightsPacked;
+      packedAtCreate = primitiveFor(matMulShapes(node, aStatic, constB.dims), effectiveThreads(binding, init.threads)).weightsPacked;
     } catch (error) {
       throw fromNativeError(node, error);
     }

@@ -4,10 +4,10 @@
  * What oneDNN cannot express exactly is left to the TS kernel, built beside this one: at session
  * creation through `supports`, at run time (shape-dependent cases) by delegating the run.
  */
-import { elementCount, type AttributeReader, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
+import type { AttributeReader, Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
 import type { NativeBinding, PoolPrimitive, PoolPrimitiveOptions } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { readWindowAttrs, windowGeometry } from '../nn/geometry.js';
 import { maxPoolKernel } from '../kernels/MaxPool.js';
@@ -73,7 +73,7 @@ function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, 
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic && !hasZeroDim(xStatic)) {
     try {
-      entryFor(xStatic, dispatchFor(binding, init.threads, elementCount(xStatic), SYNC_ELEMENT_LIMIT).threads);
+      entryFor(xStatic, effectiveThreads(binding, init.threads));
     } catch (error) {
       throw fromNativeError(node, error);
     }
