@@ -9,7 +9,8 @@
 #      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
 #      eager baseline), generate (writes models/generated with models/generate.py: they are too
 #      large to travel), startup (fresh-process start-up times), profile (per-step device time of
-#      the batch-32 cases). Results go to $OUT (or .gpu/out).
+#      the batch-32 cases), overhead (wall time besides the GPU: session JS, native call, copies).
+#      Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -92,6 +93,11 @@ for stage in $stages; do
       log "stage profile"
       node scripts/gpu-host/profile.mjs "$out" ${SWITCHYARD_PROFILE:-bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32 resnet50:b8:fp32 mobilenet_v2:b32:fp32} >"$out/profile.log" 2>&1 || status=1
       cut -c1-600 "$out/profile.log" | tee -a "$out/run.log" ;;
+    overhead)
+      # Where the batch-1 and large-output runs spend their wall time besides the GPU.
+      log "stage overhead"
+      node scripts/gpu-host/overhead.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-50}" ${SWITCHYARD_OVERHEAD:-resnet50:b1:fp32 resnet50:b1:fp16 bert:s128:fp32 bert:s128:fp16 bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32} >"$out/overhead.log" 2>&1 || status=1
+      cut -c1-600 "$out/overhead.log" | tee -a "$out/run.log" ;;
     torch)
       log "stage torch"
       python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1

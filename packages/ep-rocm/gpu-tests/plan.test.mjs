@@ -93,6 +93,32 @@ describe('rocm execution plans', { skip }, () => {
     assert.throws(() => plan.run([x], [y]), /disposed/);
   });
 
+  it('copies large host inputs and outputs through its pinned mirrors in slices, run after run', async (t) => {
+    if (!ops.includes('Relu')) return t.skip('this build has no Relu step');
+    const n = (5 << 20) / 4 + 3; // 5 MiB and a bit: several slices on several threads, a ragged last one
+    const bytes = n * 4;
+    const plan = new loaded.binding.ExecutionPlan({
+      deviceId: 0,
+      arenaBytes: 2 * bytes + 256,
+      captureGraph: false,
+      buffers: [
+        { offset: 0, bytes, dtype: 1, dims: [n] },
+        { offset: bytes + 256 - ((bytes + 256) % 256), bytes, dtype: 1, dims: [n] },
+      ],
+      constants: [],
+      inputs: [0],
+      outputs: [1],
+      steps: [{ op: 'Relu', attrs: [], inputs: [0], outputs: [1] }],
+    });
+    for (let run = 0; run < 3; run++) {
+      const x = seeded(n, 20 + run);
+      const y = new Float32Array(n).fill(Number.NaN);
+      await plan.run([x], [y]);
+      for (let i = 0; i < n; i++) if (y[i] !== Math.max(0, x[i])) assert.fail(`run ${run}: y[${i}] = ${y[i]}, expected ${Math.max(0, x[i])}`);
+    }
+    plan.dispose();
+  });
+
   it('rejects a malformed description with a clear error', () => {
     assert.throws(() => new loaded.binding.ExecutionPlan({ deviceId: 0, arenaBytes: 16, captureGraph: false, buffers: [{ offset: 8, bytes: 16, dtype: 1, dims: [4] }], constants: [], inputs: [], outputs: [], steps: [] }), /ends past arenaBytes/);
     assert.throws(() => new loaded.binding.ExecutionPlan({ deviceId: 0, arenaBytes: 16, captureGraph: false, buffers: [{ offset: 0, bytes: 16, dtype: 1, dims: [4] }], constants: [], inputs: [0], outputs: [0], steps: [{ op: 'NoSuchOp', attrs: [], inputs: [0], outputs: [0] }] }), /no step op 'NoSuchOp'/);
@@ -128,6 +154,34 @@ describe('rocm execution plans', { skip }, () => {
     assertClose(data, Array.from(x.data, (v) => Math.max(0, v)), 0, 0, 'relu(relu(x))');
     first.y.dispose();
     second.y.dispose();
+    await s.release();
+  });
+
+  it('writes outputs read on the host straight into host memory, and learns when a device consumer wants them', async () => {
+    const model = buildModel({ inputs: [['x', 'float32', [4, 8]]], outputs: [['y', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'], name: 'relu' }] });
+    const x = new Tensor('float32', seeded(32, 6), [4, 8]);
+    const relu = Array.from(x.data, (v) => Math.max(0, v));
+    // Host reader (the default output location): the plan fills the host array, placement stays host.
+    const host = await InferenceSession.fromModel(model, { executionProviders: ['rocm', 'cpu'] });
+    const hostPart = host.providers.find((p) => p.name === 'rocm').partitions[0];
+    for (let i = 0; i < 3; i++) assertClose((await host.run({ x })).y.data, relu, 0, 0, `host run ${i}`);
+    assert.deepEqual(hostPart.outputPlacement, ['host']);
+    await host.release();
+    // Device consumer (IO binding: the output fed back in): the first output is a host result that the
+    // next run uploads, which turns the output to the device; a later download turns it back.
+    const s = await InferenceSession.fromModel(model, { executionProviders: ['rocm', 'cpu'], preferredOutputLocation: 'device' });
+    const part = s.providers.find((p) => p.name === 'rocm').partitions[0];
+    const first = await s.run({ x });
+    assert.deepEqual(part.outputPlacement, ['host']);
+    const second = await s.run({ x: first.y });
+    assert.deepEqual(part.outputPlacement, ['device']);
+    const third = await s.run({ x: second.y });
+    assert.equal(third.y.location, 'rocm:0');
+    assertClose(await third.y.getData(), relu, 0, 0, 'relu(relu(relu(x)))');
+    assert.deepEqual(part.outputPlacement, ['host']);
+    const fourth = await s.run({ x });
+    assertClose(await fourth.y.getData(), relu, 0, 0, 'relu(x) as a host result');
+    for (const t of [first, second, third, fourth]) t.y.dispose();
     await s.release();
   });
 

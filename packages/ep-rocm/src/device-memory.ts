@@ -5,9 +5,22 @@
  * cache that costs no driver call, where a plain hipMalloc/hipFree pair per output would (and
  * hipFree waits for the whole device). Enforces `gpuMemLimit` by counting live bytes.
  */
-import { BYTES_PER_ELEMENT, SwitchyardError, Tensor, allocateData, elementCount, type DataType, type DeviceData } from '@switchyard/core';
+import { BYTES_PER_ELEMENT, SwitchyardError, Tensor, elementCount, viewData, type DataType, type DataTypeMap, type DeviceData, type NumericDataType } from '@switchyard/core';
 import type { DeviceArena, DeviceBuffer, NativeHipBinding } from '@switchyard/native-hip';
 import type { ArenaExtendStrategy } from './rocm-options.js';
+
+/**
+ * Host memory for `size` elements of `type` that a copy is about to fill whole: not zeroed (a
+ * zeroed 12 MB array costs a memset or a page fault per 4 KiB page first, about as long as the copy).
+ */
+export function allocateForCopy<T extends NumericDataType>(type: T, size: number): DataTypeMap[T] {
+  const bytes = size * BYTES_PER_ELEMENT[type];
+  const raw = Buffer.allocUnsafeSlow(bytes);
+  return viewData(type, raw.buffer, raw.byteOffset, size);
+}
+
+/** Called when a device tensor's placement guess was wrong: see `RocmPartition`'s output placement. */
+type PlacementHint = () => void;
 
 export class RocmDeviceMemory {
   readonly location: string;
@@ -15,6 +28,8 @@ export class RocmDeviceMemory {
   readonly #buffers = new WeakMap<DeviceData, DeviceBuffer>();
   /** Device tensors staged from the host but not uploaded yet: a plan copies them in within its run. */
   readonly #staged = new WeakMap<DeviceData, Tensor>();
+  /** Device tensors whose host copy was read (`allocate`'s hint), and host-backed ones used on the device (`hostResult`'s). */
+  readonly #hints = new WeakMap<DeviceData, PlacementHint>();
 
   #arena: DeviceArena | undefined;
 
@@ -38,8 +53,8 @@ export class RocmDeviceMemory {
     return this.#liveBytes;
   }
 
-  /** A new device tensor with uninitialized contents. */
-  allocate(type: DataType, dims: readonly number[]): { tensor: Tensor; buffer: DeviceBuffer } {
+  /** A new device tensor with uninitialized contents; `onHostRead` runs when its data is copied to the host. */
+  allocate(type: DataType, dims: readonly number[], onHostRead?: PlacementHint): { tensor: Tensor; buffer: DeviceBuffer } {
     const bytesPerElement = BYTES_PER_ELEMENT[type];
     if (!bytesPerElement) throw new SwitchyardError('UNSUPPORTED', `rocm: ${type} tensors cannot live on the device`);
     const bytes = elementCount(dims) * bytesPerElement;
@@ -60,7 +75,8 @@ export class RocmDeviceMemory {
       location: this.location,
       download: async () => {
         if (disposed) throw new SwitchyardError('RUNTIME', `rocm: reading a device tensor after it was released`);
-        const host = allocateData(type, elementCount(dims));
+        onHostRead?.();
+        const host = allocateForCopy(type as NumericDataType, elementCount(dims));
         buffer.download(host as ArrayBufferView);
         return host;
       },
@@ -72,6 +88,7 @@ export class RocmDeviceMemory {
       },
     };
     this.#buffers.set(handle, buffer);
+    if (onHostRead) this.#hints.set(handle, onHostRead);
     return { tensor: Tensor.fromDevice(type, dims, handle), buffer };
   }
 
@@ -81,9 +98,26 @@ export class RocmDeviceMemory {
     return d !== undefined && (this.#buffers.has(d) || this.#staged.has(d));
   }
 
-  /** The host tensor behind a staged device tensor (not uploaded yet), if it is one. */
-  stagedSource(tensor: Tensor): Tensor | undefined {
-    return tensor.deviceData && this.#staged.get(tensor.deviceData);
+  /**
+   * The host tensor behind a staged device tensor (not uploaded yet), if it is one. `forDevice`:
+   * the caller copies it to the device (a plan input), which a `hostResult` wants to know.
+   */
+  stagedSource(tensor: Tensor, forDevice = false): Tensor | undefined {
+    const d = tensor.deviceData;
+    const staged = d && this.#staged.get(d);
+    if (staged && forDevice) this.#hints.get(d)?.();
+    return staged;
+  }
+
+  /**
+   * A device tensor whose data a plan wrote straight to the host (an output the session copies to
+   * the host anyway): it downloads for free and uploads, like a staged input, when a device consumer
+   * needs it -- which runs `onDeviceUse`, so the partition writes that output to the device next time.
+   */
+  hostResult(tensor: Tensor, onDeviceUse: PlacementHint): Tensor {
+    const staged = this.stage(tensor);
+    this.#hints.set(staged.deviceData!, onDeviceUse);
+    return staged;
   }
 
   /** The buffer behind one of our device tensors (uploading a staged one); a clear error when the tensor is elsewhere. */
@@ -91,6 +125,8 @@ export class RocmDeviceMemory {
     const d = tensor.deviceData;
     const staged = d && this.#staged.get(d);
     if (d && staged) {
+      this.#hints.get(d)?.();
+      this.#hints.delete(d);
       const { buffer } = this.#materialize(staged);
       this.#staged.delete(d);
       this.#buffers.set(d, buffer);
@@ -147,6 +183,8 @@ export class RocmDeviceMemory {
     const source = tensor.deviceData!;
     const handle: DeviceData = { location: this.location, download: () => source.download(), dispose: () => {} };
     const staged = this.#staged.get(source);
+    const hint = this.#hints.get(source);
+    if (hint) this.#hints.set(handle, hint);
     if (staged) this.#staged.set(handle, staged);
     else this.#buffers.set(handle, this.bufferOf(tensor, 'bound input'));
     return Tensor.fromDevice(tensor.type, tensor.dims, handle);
@@ -156,7 +194,8 @@ export class RocmDeviceMemory {
     const staged = this.stagedSource(tensor);
     if (staged) return staged;
     const buffer = this.bufferOf(tensor, 'copy to host');
-    const host = allocateData(tensor.type, tensor.size);
+    this.#hints.get(tensor.deviceData!)?.();
+    const host = allocateForCopy(tensor.type as NumericDataType, tensor.size);
     buffer.download(host as ArrayBufferView);
     return new Tensor(tensor.type, host, tensor.dims);
   }

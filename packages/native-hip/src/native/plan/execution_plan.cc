@@ -248,17 +248,24 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   if (disposed_) return "the plan was disposed";
   hipError_t status = hipSetDevice(device_id_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipSetDevice), status);
-  // Host inputs go through the runtime's pinned staging buffers (chunked, memcpy overlapping DMA;
-  // returns once the bytes are on the device): a plain async copy from pageable JS memory would be
-  // staged by the driver anyway, synchronously and in smaller pieces. Device inputs are copied on
-  // the plan's stream. The previous run finished (Execute ends with a sync), so overwriting the
-  // input slots is safe.
+  // Host inputs go through the plan's pinned mirror of their slot: a memcpy (split over threads when
+  // large) and a DMA queued on the plan's stream, ahead of the steps -- no wait here; the run's one
+  // synchronization comes at its end. (A plain async copy from pageable JS memory would be staged by
+  // the driver, synchronously and in small pieces.) Past the mirrors' budget, the runtime's shared
+  // staging path, which returns once the bytes are on the device. Device inputs are copied on the
+  // plan's stream. The previous run finished (Execute ends with a sync), so overwriting the input
+  // slots and mirrors is safe.
   const auto copy_in_begin = std::chrono::steady_clock::now();
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const TensorRef& slot = buffers_[inputs_[i]];
     if (slot.bytes == 0) continue;
-    status = input_kinds[i] == hipMemcpyHostToDevice ? runtime::CopyHostToDevice(device_id_, slot.data, input_sources[i], slot.bytes)
-                                                     : hipMemcpyAsync(slot.data, input_sources[i], slot.bytes, input_kinds[i], stream_);
+    if (input_kinds[i] == hipMemcpyHostToDevice) {
+      HostMirror* mirror = input_mirrors_.Get(i, slot.bytes);
+      status = mirror != nullptr ? QueueHostToDevice(device_id_, stream_, slot.data, mirror->host, input_sources[i], slot.bytes)
+                                 : runtime::CopyHostToDevice(device_id_, slot.data, input_sources[i], slot.bytes);
+    } else {
+      status = hipMemcpyAsync(slot.data, input_sources[i], slot.bytes, input_kinds[i], stream_);
+    }
     if (status != hipSuccess) return Status("input copy", status);
   }
   last_copy_in_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - copy_in_begin).count();
@@ -303,19 +310,40 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   last_host_launch_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_begin).count();
   status = hipEventRecord(steps_end_, stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
+  // Outputs: device targets copied on the stream; host targets DMA'd into their pinned mirror on the
+  // stream too, slice by slice, and drained into the JS array as each slice lands (past the mirrors'
+  // budget: the runtime's staging path, after the sync). While the GPU still works, the JS arrays'
+  // pages are touched so that the drain does not fault them in.
+  std::vector<HostMirror*> out_mirrors(outputs_.size(), nullptr);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
-    if (slot.bytes == 0 || output_kinds[i] == hipMemcpyDeviceToHost) continue;
-    status = hipMemcpyAsync(output_targets[i], slot.data, slot.bytes, output_kinds[i], stream_);
+    if (slot.bytes == 0) continue;
+    if (output_kinds[i] == hipMemcpyDeviceToHost) {
+      out_mirrors[i] = output_mirrors_.Get(i, slot.bytes);
+      if (out_mirrors[i] == nullptr) continue;
+      status = QueueDeviceToHost(stream_, out_mirrors[i], slot.data, slot.bytes);
+    } else {
+      status = hipMemcpyAsync(output_targets[i], slot.data, slot.bytes, output_kinds[i], stream_);
+    }
+    if (status != hipSuccess) return Status("output copy", status);
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(output_targets[i], buffers_[outputs_[i]].bytes);
+  }
+  // lastCopyMs.out: from the end of the steps until the host outputs are in place (DMA and drain).
+  status = hipEventSynchronize(steps_end_);
+  if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventSynchronize), status);
+  const auto copy_out_begin = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (out_mirrors[i] == nullptr) continue;
+    status = DrainDeviceToHost(device_id_, output_targets[i], out_mirrors[i], buffers_[outputs_[i]].bytes);
     if (status != hipSuccess) return Status("output copy", status);
   }
   status = hipStreamSynchronize(stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status);
-  // Host outputs: through pinned staging, after the steps finished (the stream is synchronized).
-  const auto copy_out_begin = std::chrono::steady_clock::now();
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
-    if (slot.bytes == 0 || output_kinds[i] != hipMemcpyDeviceToHost) continue;
+    if (slot.bytes == 0 || output_kinds[i] != hipMemcpyDeviceToHost || out_mirrors[i] != nullptr) continue;
     status = runtime::CopyDeviceToHost(device_id_, output_targets[i], slot.data, slot.bytes);
     if (status != hipSuccess) return Status("output copy", status);
   }
@@ -408,6 +436,8 @@ void ExecutionPlan::Release() {
   if (steps_begin_ != nullptr) (void)hipEventDestroy(steps_begin_);
   if (steps_end_ != nullptr) (void)hipEventDestroy(steps_end_);
   steps_begin_ = steps_end_ = nullptr;
+  input_mirrors_.Release();  // the stream was synchronized above: no DMA reads or writes them now
+  output_mirrors_.Release();
   if (arena_ != nullptr) {
     (void)hipSetDevice(device_id_);
     (void)hipFree(arena_);

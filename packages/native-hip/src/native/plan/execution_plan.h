@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/host_copy.h"
 #include "plan/step_op.h"
 
 namespace switchyard::plan {
@@ -82,6 +83,9 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   double last_host_launch_ms_ = -1;  // host wall time of the last run's step launches (or graph launch)
   double last_copy_in_ms_ = -1;      // host wall time of the last run's input copies (until on the device)
   double last_copy_out_ms_ = -1;     // ... of its host output copies (after the steps finished)
+  // Pinned mirrors of the slots that host arrays feed or receive (host_copy.h).
+  HostMirrors input_mirrors_;
+  HostMirrors output_mirrors_;
   std::vector<hipEvent_t> step_events_;  // SWITCHYARD_PLAN_PROFILE=1: one per step boundary
   std::vector<double> last_step_ms_;     // each step's device time in the last eager run
   bool disposed_ = false;

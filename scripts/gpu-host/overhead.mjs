@@ -1,0 +1,132 @@
+// Where a warm run's wall time goes besides the GPU: for each `name:case:precision` (precision fp32 |
+// fp16; enableHipGraph on), the session's p50 against the plan's own numbers, the same plan called
+// directly (`plan.run` with the arguments the session last gave it: the native call's cost without
+// the session's JS), and an empty plan (the worker-thread hop and one stream sync alone).
+//   node scripts/gpu-host/overhead.mjs OUT_DIR [iterations] name:case:precision...
+// Writes OUT_DIR/overhead.json.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
+import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
+import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
+import { nativeHipBinding } from '@switchyard/native-hip';
+import { Session as InspectorSession } from 'node:inspector/promises';
+import { readNpy } from './npy.mjs';
+
+registerExecutionProvider(cpuFactory);
+registerExecutionProvider(rocmFactory);
+const [out = '.', iterArg = '50', ...specs] = process.argv.slice(2);
+const iterations = Number(iterArg);
+const root = new URL('../../models/', import.meta.url).pathname;
+const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
+/** Self time per JS function over `fn`'s runs (V8's sampling profiler, 25 µs interval): where the session's JS goes. */
+async function jsProfile(fn) {
+  const inspector = new InspectorSession();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 25 });
+  await inspector.post('Profiler.start');
+  await fn();
+  const { profile } = await inspector.post('Profiler.stop');
+  inspector.disconnect();
+  const dt = profile.timeDeltas.reduce((a, b) => a + b, 0) / Math.max(1, profile.samples.length) / 1000;
+  const hits = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = {};
+  for (const id of profile.samples) {
+    const f = hits.get(id).callFrame;
+    const key = `${f.functionName || '(anon)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    self[key] = (self[key] ?? 0) + dt;
+  }
+  return Object.entries(self).sort((a, b) => b[1] - a[1]).slice(0, 15);
+}
+
+const p50 = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+async function timed(fn) {
+  const xs = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await fn();
+    xs.push(performance.now() - t);
+  }
+  return p50(xs);
+}
+
+const results = [];
+const binding = nativeHipBinding().binding;
+const empty = new binding.ExecutionPlan({ deviceId: 0, arenaBytes: 0, captureGraph: false, buffers: [], constants: [], inputs: [], outputs: [], steps: [] });
+await empty.run([], []);
+results.push({ spec: 'empty plan', p50Ms: await timed(() => empty.run([], [])) });
+console.log(`empty plan: ${results[0].p50Ms.toFixed(3)} ms`);
+
+for (const spec of specs) {
+  const [name, caseName, precision = 'fp32'] = spec.split(':');
+  const m = manifest.models.find((x) => x.name === name);
+  const dir = [join(root, m.folder), join(root, 'generated', name)].find((d) => existsSync(join(d, `${caseName}.out.${Object.keys(Object.values(m.cases)[0].outputs)[0]}.npy`)));
+  if (!dir) {
+    console.log(`${spec}: case files not found`);
+    continue;
+  }
+  const model = existsSync(join(dir, `${caseName}.model.onnx`)) ? join(dir, `${caseName}.model.onnx`) : join(root, m.folder, m.model);
+  const feeds = {};
+  for (const input of Object.keys(Object.values(m.cases)[0].inputs)) {
+    const a = readNpy(join(dir, `${caseName}.in.${input}.npy`));
+    feeds[input] = new Tensor(a.type, a.data, a.dims);
+  }
+  const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16', enableHipGraph: true }, 'cpu'], logSeverityLevel: 3 });
+  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+  for (let i = 0; i < 3; i++) await s.run(feeds);
+  const gpu = [];
+  const copyIn = [];
+  const copyOut = [];
+  const wall = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await s.run(feeds);
+    wall.push(performance.now() - t);
+    gpu.push(parts.reduce((a, p) => a + p.stats.lastPlan.lastGpuMs, 0));
+    copyIn.push(parts.reduce((a, p) => a + p.stats.lastPlan.lastCopyMs.in, 0));
+    copyOut.push(parts.reduce((a, p) => a + p.stats.lastPlan.lastCopyMs.out, 0));
+  }
+  // The same plans called directly with the arguments of the session's last run.
+  const calls = [];
+  for (const p of parts) {
+    const plan = p.stats.lastPlan;
+    const run = plan.run;
+    let args;
+    // The addon's methods are read-only on the prototype: shadow `run` on the instance for one call.
+    Object.defineProperty(plan, 'run', { value: (i, o) => ((args = [i, o]), run.call(plan, i, o)), configurable: true });
+    await s.run(feeds);
+    delete plan.run;
+    calls.push({ plan, args });
+  }
+  const direct = await timed(async () => {
+    for (const c of calls) await c.plan.run(...c.args);
+  });
+  const profiled = process.env.SWITCHYARD_OVERHEAD_PROFILE === '1' ? await jsProfile(async () => {
+    for (let i = 0; i < iterations; i++) await s.run(feeds);
+  }) : [];
+  const off = s.placement.nodes.filter((n) => n.ep !== 'rocm').map((n) => n.opType);
+  const r = {
+    spec,
+    p50Ms: p50(wall),
+    gpuP50Ms: p50(gpu),
+    copyInP50Ms: p50(copyIn),
+    copyOutP50Ms: p50(copyOut),
+    directPlanP50Ms: direct,
+    partitions: parts.length,
+    partitionInputs: parts.map((p) => p.partition.inputNames.length),
+    outputPlacement: parts.map((p) => p.outputPlacement?.join(',')),
+    offRocm: off.reduce((a, op) => ({ ...a, [op]: (a[op] ?? 0) + 1 }), {}),
+  };
+  r.jsSelfMsPerRun = profiled.map(([k, ms]) => [k, +(ms / iterations).toFixed(4)]);
+  results.push(r);
+  if (profiled.length) console.log(`  JS self ms/run: ${r.jsSelfMsPerRun.map(([k, ms]) => `${k} ${ms}`).join('; ')}`);
+  console.log(
+    `${spec}: p50 ${r.p50Ms.toFixed(3)} | plan direct ${direct.toFixed(3)} | gpu ${r.gpuP50Ms.toFixed(3)} | copy in ${r.copyInP50Ms.toFixed(3)} out ${r.copyOutP50Ms.toFixed(3)} | ` +
+      `session JS ${(r.p50Ms - direct).toFixed(3)} | ${r.partitions} partition(s), inputs ${r.partitionInputs}, outputs ${r.outputPlacement} | off rocm ${JSON.stringify(r.offRocm)}`,
+  );
+  await s.release();
+}
+empty.dispose();
+writeFileSync(join(out, 'overhead.json'), JSON.stringify(results, null, 1));
