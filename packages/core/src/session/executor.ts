@@ -152,35 +152,49 @@ function runKernel(
   } catch (err) {
     throw kernelError(step, err);
   }
-  const finish = (outs: RuntimeValue[]): void => {
-    const declared = node.outputs.length;
-    if (outs.length < declared && node.outputs.slice(outs.length).some((o) => o !== '')) {
-      throw kernelError(step, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
-    }
-    for (let i = 0; i < declared; i++) {
-      const name = node.outputs[i];
-      if (name) values.set(name, detachFromArena(outs[i], arena, ctx.arenaOutput(i)));
-    }
-    if (env.profiler) {
-      env.profiler.record({
-        name: nodeLabel(node),
-        op: node.opType,
-        ep: unit.ep.name,
-        implementation: step.implementation,
-        start: started,
-        end: performance.now(),
-        inputs: shapesOf(inputs),
-        outputs: shapesOf(outs),
-      });
-    }
-  };
   if (result instanceof Promise) {
-    return result.then(finish, (err: unknown) => {
-      throw kernelError(step, err);
+    return result.then(
+      (outs) => finishKernel(step, ctx, outs, values, env, arena, started),
+      (err: unknown) => {
+        throw kernelError(step, err);
+      },
+    );
+  }
+  finishKernel(step, ctx, result, values, env, arena, started);
+  return undefined;
+}
+
+/** Stores a kernel's outputs (detached from arena memory they alias) and records the profile event. */
+function finishKernel(
+  step: KernelStep,
+  ctx: NodeRunContext,
+  outs: RuntimeValue[],
+  values: Map<string, RuntimeValue>,
+  env: RunEnvironment,
+  arena: ArrayBuffer | undefined,
+  started: number,
+): void {
+  const node = ctx.node;
+  const declared = node.outputs.length;
+  if (outs.length < declared && node.outputs.slice(outs.length).some((o) => o !== '')) {
+    throw kernelError(step, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
+  }
+  for (let i = 0; i < declared; i++) {
+    const name = node.outputs[i];
+    if (name) values.set(name, detachFromArena(outs[i], arena, ctx.arenaOutput(i)));
+  }
+  if (env.profiler) {
+    env.profiler.record({
+      name: nodeLabel(node),
+      op: node.opType,
+      ep: step.unit.ep.name,
+      implementation: step.implementation,
+      start: started,
+      end: performance.now(),
+      inputs: shapesOf(ctx.inputs),
+      outputs: shapesOf(outs),
     });
   }
-  finish(result);
-  return undefined;
 }
 
 /** Runs a subgraph of `plan` for a control-flow node; outer-scope names resolve through `lookup`. */

@@ -38,4 +38,21 @@ describe('NodeRunContext.output', () => {
     expect(y.data.buffer).not.toBe(arena);
     expect(Array.from(y.data as Float32Array)).toEqual([0, 0, 0, 0, 0, 0]);
   });
+
+  it('reports bad output dims with the node and output named', () => {
+    const { ctx } = dirtyContext();
+    expect(() => ctx.output(0, 'float32', [2, -1])).toThrow(/Relu 'n' output 0: dimension -1/);
+    expect(() => ctx.output(1, 'float32', [1.5])).toThrow(/output 1: dimension 1.5/);
+    expect(() => ctx.output(0, 'float32', [65536, 65536])).toThrow(/more than/);
+  });
+
+  it('keeps frozen dims as they are and copies others', () => {
+    const { ctx } = dirtyContext();
+    const frozen = Object.freeze([4]);
+    expect(ctx.output(0, 'float32', frozen).dims).toBe(frozen);
+    const loose = [4];
+    const z = ctx.output(1, 'float32', loose);
+    loose[0] = 9;
+    expect(z.dims).toEqual([4]);
+  });
 });

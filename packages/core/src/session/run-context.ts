@@ -3,7 +3,7 @@ import { SwitchyardError } from '../errors.js';
 import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { KernelRunContext, OutputOptions, RuntimeValue } from '../registry/kernel-def.js';
 import { BYTES_PER_ELEMENT, allocateData, viewData, type DataType, type DataTypeMap, type NumericDataType } from '../tensor/data-type.js';
-import { Tensor, elementCount } from '../tensor/tensor.js';
+import { MAX_TENSOR_ELEMENTS, Tensor, elementCount } from '../tensor/tensor.js';
 import type { ArenaSlot, ExecutionPlan } from './execution-plan.js';
 import { runSubgraphOf, type Lookup, type RunEnvironment } from './executor.js';
 
@@ -28,15 +28,27 @@ function describe(v: RuntimeValue | undefined): string {
   return `a ${v.type} tensor`;
 }
 
+/** The element count of ordinary dims (small non-negative integers), or undefined for elementCount to judge. */
+function plainCount(dims: readonly number[]): number | undefined {
+  let n = 1;
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i];
+    if (!(d >= 0 && d <= 0x7fffffff && (d | 0) === d)) return undefined;
+    n *= d;
+    if (n > MAX_TENSOR_ELEMENTS) return undefined;
+  }
+  return n;
+}
+
 export class NodeRunContext implements KernelRunContext {
   readonly node: Node;
   readonly inputs: readonly (RuntimeValue | undefined)[];
   readonly threads: number;
   /** Outputs handed out from the arena, by index, so aliasing can be detected afterwards (made on first use). */
-  #arenaOutputs: Map<number, Tensor> | undefined;
+  #arenaOutputs: Array<Tensor | undefined> | undefined;
 
   arenaOutput(i: number): Tensor | undefined {
-    return this.#arenaOutputs?.get(i);
+    return this.#arenaOutputs?.[i];
   }
   readonly #init: NodeContextInit;
 
@@ -67,7 +79,8 @@ export class NodeRunContext implements KernelRunContext {
   }
 
   output<T extends DataType>(i: number, type: T, dims: readonly number[], options?: OutputOptions): Tensor<T> {
-    const size = elementCount(dims, `${this.node.opType} '${nodeLabel(this.node)}' output ${i}`);
+    // The label is only built when the dims are bad: this runs for every output of every node.
+    const size = plainCount(dims) ?? elementCount(dims, `${this.node.opType} '${nodeLabel(this.node)}' output ${i}`);
     const slot = this.#init.slots.get(this.node.outputs[i]);
     const arena = this.#init.arena;
     if (slot && arena && type !== 'string' && size * BYTES_PER_ELEMENT[type] === slot.bytes) {
@@ -75,7 +88,7 @@ export class NodeRunContext implements KernelRunContext {
       // Arena memory is reused between values: kernels expect zeroed outputs like fresh arrays.
       if (!options?.uninitialized) new Uint8Array(arena, slot.offset, slot.bytes).fill(0);
       const t = Tensor.trusted(type, data, dims, size);
-      (this.#arenaOutputs ??= new Map()).set(i, t);
+      (this.#arenaOutputs ??= [])[i] = t;
       return t as Tensor<T>;
     }
     return Tensor.trusted(type, allocateData(type, size), dims, size);

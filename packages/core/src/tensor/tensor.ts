@@ -100,7 +100,8 @@ export class Tensor<T extends DataType = DataType> {
     if (a === TRUSTED_TENSOR) {
       const init = b as { type: T; dims: readonly number[]; data: DataTypeMap[T]; size: number };
       this.type = init.type;
-      this.dims = Object.freeze(init.dims.slice());
+      // Frozen dims (another tensor's, a cached plan's) cannot change under us: shared, not copied.
+      this.dims = Object.isFrozen(init.dims) ? init.dims : Object.freeze(init.dims.slice());
       this.size = init.size;
       this.location = 'cpu';
       this.#data = init.data;

@@ -11,18 +11,16 @@ namespace {
 // A Float32Array of `expected` elements, or nullptr for null/undefined when `optional`.
 float* Buffer(const Napi::CallbackInfo& info, size_t index, int64_t expected, bool optional, const std::string& what) {
   if (optional && IsNullish(info[index])) return nullptr;
-  return ExpectFloat32Array(info.Env(), info[index], expected, "lstmForward: " + what).data;
+  return ExpectFloat32Array(info.Env(), info[index], expected, what).data;
 }
 
-}  // namespace
-
-Napi::Value LstmForwardJs(const Napi::CallbackInfo& info) {
+// The options object, checked. `withRun`: seq and batch are required (the forward calls).
+LstmParams ReadParams(const Napi::CallbackInfo& info, const std::string& ctx, bool withRun) {
   Napi::Env env = info.Env();
-  const std::string ctx = "lstmForward";
   Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
   LstmParams p;
-  p.seq = ReadInt(env, options, "seq", ctx, 0);
-  p.batch = ReadInt(env, options, "batch", ctx, 0);
+  p.seq = withRun ? ReadInt(env, options, "seq", ctx, 0) : 1;
+  p.batch = withRun ? ReadInt(env, options, "batch", ctx, 0) : 1;
   p.input = ReadInt(env, options, "input", ctx, 0);
   p.hidden = ReadInt(env, options, "hidden", ctx, 0);
   const std::string direction = ReadString(env, options, "direction", ctx, "forward");
@@ -35,22 +33,59 @@ Napi::Value LstmForwardJs(const Napi::CallbackInfo& info) {
   if (!(p.clip >= 0)) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": clip must be >= 0 (0 = none)", true);
   p.dirs = direction == "bidirectional" ? 2 : 1;
   p.reverse = direction == "reverse";
-  const int64_t D = p.dirs, T = p.seq, N = p.batch, I = p.input, H = p.hidden;
+  const int64_t D = p.dirs, T = p.seq, N = p.batch, I = p.input, H = p.hidden, Hp = H + kLstmBlockUnits;
   const int64_t limit = (int64_t{1} << 31) - 1;
-  if (T * N * I > limit || D * 4 * H * I > limit || D * 4 * H * H > limit || T * N * 4 * H > limit || T * D * N * H > limit) {
+  if (T * N * I > limit || D * 4 * Hp * (I + Hp + 1) > limit || T * N * 4 * Hp > limit || T * D * N * H > limit) {
     ThrowJs(env, "INVALID_ARGUMENT", ctx + ": sizes exceed 2^31-1 elements", true);
   }
-  const float* x = Buffer(info, 1, T * N * I, false, "x");
-  const float* w = Buffer(info, 2, D * 4 * H * I, false, "w");
-  const float* r = Buffer(info, 3, D * 4 * H * H, false, "r");
-  const float* b = Buffer(info, 4, D * 8 * H, true, "b");
-  const float* h0 = Buffer(info, 5, D * N * H, true, "h0");
-  const float* c0 = Buffer(info, 6, D * N * H, true, "c0");
-  float* y = Buffer(info, 7, T * D * N * H, true, "y");
-  float* yh = Buffer(info, 8, D * N * H, true, "yh");
-  float* yc = Buffer(info, 9, D * N * H, true, "yc");
-  GuardSync(env, ctx, [&] { LstmForward(p, x, w, r, b, h0, c0, y, yh, yc); });
-  return env.Undefined();
+  return p;
+}
+
+}  // namespace
+
+Napi::Value LstmForwardJs(const Napi::CallbackInfo& info) {
+  const std::string ctx = "lstmForward";
+  const LstmParams p = ReadParams(info, ctx, true);
+  const int64_t D = p.dirs, T = p.seq, N = p.batch, I = p.input, H = p.hidden;
+  const float* x = Buffer(info, 1, T * N * I, false, ctx + ": x");
+  const float* w = Buffer(info, 2, D * 4 * H * I, false, ctx + ": w");
+  const float* r = Buffer(info, 3, D * 4 * H * H, false, ctx + ": r");
+  const float* b = Buffer(info, 4, D * 8 * H, true, ctx + ": b");
+  const float* h0 = Buffer(info, 5, D * N * H, true, ctx + ": h0");
+  const float* c0 = Buffer(info, 6, D * N * H, true, ctx + ": c0");
+  float* y = Buffer(info, 7, T * D * N * H, true, ctx + ": y");
+  float* yh = Buffer(info, 8, D * N * H, true, ctx + ": yh");
+  float* yc = Buffer(info, 9, D * N * H, true, ctx + ": yc");
+  GuardSync(info.Env(), ctx, [&] { LstmForward(p, x, w, r, b, h0, c0, y, yh, yc); });
+  return info.Env().Undefined();
+}
+
+Napi::Value LstmPackJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "lstmPack";
+  const LstmParams p = ReadParams(info, ctx, false);
+  const int64_t D = p.dirs, I = p.input, H = p.hidden;
+  const float* w = Buffer(info, 1, D * 4 * H * I, false, ctx + ": w");
+  const float* r = Buffer(info, 2, D * 4 * H * H, false, ctx + ": r");
+  const float* b = Buffer(info, 3, D * 8 * H, true, ctx + ": b");
+  Napi::Float32Array packed = Napi::Float32Array::New(env, static_cast<size_t>(LstmPackedSize(p)));
+  LstmPack(p, w, r, b, packed.Data());
+  return packed;
+}
+
+Napi::Value LstmForwardPackedJs(const Napi::CallbackInfo& info) {
+  const std::string ctx = "lstmForwardPacked";
+  const LstmParams p = ReadParams(info, ctx, true);
+  const int64_t D = p.dirs, T = p.seq, N = p.batch, I = p.input, H = p.hidden;
+  const float* x = Buffer(info, 1, T * N * I, false, ctx + ": x");
+  const float* packed = Buffer(info, 2, LstmPackedSize(p), false, ctx + ": packed weights");
+  const float* h0 = Buffer(info, 3, D * N * H, true, ctx + ": h0");
+  const float* c0 = Buffer(info, 4, D * N * H, true, ctx + ": c0");
+  float* y = Buffer(info, 5, T * D * N * H, true, ctx + ": y");
+  float* yh = Buffer(info, 6, D * N * H, true, ctx + ": yh");
+  float* yc = Buffer(info, 7, D * N * H, true, ctx + ": yc");
+  GuardSync(info.Env(), ctx, [&] { LstmForwardPacked(p, x, packed, h0, c0, y, yh, yc); });
+  return info.Env().Undefined();
 }
 
 }  // namespace switchyard

@@ -24,6 +24,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ReorderPrimitive", switchyard::ReorderPrimitive::Define(env));
   exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
+  exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));
+  exports.Set("lstmForwardPacked", Napi::Function::New<switchyard::LstmForwardPackedJs>(env, "lstmForwardPacked"));
   exports.Set("geluErf", Napi::Function::New<switchyard::GeluErfJs>(env, "geluErf"));
   exports.Set("softmaxRows", Napi::Function::New<switchyard::SoftmaxRowsJs>(env, "softmaxRows"));
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));

@@ -3,7 +3,7 @@ import { SwitchyardError } from '@switchyard/core';
 import { broadcastIndex, broadcastPlan, broadcastShape } from './broadcast.js';
 
 /** Reference: the input offset for each output element, computed index by index. */
-function naiveIndex(from: number[], to: number[]): number[] {
+function naiveIndex(from: number[], to: readonly number[]): number[] {
   const out: number[] = [];
   const size = to.reduce((a, b) => a * b, 1);
   for (let flat = 0; flat < size; flat++) {
@@ -69,6 +69,18 @@ describe('broadcastPlan', () => {
     const plan = broadcastPlan([[0, 3], [3]]);
     expect(plan.size).toBe(0);
     expect(plan.outer).toBe(0);
+  });
+  it('keeps plans apart whose shapes hash alike', () => {
+    // [2, 40] and [3, 9] give the same 31-multiplier hash (2·31 + 40 = 3·31 + 9): the cache must compare shapes.
+    for (let round = 0; round < 2; round++) {
+      expect(broadcastPlan([[2, 40], [1]]).dims).toEqual([2, 40]);
+      expect(broadcastPlan([[3, 9], [1]]).dims).toEqual([3, 9]);
+    }
+  });
+  it('returns frozen output dims, shared by later lookups', () => {
+    const plan = broadcastPlan([[5, 1], [1, 6]]);
+    expect(Object.isFrozen(plan.dims)).toBe(true);
+    expect(broadcastPlan([[5, 1], [1, 6]])).toBe(plan);
   });
   it('broadcastIndex maps outputs to inputs and refuses shapes that do not fit', () => {
     expect([...broadcastIndex([3, 1], [3, 2])]).toEqual([0, 0, 1, 1, 2, 2]);

@@ -35,8 +35,8 @@ export function broadcastShape(shapes: readonly (readonly number[])[], what = 'b
 }
 
 export interface BroadcastPlan {
-  /** The broadcast output shape. */
-  dims: number[];
+  /** The broadcast output shape (frozen: tensors made with it keep it without a copy). */
+  dims: readonly number[];
   /** Output element count (`outer * inner`). */
   size: number;
   /** Number of rows. */
@@ -51,20 +51,54 @@ export interface BroadcastPlan {
 
 /**
  * Plans are immutable and kernels ask for the same shapes run after run, so recent plans are kept
- * (keyed by the shapes) instead of rebuilt per run.
+ * instead of rebuilt per run. The key is a numeric hash of the dims, checked against the stored
+ * shapes: building a string key (`dims.join`) cost more than the rest of a tiny op's kernel.
  */
-const planCache = new Map<string, BroadcastPlan>();
+interface CachedPlan {
+  shapes: readonly (readonly number[])[];
+  plan: BroadcastPlan;
+}
+const planCache = new Map<number, CachedPlan[]>();
+let cachedPlans = 0;
 const PLAN_CACHE_SIZE = 512;
+
+function shapesHash(shapes: readonly (readonly number[])[]): number {
+  let h = shapes.length;
+  for (const s of shapes) {
+    h = (Math.imul(h, 31) + s.length) | 0;
+    for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s[i]) | 0;
+  }
+  return h;
+}
+
+function sameShapes(a: readonly (readonly number[])[], b: readonly (readonly number[])[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) {
+    const x = a[k];
+    const y = b[k];
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  }
+  return true;
+}
 
 /** Builds the loop plan for reading `shapes` broadcast to their common shape (see the file comment). */
 export function broadcastPlan(shapes: readonly (readonly number[])[], what = 'broadcast'): BroadcastPlan {
-  let key = '';
-  for (const s of shapes) key += s.join(',') + ';';
-  const cached = planCache.get(key);
-  if (cached) return cached;
+  const h = shapesHash(shapes);
+  const bucket = planCache.get(h);
+  if (bucket) {
+    for (const e of bucket) if (sameShapes(e.shapes, shapes)) return e.plan;
+  }
   const plan = buildBroadcastPlan(shapes, what);
-  if (planCache.size >= PLAN_CACHE_SIZE) planCache.delete(planCache.keys().next().value!);
-  planCache.set(key, plan);
+  if (cachedPlans >= PLAN_CACHE_SIZE) {
+    planCache.clear();
+    cachedPlans = 0;
+  }
+  const entry = { shapes: shapes.map((s) => s.slice()), plan };
+  const list = planCache.get(h);
+  if (list) list.push(entry);
+  else planCache.set(h, [entry]);
+  cachedPlans++;
   return plan;
 }
 
@@ -124,7 +158,7 @@ function buildBroadcastPlan(shapes: readonly (readonly number[])[], what: string
       }
     }
   }
-  return { dims, size, outer, inner, offsets, innerStrides };
+  return { dims: Object.freeze(dims), size, outer, inner, offsets, innerStrides };
 }
 
 /**

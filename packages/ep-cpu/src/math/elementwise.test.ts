@@ -1,7 +1,8 @@
 /** Elementwise math kernels: broadcasting, dtype paths (float16, int32 wrap, int64 past 2^53, bool), edge values. */
 import { describe, expect, it } from 'vitest';
-import { SwitchyardError, Tensor, float16BitsToFloat32, float32ToFloat16Bits, type DataType, type KernelDef } from '@switchyard/core';
-import { runKernel, type RunKernelOptions } from '@switchyard/core/testing';
+import { InferenceSession, SwitchyardError, Tensor, float16BitsToFloat32, float32ToFloat16Bits, type DataType, type KernelDef } from '@switchyard/core';
+import { buildModel, runKernel, type RunKernelOptions } from '@switchyard/core/testing';
+import { CpuExecutionProvider } from '../cpu-provider.js';
 import { addKernel } from '../kernels/Add.js';
 import { andKernel } from '../kernels/And.js';
 import { bitShiftKernel } from '../kernels/BitShift.js';
@@ -226,5 +227,32 @@ describe('Clip and Where', () => {
     expect(values(out)).toEqual(['a', 'b', 'c', 'z', 'z', 'z']);
     const ints = await run(whereKernel, [t('bool', [true, false]), t('int64', [2n ** 62n, 1n]), t('int64', [0n, -1n])]);
     expect(values(ints)).toEqual([2n ** 62n, -1n]);
+  });
+});
+
+describe('binary kernels across runs of one session', () => {
+  it('re-plans when the shapes change between runs (the kernel remembers its last plan)', async () => {
+    const model = buildModel({
+      inputs: [['a', 'float32', ['n', 'm']], ['b', 'float32', ['k']]],
+      outputs: [['y', 'float32']],
+      nodes: [{ op: 'Sub', inputs: ['a', 'b'], outputs: ['y'] }],
+    });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider({ useNative: false })] });
+    try {
+      const f32 = (v: number[], dims: number[]) => new Tensor('float32', Float32Array.from(v), dims);
+      const cases: Array<[Tensor, Tensor, number[], number[]]> = [
+        [f32([1, 2, 3, 4, 5, 6], [2, 3]), f32([1, 1, 1], [3]), [2, 3], [0, 1, 2, 3, 4, 5]],
+        [f32([1, 2, 3, 4, 5, 6], [3, 2]), f32([1, 2], [2]), [3, 2], [0, 0, 2, 2, 4, 4]],
+        [f32([1, 2, 3, 4, 5, 6], [6, 1]), f32([1, 2], [2]), [6, 2], [0, -1, 1, 0, 2, 1, 3, 2, 4, 3, 5, 4]],
+        [f32([1, 2, 3, 4, 5, 6], [2, 3]), f32([1, 1, 1], [3]), [2, 3], [0, 1, 2, 3, 4, 5]],
+      ];
+      for (const [a, b, dims, want] of cases) {
+        const y = (await s.run({ a, b })).y as Tensor;
+        expect(y.dims).toEqual(dims);
+        expect(Array.from(y.data as Float32Array)).toEqual(want);
+      }
+    } finally {
+      await s.release();
+    }
   });
 });

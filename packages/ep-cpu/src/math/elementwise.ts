@@ -9,8 +9,8 @@
  *   op with BigInt arithmetic otherwise, so large values stay correct without paying for BigInt always.
  */
 import { SwitchyardError, Tensor, type DataType, type Kernel, type KernelInit, type KernelRunContext } from '@switchyard/core';
-import { broadcastPlan, broadcastShape } from './broadcast.js';
-import { binaryLoop, unaryLoop, type Param, type StoreKind } from './codegen.js';
+import { broadcastPlan, broadcastShape, type BroadcastPlan } from './broadcast.js';
+import { binaryLoop, unaryLoop, type BinaryLoop, type Param, type StoreKind, type UnaryLoop } from './codegen.js';
 import { allSafeIntegers, int64ToNumbers, narrowHalf, numbersToInt64, widenHalf } from './numeric.js';
 
 /** Expressions for one op, per kind of element (see codegen.ts for the variables they may use). */
@@ -91,6 +91,21 @@ function guardBig(opType: string, run: () => void): void {
   }
 }
 
+/**
+ * The straight-on-the-typed-array loops (the common path) per spec and dtype, resolved once: the
+ * codegen cache's string keys cost more to build and hash than a tiny op's arithmetic.
+ */
+const directUnary = new WeakMap<ElementwiseSpec, Map<DataType, UnaryLoop>>();
+const directBinary = new WeakMap<ElementwiseSpec, Map<DataType, BinaryLoop>>();
+
+function directLoop<L>(memo: WeakMap<ElementwiseSpec, Map<DataType, L>>, spec: ElementwiseSpec, type: DataType, build: () => L): L {
+  let byType = memo.get(spec);
+  if (!byType) memo.set(spec, (byType = new Map()));
+  let loop = byType.get(type);
+  if (!loop) byType.set(type, (loop = build()));
+  return loop;
+}
+
 /** Computes `out = f(x)` elementwise; `out` has x's dims and the spec's output type. */
 export function computeUnary(spec: ElementwiseSpec, x: Tensor, out: Tensor, params: readonly Param[] = []): void {
   checkType(spec, x.type);
@@ -119,16 +134,22 @@ export function computeUnary(spec: ElementwiseSpec, x: Tensor, out: Tensor, para
     const big = unaryLoop(exprFor(spec, 'big', spec.opType, x.type), kind, x.type, names);
     return guardBig(spec.opType, () => big(x.data, out.data, n, params));
   }
-  unaryLoop(exprFor(spec, lane, spec.opType, x.type), kind, x.type, names)(x.data, out.data, n, params);
+  directLoop(directUnary, spec, x.type, () => unaryLoop(exprFor(spec, lane, spec.opType, x.type), kind, x.type, names))(x.data, out.data, n, params);
 }
 
 /** Computes `out = f(a, b)` with broadcasting; `out` must have the broadcast dims. */
-export function computeBinary(spec: ElementwiseSpec, a: Tensor, b: Tensor, out: Tensor, params: readonly Param[] = []): void {
+export function computeBinary(
+  spec: ElementwiseSpec,
+  a: Tensor,
+  b: Tensor,
+  out: Tensor,
+  params: readonly Param[] = [],
+  plan: BroadcastPlan = broadcastPlan([a.dims, b.dims], spec.opType),
+): void {
   checkType(spec, a.type);
   if (a.type !== b.type) {
     throw new SwitchyardError('INVALID_ARGUMENT', `${spec.opType}: inputs must have one element type, got ${a.type} and ${b.type}`);
   }
-  const plan = broadcastPlan([a.dims, b.dims], spec.opType);
   if (plan.size === 0) return;
   const kind: StoreKind = spec.output === 'bool' ? 'bool' : 'value';
   const names = spec.params ?? [];
@@ -160,12 +181,16 @@ export function computeBinary(spec: ElementwiseSpec, a: Tensor, b: Tensor, out: 
     const expr = exprFor(spec, 'big', spec.opType, a.type);
     return guardBig(spec.opType, () => run(a.type, expr, a.data, b.data, out.data));
   }
-  run(a.type, exprFor(spec, lane, spec.opType, a.type), a.data, b.data, out.data);
+  const loop = directLoop(directBinary, spec, a.type, () => binaryLoop(exprFor(spec, lane, spec.opType, a.type), kind, a.type, names));
+  loop(a.data, b.data, out.data, outer, inner, offsets[0], offsets[1], innerStrides[0], innerStrides[1], params);
 }
 
 function outputType(spec: ElementwiseSpec, input: DataType): DataType {
   return spec.output === 'bool' ? 'bool' : input;
 }
+
+/** computeUnary/computeBinary store every output element, so arena memory needs no zeroing first. */
+const WRITES_ALL = { uninitialized: true } as const;
 
 /** `create` for a unary elementwise op. */
 export function unaryKernel(spec: ElementwiseSpec): (init: KernelInit) => Kernel {
@@ -174,7 +199,7 @@ export function unaryKernel(spec: ElementwiseSpec): (init: KernelInit) => Kernel
     return {
       run(ctx: KernelRunContext) {
         const x = ctx.input(0);
-        const out = ctx.output(0, outputType(spec, x.type), x.dims);
+        const out = ctx.output(0, outputType(spec, x.type), x.dims, WRITES_ALL);
         computeUnary(spec, x, out, params);
         return [out];
       },
@@ -201,16 +226,30 @@ function legacyShapeOfB(init: KernelInit, a: Tensor, b: Tensor): readonly number
 export function binaryKernel(spec: ElementwiseSpec): (init: KernelInit) => Kernel {
   return (init) => {
     const params = spec.readParams?.(init) ?? [];
+    // Legacy (pre-opset-7) broadcasting is decided by attributes: settled here, not per run.
+    const legacy = init.opset < 7 && init.attrs.int('broadcast', 0) !== 0 && init.attrs.has('axis');
+    // The last shapes seen and their plan. Tensor dims are frozen arrays, often the very same ones
+    // run after run (a constant's, the previous node's output), so identity settles most lookups
+    // without hashing; immutable, so sharing it between concurrent runs is safe.
+    let lastA: readonly number[] | undefined;
+    let lastB: readonly number[] | undefined;
+    let lastPlan: BroadcastPlan | undefined;
     return {
       run(ctx: KernelRunContext) {
         const a = ctx.input(0);
         let b = ctx.input(1);
-        const bDims = legacyShapeOfB(init, a, b);
-        if (bDims !== b.dims) b = b.reshape(bDims);
-        // The (cached) plan carries the broadcast shape; computeBinary looks the same plan up again.
-        const dims = broadcastPlan([a.dims, b.dims], spec.opType).dims;
-        const out = ctx.output(0, outputType(spec, a.type), dims);
-        computeBinary(spec, a, b, out, params);
+        if (legacy) {
+          const bDims = legacyShapeOfB(init, a, b);
+          if (bDims !== b.dims) b = b.reshape(bDims);
+        }
+        let plan = lastPlan;
+        if (!plan || a.dims !== lastA || b.dims !== lastB) {
+          // The (cached) plan carries the broadcast shape; computeBinary loops over it.
+          plan = broadcastPlan([a.dims, b.dims], spec.opType);
+          [lastA, lastB, lastPlan] = [a.dims, b.dims, plan];
+        }
+        const out = ctx.output(0, outputType(spec, a.type), plan.dims, WRITES_ALL);
+        computeBinary(spec, a, b, out, params, plan);
         return [out];
       },
     };

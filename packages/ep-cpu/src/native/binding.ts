@@ -275,6 +275,17 @@ export interface NativeBinding {
     x: Float32Array, w: Float32Array, r: Float32Array, b: Float32Array | null, h0: Float32Array | null, c0: Float32Array | null,
     y: Float32Array | null, yh: Float32Array | null, yc: Float32Array | null,
   ): void;
+  /**
+   * [sync] The weights (w, r as for lstmForward, b or null) in the layout `lstmForwardPacked` reads
+   * (the options' seq, batch, clip and threads are ignored). Absent from older builds.
+   */
+  lstmPack?(options: LstmForwardOptions, w: Float32Array, r: Float32Array, b: Float32Array | null): Float32Array;
+  /** [sync] lstmForward on weights from `lstmPack` with the same input, hidden and direction. Absent from older builds. */
+  lstmForwardPacked?(
+    options: LstmForwardOptions,
+    x: Float32Array, packed: Float32Array, h0: Float32Array | null, c0: Float32Array | null,
+    y: Float32Array | null, yh: Float32Array | null, yc: Float32Array | null,
+  ): void;
   /** [sync] y = x · Φ(x) (erf form) elementwise; y has x's length and may be x. Absent from older builds. */
   geluErf?(x: Float32Array, y: Float32Array, threads?: number): void;
   /** [sync] Softmax of each row of the row-major [rows, cols] x into y (may be x). Absent from older builds. */

@@ -29,6 +29,8 @@ interface Case {
   /** Which outputs the node has ('' = omitted). */
   outputs?: string[];
   constantWeights?: boolean;
+  /** intraOpNumThreads (default: the machine's). */
+  threads?: number;
   extra?: Record<string, PlainAttribute>;
 }
 
@@ -54,7 +56,11 @@ async function run(c: Case, useNative: boolean) {
     initializers: Object.fromEntries(Object.entries(inputs).filter(([n]) => constants.includes(n))),
     nodes: [{ op: 'LSTM', inputs: ['x', 'w', 'r', inputs.b ? 'b' : '', '', inputs.h0 ? 'h0' : '', inputs.c0 ? 'c0' : ''], outputs, attributes }],
   });
-  const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider({ useNative })], graphOptimizationLevel: 'disabled' });
+  const s = await InferenceSession.fromModel(model, {
+    executionProviders: [new CpuExecutionProvider({ useNative })],
+    graphOptimizationLevel: 'disabled',
+    intraOpNumThreads: c.threads,
+  });
   const implementation = s.placement.nodes[0].implementation;
   const feeds = Object.fromEntries(Object.entries(inputs).filter(([n]) => !constants.includes(n)));
   const result = await s.run(feeds);
@@ -78,13 +84,19 @@ describe.skipIf(!hasNative)('native LSTM vs the TS kernel', () => {
     { seq: 4, batch: 2, input: 5, hidden: 3, direction: 'reverse', bias: true, h0: true },
     { seq: 6, batch: 2, input: 4, hidden: 8, direction: 'bidirectional', bias: true, h0: true, c0: true, constantWeights: true },
     { seq: 3, batch: 2, input: 4, hidden: 3, direction: 'bidirectional', bias: true, clip: 0.4 },
-    { seq: 32, batch: 1, input: 64, hidden: 128, bias: true, h0: true, c0: true, constantWeights: true },
-    // Above the row-dot batch limit (4): the recurrence goes through sgemm.
+    { seq: 32, batch: 1, input: 64, hidden: 128, bias: true, h0: true, c0: true, constantWeights: true, threads: 1 },
+    // Enough work per step for the two-thread recurrence (each thread its blocks, a barrier per step).
+    { seq: 32, batch: 1, input: 64, hidden: 128, bias: true, h0: true, c0: true, constantWeights: true, threads: 2 },
+    { seq: 5, batch: 8, input: 5, hidden: 40, direction: 'bidirectional', bias: true, h0: true, c0: true, constantWeights: true, threads: 2 },
+    // Hidden sizes that leave a partial last block of 16 units; weights packed per run.
     { seq: 4, batch: 6, input: 5, hidden: 20, bias: true, h0: true, c0: true },
+    { seq: 3, batch: 5, input: 9, hidden: 17, direction: 'reverse', bias: true, h0: true, constantWeights: true },
+    // Constant W and R without B: packed with a zero bias.
+    { seq: 6, batch: 2, input: 3, hidden: 33, c0: true, constantWeights: true },
     { seq: 4, batch: 2, input: 3, hidden: 4, bias: true, outputs: ['', 'yh'] },
     { seq: 4, batch: 2, input: 3, hidden: 4, outputs: ['y'], extra: { activations: ['Sigmoid', 'Tanh', 'Tanh'] } },
   ];
-  it.each(cases)('seq $seq batch $batch input $input hidden $hidden $direction outputs $outputs', async (c) => {
+  it.each(cases)('seq $seq batch $batch input $input hidden $hidden $direction outputs $outputs threads $threads', async (c) => {
     const fast = await run(c, true);
     const slow = await run(c, false);
     expect(fast.implementation).toBe('onednn');
@@ -93,6 +105,30 @@ describe.skipIf(!hasNative)('native LSTM vs the TS kernel', () => {
     expect(Object.keys(fast.result).sort()).toEqual(names.sort());
     expect(names.length).toBeGreaterThan(0);
     for (const n of names) expectSame(fast.result[n], slow.result[n]);
+  });
+
+  it('packs constant weights once: the session releases the initializers and runs other sequence lengths', async () => {
+    const [seq, batch, input, hidden] = [3, 2, 4, 5];
+    const G = 4 * hidden;
+    const model = buildModel({
+      inputs: [['x', 'float32', ['seq', 'batch', 'input']]],
+      outputs: [['y', 'float32']],
+      initializers: { w: t([1, G, input], 2), r: t([1, G, hidden], 3), b: t([1, 2 * G], 4) },
+      nodes: [{ op: 'LSTM', inputs: ['x', 'w', 'r', 'b'], outputs: ['y'], attributes: { hidden_size: hidden } }],
+    });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled' });
+    try {
+      expect(s.placement.nodes[0].implementation).toBe('onednn');
+      expect(s.optimization.memory?.releasedConstantBytes).toBe(4 * (G * input + G * hidden + 2 * G));
+      for (const steps of [seq, 7]) {
+        const out = (await s.run({ x: t([steps, batch, input], 1, 2) })).y as Tensor;
+        expect(out.dims).toEqual([steps, 1, batch, hidden]);
+      }
+      // W is gone, so the kernel itself names the shape X must have.
+      await expect(s.run({ x: t([seq, batch, input + 1], 1) })).rejects.toThrow(/X must be float32 \[seq >= 1, batch >= 1, 4\]/);
+    } finally {
+      await s.release();
+    }
   });
 
   it('leaves peepholes-free but unusual configurations to the TS kernel', async () => {
