@@ -412,3 +412,68 @@ describe('rocm EP on this machine', () => {
     console.log(`# rocm: ${usable ? ep.describe() : err.message}`);
   });
 });
+
+describe('Linear layers (MatMul → Add bias as one MatMulBias step, GEMM algorithm chosen at plan build)', { skip }, () => {
+  // x[1,S,K] → MatMul W[K,N] → Add b → MatMul W2[N,K] → Add b2: BERT's FFN shapes at reduced size, where
+  // the algorithm search times cublasLt's candidates (split-K among them) on the step's own buffers.
+  const model = (S, K, N) =>
+    buildModel({
+      inputs: [['x', 'float32', [1, S, K]]],
+      outputs: [['y', 'float32']],
+      initializers: {
+        w: new Tensor('float32', seeded(K * N, 61).map((v) => v / 8), [K, N]),
+        b: new Tensor('float32', seeded(N, 62), [N]),
+        w2: new Tensor('float32', seeded(N * K, 63).map((v) => v / 8), [N, K]),
+        b2: new Tensor('float32', seeded(K, 64), [K]),
+      },
+      nodes: [
+        { op: 'MatMul', inputs: ['x', 'w'], outputs: ['h'], name: 'fc1' },
+        { op: 'Add', inputs: ['h', 'b'], outputs: ['hb'], name: 'bias1' },
+        { op: 'MatMul', inputs: ['hb', 'w2'], outputs: ['o'], name: 'fc2' },
+        { op: 'Add', inputs: ['b2', 'o'], outputs: ['y'], name: 'bias2' },
+      ],
+      opset: 17,
+    });
+  for (const [S, K, N] of [[128, 256, 1024], [7, 33, 65]]) {
+    for (const [fp16, graph] of [[false, false], [false, true], [true, true]]) {
+      it(`[1,${S},${K}] x [${K},${N}]${fp16 ? ' fp16' : ''}${graph ? ' with enableHipGraph' : ''} matches the CPU EP`, async (t) => {
+        const x = new Tensor('float32', seeded(S * K, 65), [1, S, K]);
+        const expected = await reference(model(S, K, N), { x });
+        const s = await InferenceSession.fromModel(model(S, K, N), { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: graph }, 'cpu'] });
+        for (let run = 0; run < 3; run++) {
+          const out = await s.run({ x });
+          assertClose(out.y.data, expected.y.data, fp16 ? 2e-2 : 1e-4, fp16 ? 1e-2 : 1e-4, `y (run ${run})`);
+        }
+        const ops = s.providers.find((p) => p.name === 'rocm').partitions[0].stats.lastDescription.steps.map((st) => st.op);
+        if (!loaded.binding.planStepOps().includes('MatMulBias')) t.diagnostic('this build has no MatMulBias step');
+        else assert.deepEqual(ops.filter((op) => op.startsWith('MatMul') || op === 'Add'), ['MatMulBias', 'MatMulBias'], ops.join(','));
+        await s.release();
+      });
+    }
+  }
+});
+
+describe('Gemm with a row bias (fused into the prepared GEMM) and with a full C (broadcast first)', { skip }, () => {
+  const model = (cDims, beta) =>
+    buildModel({
+      inputs: [['x', 'float32', [3, 40]]],
+      outputs: [['y', 'float32']],
+      initializers: {
+        w: new Tensor('float32', seeded(24 * 40, 71), [24, 40]),
+        c: new Tensor('float32', seeded(cDims.reduce((a, b) => a * b, 1), 72), cDims),
+      },
+      nodes: [{ op: 'Gemm', inputs: ['x', 'w', 'c'], outputs: ['y'], name: 'fc', attributes: { transB: 1, alpha: { float: 0.75 }, beta: { float: beta } } }],
+      opset: 17,
+    });
+  for (const [cDims, beta] of [[[24], 1], [[1, 24], 1], [[3, 24], 0.5], [[24], 2]]) {
+    for (const graph of [false, true]) {
+      it(`C ${JSON.stringify(cDims)} beta ${beta}${graph ? ' with enableHipGraph' : ''} matches the CPU EP`, async () => {
+        const x = new Tensor('float32', seeded(120, 73), [3, 40]);
+        const expected = await reference(model(cDims, beta), { x });
+        const s = await InferenceSession.fromModel(model(cDims, beta), { executionProviders: [{ name: 'rocm', enableHipGraph: graph }, 'cpu'] });
+        for (let run = 0; run < 2; run++) assertClose((await s.run({ x })).y.data, expected.y.data, 1e-4, 1e-4, `y (run ${run})`);
+        await s.release();
+      });
+    }
+  }
+});

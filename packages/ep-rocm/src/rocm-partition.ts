@@ -97,6 +97,7 @@ export class RocmPartition implements CompiledPartition {
         nhwcConv,
         geluFold: this.#stepOps().has('BiasActivation'),
         residualNormFold: this.#stepOps().has('LayerNormalizationResidual'),
+        matmulBiasFold: this.#stepOps().has('MatMulBias'),
       });
     let description = describe(this.#nhwcConv());
     let plan: NativeExecutionPlan;

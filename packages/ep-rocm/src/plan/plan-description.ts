@@ -25,6 +25,7 @@ import { foldableConvChains } from './conv-activation.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
+import { foldableMatMulBiases, type MatMulBiasFold } from './matmul-bias-fold.js';
 import { foldableResidualNorms, type ResidualNormFold } from './residual-norm-fold.js';
 import { encodeStep } from './step-encoders.js';
 
@@ -74,6 +75,8 @@ export interface PlanBuildOptions {
   geluFold?: boolean;
   /** Fold Add → LayerNormalization into the norm step's residual input (residual-norm-fold.ts). */
   residualNormFold?: boolean;
+  /** Fold MatMul → Add(bias) into one MatMulBias step (matmul-bias-fold.ts). */
+  matmulBiasFold?: boolean;
   /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
   alignment?: number;
 }
@@ -190,8 +193,26 @@ export function buildPlanDescription(
     if (taken(r.add) || gelus.has(r.add) || taken(norm)) norms.delete(norm);
     else skip.add(r.add);
   }
+  // MatMul → Add(bias), where no earlier fold (a GELU's bias Add, a residual norm's Add) took the Add.
+  const biases = options.matmulBiasFold ? foldableMatMulBiases(graph, nodes, outputNames) : new Map<Node, MatMulBiasFold>();
+  const normAdds = new Set([...norms.values()].map((r) => r.add));
+  for (const [mm, f] of [...biases]) {
+    if (taken(mm) || taken(f.add) || normAdds.has(f.add) || [...gelus.values()].some((g) => g.nodes.includes(f.add))) biases.delete(mm);
+    else skip.add(f.add);
+  }
   for (const current of nodes) {
     if (skip.has(current)) continue;
+    const bias = biases.get(current);
+    if (bias) {
+      const ins = [operand(current.inputs[0]), operand(current.inputs[1]), operand(bias.bias)];
+      const { type, dims } = valueType(bias.output);
+      const out = addBuffer(bias.output, storageType(type), dims);
+      region.set(out, 'temp');
+      idOf.set(bias.output, out);
+      steps.push({ op: 'MatMulBias', attrs: [], inputs: ins, outputs: [out], node: `${current.name || current.opType} + ${bias.add.name || bias.add.opType}` });
+      for (const id of [...ins, out]) touch(id, steps.length - 1);
+      continue;
+    }
     const gelu = gelus.get(current);
     if (gelu) {
       const ins = [operand(gelu.input), gelu.bias ? operand(gelu.bias) : -1];

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "vendor/gpu.h"
@@ -56,5 +57,22 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& desc);
 
 // Checks shapes and fills packed leading dimensions; exposed for the JS entry and tests.
 Status Normalize(GemmDesc* desc);
+
+// A GEMM problem prepared once (when a plan is built) for every later launch with the same shapes and
+// pointers: on cuBLAS with cublasLt, the algorithm is chosen by timing the library's heuristic
+// candidates (with split-K variants) against cublasGemmEx's default; elsewhere, or when the default
+// wins, launches take the plain Gemm path. `bias` (row-major: one value per column of C, added to
+// every row) is fused into the library's epilogue when the chosen path can; otherwise the caller adds it.
+struct PreparedGemm {
+  bool bias_fused = false;
+  std::string choice;              // what was chosen and why, for plan descriptions and logs
+  std::shared_ptr<void> backend;  // the backend's own state (nullptr: plain Gemm)
+};
+
+// `desc` must carry the launch's pointers (a search runs the GEMM on them: C is overwritten).
+// Synchronizes `stream`; not capturable. SWITCHYARD_GEMM_SEARCH=0 turns the search off.
+Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& desc, const void* bias, PreparedGemm* out);
+// Queues a prepared GEMM (asynchronous, capturable); `desc` and `bias` as given to PrepareGemm.
+Status RunPreparedGemm(const PreparedGemm& prepared, int device, hipStream_t stream, const GemmDesc& desc, const void* bias);
 
 }  // namespace switchyard::blas

@@ -13,6 +13,10 @@
 #define SWITCHYARD_BLAS_CUBLAS 1
 #include <cublas_v2.h>
 
+#include <cstdlib>
+
+#include "gemm_lt.h"
+
 #include "runtime/device_arena.h"
 #elif !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_ROCBLAS) && __has_include(<rocblas/rocblas.h>)
 #define SWITCHYARD_BLAS_ROCBLAS 1
@@ -48,11 +52,12 @@ Status CublasFailure(const char* call, cublasStatus_t status) {
 }
 
 // Under HandleMutex. Leaked on purpose: handles must not be destroyed after the runtime shuts down.
-Status HandleFor(int device, hipStream_t stream, cublasHandle_t* out) {
+// Map nodes never move, so the pointer stays valid.
+Status HandleFor(int device, hipStream_t stream, const Handle** out) {
   static auto* handles = new std::map<std::pair<int, hipStream_t>, Handle>();
   auto it = handles->find({device, stream});
   if (it != handles->end()) {
-    *out = it->second.handle;
+    *out = &it->second;
     return Status{};
   }
   hipError_t gpu = hipSetDevice(device);
@@ -69,8 +74,7 @@ Status HandleFor(int device, hipStream_t stream, cublasHandle_t* out) {
     status = cublasSetWorkspace(entry.handle, entry.workspace, kWorkspaceBytes);
     if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasSetWorkspace", status);
   }  // else cuBLAS falls back to its own (smaller) workspace: slower, still correct
-  *out = entry.handle;
-  handles->emplace(std::make_pair(device, stream), std::move(entry));
+  *out = &handles->emplace(std::make_pair(device, stream), std::move(entry)).first->second;
   return Status{};
 }
 
@@ -85,9 +89,10 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   if (!checked.ok) return checked;
   if (d.m == 0 || d.n == 0) return Status{};
   std::lock_guard<std::mutex> lock(HandleMutex());
-  cublasHandle_t handle;
-  Status got = HandleFor(device, stream, &handle);
+  const Handle* entry = nullptr;
+  Status got = HandleFor(device, stream, &entry);
   if (!got.ok) return got;
+  cublasHandle_t handle = entry->handle;
   const cudaDataType type = d.dtype == DataType::kFloat16 ? CUDA_R_16F : CUDA_R_32F;
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap operands and m/n.
   const cublasOperation_t op_b = d.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -106,6 +111,40 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
     if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasGemmStridedBatchedEx", status);
   }
   return Status{};
+}
+
+Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const void* bias, PreparedGemm* out) {
+  *out = PreparedGemm{};
+  out->choice = "cublasGemmEx";
+  GemmDesc d = input;
+  Status checked = Normalize(&d);
+  if (!checked.ok || d.m == 0 || d.n == 0 || d.k == 0) return checked;
+#if defined(SWITCHYARD_BLAS_CUBLASLT)
+  if (const char* search = std::getenv("SWITCHYARD_GEMM_SEARCH"); search != nullptr && std::string(search) == "0") return Status{};
+  void* workspace = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(HandleMutex());
+    const Handle* entry = nullptr;
+    Status got = HandleFor(device, stream, &entry);
+    if (!got.ok) return got;
+    workspace = entry->workspace;
+  }
+  // The stream's handle and cublasLt share one workspace: both queue on this stream, one at a time.
+  Status searched = lt::Prepare(device, stream, d, bias, workspace, kWorkspaceBytes, [&] { return Gemm(device, stream, input); }, out);
+  if (!searched.ok) {
+    // cublasLt refused the problem: the plain path still serves it.
+    *out = PreparedGemm{};
+    out->choice = "cublasGemmEx (" + searched.message + ")";
+  }
+#endif
+  return Status{};
+}
+
+Status RunPreparedGemm(const PreparedGemm& prepared, int device, hipStream_t stream, const GemmDesc& desc, const void* bias) {
+#if defined(SWITCHYARD_BLAS_CUBLASLT)
+  if (prepared.backend != nullptr) return lt::Run(prepared, stream, desc);
+#endif
+  return Gemm(device, stream, desc);
 }
 
 #elif defined(SWITCHYARD_BLAS_ROCBLAS)
@@ -251,6 +290,19 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   return Status{};
 }
 
+// rocBLAS has no fused bias epilogue here and its gemm_ex picks its own solution: launches take the
+// plain path, and the caller adds a bias. (hipBLASLt would be the counterpart of cublasLt's search.)
+Status PrepareGemm(int, hipStream_t, const GemmDesc& input, const void*, PreparedGemm* out) {
+  *out = PreparedGemm{};
+  out->choice = "rocblas_gemm_ex";
+  GemmDesc d = input;
+  return Normalize(&d);
+}
+
+Status RunPreparedGemm(const PreparedGemm&, int device, hipStream_t stream, const GemmDesc& desc, const void*) {
+  return Gemm(device, stream, desc);
+}
+
 #else  // no vendor BLAS in this build
 
 #if defined(SWITCHYARD_GPU_NVIDIA)
@@ -270,6 +322,13 @@ Status Gemm(int, hipStream_t, const GemmDesc& input) {
   if (!checked.ok) return checked;
   return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
 }
+
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm* out) {
+  *out = PreparedGemm{};
+  return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
+}
+
+Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc& desc, const void*) { return Gemm(0, nullptr, desc); }
 
 #endif
 

@@ -1,6 +1,12 @@
 // Step ops on the BLAS seam (blas/blas.h): MatMul and Gemm. Attribute blobs:
-//   MatMul []   Gemm [transA, transB, alpha, beta]; inputs A, B, C (-1 when absent).
+//   MatMul / MatMulBias []; inputs A, B, bias (MatMulBias: [n], a Linear layer's bias the TS side folded in)
+//   Gemm [transA, transB, alpha, beta]; inputs A, B, C (-1 when absent).
 // MatMul batches: both operands share the output's batch dims, or one has none (stride 0).
+// MatMul is prepared in its check (blas::PrepareGemm: on cuBLAS, cublasLt's algorithms timed against
+// cublasGemmEx on the step's own buffers); a bias the chosen path cannot fuse is broadcast into Y
+// first and the GEMM accumulates onto it (beta 1).
+#include <cstdlib>
+
 #include "blas/blas.h"
 #include "plan/kernel_refs.h"
 #include "plan/step_op.h"
@@ -9,10 +15,19 @@ namespace switchyard::blas {
 // Weak, as kernel_refs.h: a build without the seam's backend declines these ops instead of failing to load.
 const char* Unavailable() __attribute__((weak));
 Status Gemm(int device, hipStream_t stream, const GemmDesc& desc) __attribute__((weak));
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*) __attribute__((weak));
+Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc&, const void*) __attribute__((weak));
 }  // namespace switchyard::blas
 
 namespace switchyard::plan {
 namespace {
+
+// SWITCHYARD_GEMM_SEARCH=0 (read when the addon loads) hides MatMulBias, so the EP keeps the bias
+// Add apart, and PrepareGemm skips the search: the plain cublasGemmEx path, for A/B measurements.
+bool GemmSearchOn() {
+  const char* v = std::getenv("SWITCHYARD_GEMM_SEARCH");
+  return v == nullptr || std::string(v) != "0";
+}
 
 bool BlasLinked() { return &blas::Gemm != nullptr && &blas::Unavailable != nullptr && blas::Unavailable() == nullptr; }
 
@@ -62,12 +77,34 @@ std::string FloatSame(const StepArgs& args) {
   return "";
 }
 
+const TensorRef* BiasOf(const StepArgs& args) { return args.inputs.size() > 2 ? args.inputs[2] : nullptr; }
+
+// Broadcasts a bias (or Gemm's C) into Y (the GEMM then adds onto it).
+hipError_t ExpandRows(const StepArgs& args, const TensorRef& row) {
+  kernels::TensorShape cs, ys;
+  KernelShape(row, &cs);
+  KernelShape(args.out(0), &ys);
+  const kernels::DType dt = args.out(0).dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
+  return kernels::LaunchExpand(dt, row.data, cs, args.out(0).data, ys, args.stream);
+}
+
 std::string CheckMatMul(StepArgs* args) {
-  std::string p = ExpectArity(*args, 2, 2, 1);
+  std::string p = ExpectArity(*args, 2, 3, 1);
   if (p.empty()) p = FloatSame(*args);
   blas::GemmDesc d;
   if (p.empty()) p = MatMulDesc(*args, &d);
-  return p;
+  if (!p.empty()) return p;
+  const TensorRef* bias = BiasOf(*args);
+  if (bias != nullptr && (bias->dims.size() != 1 || bias->dims[0] != d.n)) return "the bias must be 1-D with the output's last dimension";
+  if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) {
+    return bias != nullptr ? "a folded bias needs blas::PrepareGemm, which this build lacks" : "";
+  }
+  auto state = std::make_shared<blas::PreparedGemm>();
+  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get());
+  if (!prepared.ok) return prepared.message;
+  if (bias != nullptr && !state->bias_fused && &kernels::LaunchExpand == nullptr) return "an unfused bias needs the Expand kernel, which this build lacks";
+  args->state = state;
+  return "";
 }
 
 hipError_t Report(const blas::Status& s) { return s.ok ? hipSuccess : hipErrorInvalidValue; }
@@ -75,7 +112,41 @@ hipError_t Report(const blas::Status& s) { return s.ok ? hipSuccess : hipErrorIn
 hipError_t LaunchMatMul(const StepArgs& args) {
   blas::GemmDesc d;
   MatMulDesc(args, &d);
-  return Report(blas::Gemm(args.device, args.stream, d));
+  const auto* prepared = static_cast<const blas::PreparedGemm*>(args.state.get());
+  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
+  const TensorRef* bias = BiasOf(args);
+  if (bias != nullptr && !prepared->bias_fused) {
+    const hipError_t s = ExpandRows(args, *bias);
+    if (s != hipSuccess) return s;
+    d.beta = 1.0f;
+  }
+  return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, bias != nullptr ? bias->data : nullptr));
+}
+
+void GemmStepDesc(const StepArgs& args, blas::GemmDesc* d) {
+  const TensorRef &a = args.in(0), &b = args.in(1), &y = args.out(0);
+  d->dtype = BlasType(a.dtype);
+  d->trans_a = args.attrs[0] != 0;
+  d->trans_b = args.attrs[1] != 0;
+  d->m = y.dims[0];
+  d->n = y.dims[1];
+  d->k = d->trans_a ? a.dims[0] : a.dims[1];
+  d->alpha = static_cast<float>(args.attrs[2]);
+  d->beta = 0.0f;
+  d->a = a.data;
+  d->b = b.data;
+  d->c = y.data;
+}
+
+bool HasC(const StepArgs& args) { return args.inputs.size() > 2 && args.inputs[2] != nullptr && args.attrs[3] != 0; }
+
+// C as a Linear layer's bias -- [n] or [1, n] with beta 1 -- which a prepared GEMM's epilogue can add.
+const TensorRef* RowBias(const StepArgs& args) {
+  if (!HasC(args) || args.attrs[3] != 1) return nullptr;
+  const TensorRef& c = *args.inputs[2];
+  const int64_t n = args.out(0).dims[1];
+  const bool row = (c.dims.size() == 1 && c.dims[0] == n) || (c.dims.size() == 2 && c.dims[0] == 1 && c.dims[1] == n);
+  return row ? &c : nullptr;
 }
 
 std::string CheckGemm(StepArgs* args) {
@@ -86,39 +157,38 @@ std::string CheckGemm(StepArgs* args) {
   if (args->attrs.size() != 4) return "needs [transA, transB, alpha, beta]";
   const bool has_c = args->inputs.size() > 2 && args->inputs[2] != nullptr;
   if (has_c && &kernels::LaunchExpand == nullptr) return "a bias C needs the Expand kernel, which this build lacks";
+  // Prepared (algorithm search) without C or with a row bias; any other C keeps the plain path.
+  const TensorRef* bias = RowBias(*args);
+  if (!GemmSearchOn() || &blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr || (HasC(*args) && bias == nullptr)) return "";
+  blas::GemmDesc d;
+  GemmStepDesc(*args, &d);
+  auto state = std::make_shared<blas::PreparedGemm>();
+  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get());
+  if (!prepared.ok) return prepared.message;
+  args->state = state;
   return "";
 }
 
 hipError_t LaunchGemm(const StepArgs& args) {
-  const TensorRef &a = args.in(0), &b = args.in(1), &y = args.out(0);
   blas::GemmDesc d;
-  d.dtype = BlasType(a.dtype);
-  d.trans_a = args.attrs[0] != 0;
-  d.trans_b = args.attrs[1] != 0;
-  d.m = y.dims[0];
-  d.n = y.dims[1];
-  d.k = d.trans_a ? a.dims[0] : a.dims[1];
-  d.alpha = static_cast<float>(args.attrs[2]);
-  d.a = a.data;
-  d.b = b.data;
-  d.c = y.data;
-  const bool has_c = args.inputs.size() > 2 && args.inputs[2] != nullptr && args.attrs[3] != 0;
-  d.beta = has_c ? static_cast<float>(args.attrs[3]) : 0.0f;
-  if (has_c) {
+  GemmStepDesc(args, &d);
+  const auto* prepared = static_cast<const blas::PreparedGemm*>(args.state.get());
+  const TensorRef* c = HasC(args) ? args.inputs[2] : nullptr;
+  if (c != nullptr && (prepared == nullptr || !prepared->bias_fused)) {
     // Y = broadcast(C) first; the GEMM then accumulates onto it with beta.
-    kernels::TensorShape cs, ys;
-    kernels::DType dt = a.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
-    KernelShape(*args.inputs[2], &cs);
-    KernelShape(y, &ys);
-    const hipError_t s = kernels::LaunchExpand(dt, args.inputs[2]->data, cs, y.data, ys, args.stream);
+    const hipError_t s = ExpandRows(args, *c);
     if (s != hipSuccess) return s;
+    d.beta = static_cast<float>(args.attrs[3]);
   }
-  return Report(blas::Gemm(args.device, args.stream, d));
+  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
+  return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, c != nullptr ? c->data : nullptr));
 }
 
 }  // namespace
 
 SWITCHYARD_STEP_OP("MatMul", CheckMatMul, LaunchMatMul, BlasLinked());
+// The same step with its bias input (the name tells the EP this build folds MatMul + Add(bias)).
+SWITCHYARD_STEP_OP("MatMulBias", CheckMatMul, LaunchMatMul, BlasLinked() && &blas::PrepareGemm != nullptr && GemmSearchOn());
 SWITCHYARD_STEP_OP("Gemm", CheckGemm, LaunchGemm, BlasLinked());
 
 }  // namespace switchyard::plan
