@@ -86,6 +86,9 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
     dnnl::convolution_forward::desc desc(prop, alg, srcAny, weightsAny, dstAny, p.strides, dilations, p.padsBegin, p.padsEnd);
     pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
   }
+  // The primitive descriptor stays (it answers primitiveLayouts); the primitive and packed weights are skipped.
+  winograd_ = WinogradConv::TryCreate(p, outputDims_, constWeights, constBias, p.winograd);
+  if (winograd_) return;
   primitive_ = dnnl::convolution_forward(pd_);
   srcReorder_ = ReorderIfNeeded(userSrc_, pd_.src_desc());
   weightsReorder_ = ReorderIfNeeded(userWeights_, pd_.weights_desc());
@@ -111,6 +114,10 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
 
 void ConvKernel::Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {
   ThreadScope threads(params_.threads);
+  if (winograd_) {
+    winograd_->Execute(src, bias, sum, dst);
+    return;
+  }
   const auto& engine = CpuEngine();
   auto stream = NewStream();
 
@@ -172,7 +179,7 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   stream.wait();
 }
 
-std::string ConvKernel::implementation() const { return pd_.impl_info_str(); }
+std::string ConvKernel::implementation() const { return winograd_ ? winograd_->implementation() : pd_.impl_info_str(); }
 
 int64_t ConvKernel::primitiveSrcBlock() const { return BlockOf(pd_.src_desc()); }
 int64_t ConvKernel::primitiveDstBlock() const { return BlockOf(pd_.dst_desc()); }

@@ -11,6 +11,7 @@
 #include "memory_desc.h"
 #include "post_ops.h"
 #include "scratchpad.h"
+#include "winograd_conv.h"
 
 namespace switchyard {
 
@@ -33,6 +34,7 @@ struct ConvParams {
   int64_t srcBlock = 0;
   int64_t dstBlock = 0;
   int64_t sumBlock = 0;
+  WinogradMode winograd = WinogradMode::kAuto;  // 3x3 stride-1 convs: Winograd instead of oneDNN (winograd_conv.h)
 };
 
 class ConvKernel {
@@ -55,8 +57,8 @@ class ConvKernel {
   // have to pass to avoid reorders.
   int64_t primitiveSrcBlock() const;
   int64_t primitiveDstBlock() const;
-  bool weightsPacked() const { return packedWeights_.has_value(); }
-  bool biasPacked() const { return packedBias_.has_value(); }
+  bool weightsPacked() const { return winograd_ || packedWeights_.has_value(); }
+  bool biasPacked() const { return winograd_ ? winograd_->biasPacked() : packedBias_.has_value(); }
   std::string implementation() const;
 
  private:
@@ -67,6 +69,7 @@ class ConvKernel {
   dnnl::convolution_forward primitive_;
   std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_, sumReorder_;
   std::optional<dnnl::memory> packedWeights_, packedBias_;
+  std::unique_ptr<const WinogradConv> winograd_;  // set: it runs instead of primitive_ (never created then)
 };
 
 // The block (0, 8, 16) whose LayoutDesc equals `desc`, or -1.

@@ -61,6 +61,7 @@ ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<co
 Napi::Function ConvPrimitive::Define(Napi::Env env) {
   return DefineClass(env, kClass,
                      {
+                         StaticMethod<&ConvPrimitive::Algorithm>("algorithm"),
                          InstanceMethod<&ConvPrimitive::Run>("run"),
                          InstanceMethod<&ConvPrimitive::RunSync>("runSync"),
                          InstanceMethod<&ConvPrimitive::Dispose>("dispose"),
@@ -72,10 +73,10 @@ Napi::Function ConvPrimitive::Define(Napi::Env env) {
                      });
 }
 
-ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ConvPrimitive>(info) {
-  Napi::Env env = info.Env();
-  const std::string ctx = "new ConvPrimitive";
-  Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
+namespace {
+
+// Everything in the options but the weight and bias arrays; validated (ConvOutputDims fills defaults).
+ConvParams ReadConvParams(Napi::Env env, const Napi::Object& options, const std::string& ctx) {
   ConvParams p;
   p.input = ReadDims(env, options, "inputDims", ctx, true);
   p.weights = ReadDims(env, options, "weightDims", ctx, true);
@@ -95,12 +96,34 @@ ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
   p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
   p.sumBlock = ReadInt(env, options, "sumBlock", ctx, p.dstBlock);
+  const std::string winograd = ReadString(env, options, "winograd", ctx, "auto");
+  p.winograd = GuardSync(env, ctx, [&] { return ParseWinogradMode(winograd, ctx); });
   GuardSync(env, ctx, [&] { ConvOutputDims(p); });  // validates before array lengths are derived from p
+  return p;
+}
+
+}  // namespace
+
+ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ConvPrimitive>(info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "new ConvPrimitive";
+  Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
+  ConvParams p = ReadConvParams(env, options, ctx);
   Float32View weights = ReadOptionalFloat32Array(env, options, "weights", ElementCount(p.weights, "weights"), ctx);
   Float32View bias;
   if (p.hasBias) bias = ReadOptionalFloat32Array(env, options, "bias", p.weights[0], ctx);
   else if (!IsNullish(options.Get("bias"))) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.bias given but hasBias is false", true);
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ConvKernel>(p, weights.data, bias.data); });
+}
+
+Napi::Value ConvPrimitive::Algorithm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "ConvPrimitive.algorithm";
+  Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
+  ConvParams p = ReadConvParams(env, options, ctx);
+  const bool constWeights = !IsNullish(options.Get("weights"));
+  const bool winograd = GuardSync(env, ctx, [&] { return WinogradConv::Chooses(p, ConvOutputDims(p), constWeights, p.winograd); });
+  return Napi::String::New(env, winograd ? "winograd" : "onednn");
 }
 
 const ConvKernel& ConvPrimitive::Kernel(Napi::Env env, const char* method) const {

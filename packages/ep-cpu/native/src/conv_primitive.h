@@ -16,9 +16,15 @@ class ConvPrimitive : public Napi::ObjectWrap<ConvPrimitive> {
 
   // [sync] new ConvPrimitive({inputDims, weightDims, group?, strides?, dilations?, padsBegin?, padsEnd?,
   //        hasBias?, fuseRelu?, activation?, activationAlpha?, activationBeta?, hasSum?, threads?, weights?, bias?,
-  //        srcBlock?, dstBlock?, sumBlock? (caller layouts: 0 plain, 8/16 channel-blocked; sumBlock defaults to dstBlock)}). Builds the oneDNN primitive and packs
+  //        srcBlock?, dstBlock?, sumBlock? (caller layouts: 0 plain, 8/16 channel-blocked; sumBlock defaults to dstBlock),
+  //        winograd? ('auto' | 'always' | 'never', default 'auto': see winograd_conv.h)}). Builds the oneDNN primitive and packs
   //        `weights`/`bias` when given (constant initializers). Throws a coded Error on bad options.
   explicit ConvPrimitive(const Napi::CallbackInfo& info);
+
+  // [sync] ConvPrimitive.algorithm(options): 'winograd' | 'onednn', which one `new ConvPrimitive(options)`
+  //        would run, without building anything (`weights` only needs to be present). Lets a kernel
+  //        whose batch is unknown until run time report its algorithm in the placement.
+  static Napi::Value Algorithm(const Napi::CallbackInfo& info);
 
  private:
   // [async] run(x, w | null, b | null, y, z?): Promise<void>. Convolves on the libuv pool; x/w/b/y/z stay

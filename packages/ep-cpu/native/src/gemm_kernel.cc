@@ -63,7 +63,7 @@ GemmKernel::GemmKernel(const GemmParams& params, const float* constB, const floa
     cMode_ = (p.alpha == 1.0f && p.beta == 1.0f && c[0] == 1 && c[1] == n_) ? CMode::kBias : CMode::kSum;
   }
 
-  if (constB && !p.transA && p.alpha == 1.0f && cMode_ != CMode::kSum) {
+  if (constB && !p.transA && p.alpha == 1.0f && cMode_ != CMode::kSum && PointwiseSplitsWell(m_, p.threads)) {
     PointwiseGemmParams pw;
     pw.m = m_;
     pw.k = k_;

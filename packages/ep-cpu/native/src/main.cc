@@ -1,6 +1,7 @@
 // switchyard_cpu.node: registers the addon's classes and functions; nothing else lives here.
 #include <napi.h>
 
+#include "conv_dw_primitive.h"
 #include "conv_primitive.h"
 #include "eltwise_function.h"
 #include "engine.h"
@@ -18,6 +19,7 @@ namespace {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   switchyard::DefaultThreads();  // capture OpenMP's default before any ThreadScope runs
   exports.Set("ConvPrimitive", switchyard::ConvPrimitive::Define(env));
+  exports.Set("ConvDwPrimitive", switchyard::ConvDwPrimitive::Define(env));
   exports.Set("MatMulPrimitive", switchyard::MatMulPrimitive::Define(env));
   exports.Set("GemmPrimitive", switchyard::GemmPrimitive::Define(env));
   exports.Set("PoolPrimitive", switchyard::PoolPrimitive::Define(env));

@@ -55,7 +55,7 @@ MatMulKernel::MatMulKernel(const MatMulParams& params, const float* constB, cons
   userBias_ = PlainDesc(biasDims);
 
   if (params_.epilogue.sum) throw CodedError("INVALID_ARGUMENT", "MatMul: a sum epilogue is not supported");
-  if (constB && params_.b.size() == 2) {
+  if (constB && params_.b.size() == 2 && PointwiseSplitsWell(ElementCount(params_.a, "MatMul: A") / params_.a.back(), params_.threads)) {
     // Every batch dim comes from A, so the product is one [M, K] × [K, N] over A's rows.
     PointwiseGemmParams pw;
     pw.m = ElementCount(params_.a, "MatMul: A") / params_.a.back();

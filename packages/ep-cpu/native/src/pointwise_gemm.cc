@@ -70,6 +70,11 @@ PointwiseGemm::PointwiseGemm(const PointwiseGemmParams& params, const float* con
 
 bool PointwiseGemm::Fast() const { return implementation().rfind("jit_1x1", 0) == 0; }
 
+bool PointwiseSplitsWell(int64_t m, int threads) {
+  if (threads <= 0) threads = DefaultThreads();
+  return threads == 1 || m > 1;
+}
+
 void PointwiseGemm::Execute(const float* a, const float* bias, float* y) const {
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();

@@ -1,5 +1,6 @@
 #include "pool_kernel.h"
 
+#include "blocked_max_pool.h"
 #include "engine.h"
 #include "errors.h"
 
@@ -66,6 +67,8 @@ PoolKernel::PoolKernel(const PoolParams& params) : params_(params) {
   const PoolParams& p = params_;
   userSrc_ = LayoutDesc(p.input, p.block);
   userDst_ = LayoutDesc(outputDims_, p.block);
+  blockedMax_ = BlockedMaxPool2d::TryCreate(p, outputDims_);
+  if (blockedMax_) return;
   const auto alg = p.kind == PoolKind::kMax             ? dnnl::algorithm::pooling_max
                    : p.kind == PoolKind::kAvgIncludePad ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
@@ -96,6 +99,7 @@ PoolKernel::PoolKernel(const PoolParams& params) : params_(params) {
 }
 
 void PoolKernel::Execute(const float* src, float* dst) const {
+  if (blockedMax_) return blockedMax_->Execute(src, dst);
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
@@ -112,6 +116,6 @@ void PoolKernel::Execute(const float* src, float* dst) const {
   stream.wait();
 }
 
-std::string PoolKernel::implementation() const { return pd_.impl_info_str(); }
+std::string PoolKernel::implementation() const { return blockedMax_ ? blockedMax_->implementation() : pd_.impl_info_str(); }
 
 }  // namespace switchyard

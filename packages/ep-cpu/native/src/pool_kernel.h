@@ -5,6 +5,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,8 @@
 #include "scratchpad.h"
 
 namespace switchyard {
+
+class BlockedMaxPool2d;
 
 enum class PoolKind { kMax, kAvgIncludePad, kAvgExcludePad };
 
@@ -47,6 +50,8 @@ class PoolKernel {
   // Set when the primitive runs on a blocked layout (oneDNN's pooling on plain NCHW is a slow
   // scalar loop): src is reordered in and dst out on every call, still far cheaper.
   std::optional<Reorder> srcReorder_, dstReorder_;
+  // Set for 2-D max pooling on blocked layouts (blocked_max_pool.h): it runs instead of primitive_.
+  std::shared_ptr<const BlockedMaxPool2d> blockedMax_;
 };
 
 // 'max' | 'avgIncludePad' | 'avgExcludePad'.

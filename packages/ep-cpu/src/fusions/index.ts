@@ -10,6 +10,8 @@ import { layerNormFusion } from './layer-norm-fusion.js';
 import { geluFusion } from './gelu-fusion.js';
 import { matMulAddFusion } from './matmul-add-fusion.js';
 import { blockedLayoutPass } from './blocked-layout.js';
+import { blockedConvDwFusion } from './blocked-conv-dw-fusion.js';
+import { blockedConvConcatFusion } from './blocked-conv-concat-fusion.js';
 import { attentionMatMulFusion } from './attention-matmul-fusion.js';
 import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
 import type { NativeBinding } from '../native/binding.js';
@@ -22,15 +24,19 @@ export const cpuGraphPasses: GraphPass[] = [convBatchNormFolding, convActivation
 
 /**
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay
- * channel-blocked between convolutions (last, once Conv+Add+activation chains are fused). The
- * blocked ops only have oneDNN kernels, so without the addon that pass is left out.
+ * channel-blocked between convolutions (last, once Conv+Add+activation chains are fused; then a 1x1
+ * conv and the depthwise conv after it fuse into one primitive, and convs feeding a Concat write into
+ * it). The blocked ops only have oneDNN kernels, so without the addon those passes are left out.
  */
 export function cpuGraphPassesFor(binding: NativeBinding | undefined): GraphPass[] {
   if (!binding) return cpuGraphPasses;
   const passes = [...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
   if (!supportsBlockedLayout(binding)) return passes;
   const block = binding.preferredChannelBlock!();
-  return isChannelBlock(block) ? [...passes, blockedLayoutPass(block)] : passes;
+  if (!isChannelBlock(block)) return passes;
+  // Once convs are BlockedConv: 1x1 + depthwise pairs fuse, and convs write straight into a Concat of them.
+  const convDw = blockedConvDwFusion(binding);
+  return [...passes, blockedLayoutPass(block), ...(convDw ? [convDw] : []), blockedConvConcatFusion];
 }
 
 /**
@@ -44,4 +50,4 @@ function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
   return passes;
 }
 
-export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, attentionMatMulFusion, skipLayerNormFusion };
+export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, blockedConvDwFusion, blockedConvConcatFusion, attentionMatMulFusion, skipLayerNormFusion };

@@ -50,7 +50,8 @@ export const concatKernel = tensorKernel({
         if (inputs.length === 0) throw new SwitchyardError('RUNTIME', 'Concat: no inputs');
         const axis = normalizeAxis(axisAttr, inputs[0].dims.length, 'Concat');
         const dims = concatDims(inputs, axis, 'Concat');
-        const out = allocOutput(ctx, 0, inputs[0].type, dims);
+        // Every element is written below, so arena memory need not be zeroed first.
+        const out = inputs[0].type === 'string' ? allocOutput(ctx, 0, inputs[0].type, dims) : ctx.output(0, inputs[0].type, dims, { uninitialized: true });
         concatInto(inputs, axis, dims, out.data);
         return [out];
       },

@@ -54,6 +54,13 @@ export interface ConvPrimitiveOptions {
   srcBlock?: ChannelBlock;
   dstBlock?: ChannelBlock;
   sumBlock?: ChannelBlock;
+  /**
+   * 3x3, stride-1, undilated, ungrouped convs with constant weights on 8-blocked x / y / z (and channel
+   * counts multiple of 8) may run as a Winograd F(4x4, 3x3) convolution instead (AVX2+FMA CPUs).
+   * `auto` (default): where it measured faster; `always`: wherever it applies; `never`: oneDNN only.
+   * The environment variable SWITCHYARD_CPU_WINOGRAD (same values) overrides `auto`.
+   */
+  winograd?: 'auto' | 'always' | 'never';
 }
 
 /**
@@ -71,7 +78,7 @@ export interface ConvPrimitive {
   dispose(): void;
   /** [sync] [N, M, ...outSpatial]. */
   readonly outputDims: number[];
-  /** [sync] oneDNN's implementation name, e.g. `jit:avx2`, `gemm:jit`. */
+  /** [sync] oneDNN's implementation name, e.g. `jit:avx2`, `gemm:jit`, or `winograd_f4x4:avx2` for the addon's own Winograd conv. */
   readonly implementation: string;
   /** [sync] The OpenMP team size the primitive was built for (the default resolved). */
   readonly threads: number;
@@ -79,6 +86,52 @@ export interface ConvPrimitive {
   readonly weightsPacked: boolean;
   /** [sync] The blocks of the src/dst layouts oneDNN chose (-1: neither plain nor channel-blocked). Absent from older builds. */
   readonly primitiveLayouts?: { src: number; dst: number };
+}
+
+/**
+ * Options of `new ConvDwPrimitive(...)`: a 1x1 conv (stride 1, no padding) fused with the 3x3 depthwise
+ * conv (padding 1, stride 1 or 2) that reads its output, each with its own bias and activation.
+ * Output [N, M, ceil(H / stride), ceil(W / stride)]. Weights are constants, packed at construction.
+ */
+export interface ConvDwPrimitiveOptions {
+  /** X of the 1x1 conv: [N, C, H, W]. */
+  inputDims: readonly number[];
+  /** M: the 1x1 conv's output channels, which the depthwise conv keeps. */
+  channels: number;
+  /** The depthwise conv's stride: 1 or 2. */
+  stride: 1 | 2;
+  /** The 1x1 weights [M, C] (an ONNX [M, C, 1, 1] as is) and optional bias [M]. */
+  weights: Float32Array;
+  bias?: Float32Array;
+  /** The depthwise weights [M, 3, 3] (an ONNX [M, 1, 3, 3] as is) and optional bias [M]. */
+  dwWeights: Float32Array;
+  dwBias?: Float32Array;
+  /** After the 1x1 conv, as ConvPrimitiveOptions. */
+  activation?: NativeActivation;
+  activationAlpha?: number;
+  activationBeta?: number;
+  /** After the depthwise conv. */
+  dwActivation?: NativeActivation;
+  dwActivationAlpha?: number;
+  dwActivationBeta?: number;
+  threads?: number;
+  srcBlock?: ChannelBlock;
+  dstBlock?: ChannelBlock;
+}
+
+export interface ConvDwPrimitive {
+  /** [async] Runs both convolutions from `x` into `y`; buffers stay referenced until the Promise settles. */
+  run(x: Float32Array, y: Float32Array): Promise<void>;
+  /** [sync] Same, on the calling thread. */
+  runSync(x: Float32Array, y: Float32Array): void;
+  /** [sync] */
+  dispose(): void;
+  /** [sync] [N, M, ceil(H / stride), ceil(W / stride)]. */
+  readonly outputDims: number[];
+  /** [sync] e.g. `jit_1x1:avx2` (truly fused) or `ref_fused_convolution:...` (the two run back to back). */
+  readonly implementation: string;
+  /** [sync] */
+  readonly threads: number;
 }
 
 /** Options of `new MatMulPrimitive(...)`: ONNX MatMul for operands of rank >= 2 (batch dims broadcast). */
@@ -257,8 +310,16 @@ export interface NativeRuntimeInfo {
 
 /** The addon's exports. */
 export interface NativeBinding {
-  /** [sync] constructor: builds the primitive (and packs constant weights); throws a coded Error. */
-  ConvPrimitive: new (options: ConvPrimitiveOptions) => ConvPrimitive;
+  /**
+   * [sync] constructor: builds the primitive (and packs constant weights); throws a coded Error.
+   * `algorithm` [sync]: which one the constructor would pick for these options, building nothing; absent from older builds.
+   */
+  ConvPrimitive: {
+    new (options: ConvPrimitiveOptions): ConvPrimitive;
+    algorithm?(options: ConvPrimitiveOptions): 'winograd' | 'onednn';
+  };
+  /** [sync] constructor; absent from older builds (then 1x1 and depthwise convs stay separate). */
+  ConvDwPrimitive?: new (options: ConvDwPrimitiveOptions) => ConvDwPrimitive;
   /** [sync] constructor. */
   MatMulPrimitive: new (options: MatMulPrimitiveOptions) => MatMulPrimitive;
   /** [sync] constructor; absent from builds older than the Gemm fast path (the TS kernel serves then). */

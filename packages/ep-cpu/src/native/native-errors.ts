@@ -26,6 +26,15 @@ export function fromNativeError(node: Node, error: unknown): SwitchyardError {
   return new SwitchyardError(code, `node '${node.name}' (${node.opType}, onednn): ${message}`, { cause: error });
 }
 
+/** Runs `fn` synchronously, rethrowing native failures as SwitchyardErrors (the inline path: no promise). */
+export function withNodeErrors<T>(node: Node, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw fromNativeError(node, error);
+  }
+}
+
 /** Runs `fn`, rethrowing native failures as SwitchyardErrors. */
 export async function withNativeErrors<T>(node: Node, fn: () => T | Promise<T>): Promise<T> {
   try {

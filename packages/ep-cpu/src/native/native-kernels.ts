@@ -6,6 +6,8 @@ import type { KernelDef } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { nativeBlockedKernels } from './blocked-native.js';
 import { nativeConvKernels } from './conv-native.js';
+import { nativeConvDwKernels } from './conv-dw-native.js';
+import { nativeConvConcatKernels } from './conv-concat-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
 import { nativeLstmKernels } from './lstm-native.js';
@@ -15,5 +17,5 @@ import { nativePoolKernels } from './pool-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 export function nativeKernels(binding: NativeBinding): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
 }

@@ -67,6 +67,13 @@ export function dispatchFor(binding: NativeBinding, requested: number, work: num
   return { inline: work < inlineBelow, threads: effectiveThreads(binding, requested) };
 }
 
+/** Element-wise equal dims (cheaper than comparing joined strings on every run). */
+export function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function hasZeroDim(dims: readonly number[]): boolean {
   return dims.some((d) => d === 0);
 }

@@ -1,0 +1,122 @@
+#include "conv_dw_kernel.h"
+
+#include <cstring>
+#include <vector>
+
+#include "engine.h"
+#include "errors.h"
+
+namespace switchyard {
+
+namespace {
+
+void Require(bool ok, const std::string& message) {
+  if (!ok) throw CodedError("INVALID_ARGUMENT", "ConvDw: " + message);
+}
+
+void AppendActivation(dnnl::post_ops& ops, const Epilogue& e) {
+  switch (e.activation) {
+    case Activation::kNone: break;
+    case Activation::kRelu: ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); break;
+    case Activation::kLeakyRelu: ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, e.alpha, 0.0f); break;
+    case Activation::kClip: ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, e.alpha, e.beta); break;
+  }
+}
+
+// Copies `data` (dense, in `user` layout) into memory of the primitive's `packed` layout.
+dnnl::memory Pack(const dnnl::memory::desc& user, const dnnl::memory::desc& packed, const float* data) {
+  dnnl::memory out(packed, CpuEngine());
+  dnnl::memory in(user, CpuEngine(), const_cast<float*>(data));
+  if (user == packed) {
+    std::memcpy(out.get_data_handle(), data, user.get_size());
+  } else {
+    auto stream = NewStream();
+    dnnl::reorder(in, out).execute(stream, in, out);
+    stream.wait();
+  }
+  return out;
+}
+
+}  // namespace
+
+ConvDwKernel::ConvDwKernel(const ConvDwParams& params, const float* weights, const float* bias, const float* dwWeights,
+                           const float* dwBias)
+    : params_(params) {
+  const ConvDwParams& p = params_;
+  Require(p.input.size() == 4, "input must be [N, C, H, W], got " + DimsToString(p.input));
+  ElementCount(p.input, "ConvDw: input");
+  Require(p.channels >= 1, "channels must be >= 1");
+  Require(p.stride == 1 || p.stride == 2, "the depthwise stride must be 1 or 2, got " + std::to_string(p.stride));
+  Require(!p.pointwise.sum && !p.depthwise.sum, "a sum epilogue is not served");
+  Require(weights && dwWeights, "weights are required at construction");
+  Require(!p.hasBias || bias, "bias declared but not given");
+  Require(!p.hasDwBias || dwBias, "depthwise bias declared but not given");
+  const int64_t n = p.input[0], c = p.input[1], h = p.input[2], w = p.input[3], m = p.channels;
+  outputDims_ = {n, m, (h + p.stride - 1) / p.stride, (w + p.stride - 1) / p.stride};
+
+  userSrc_ = LayoutDesc(p.input, p.srcBlock);
+  userDst_ = LayoutDesc(outputDims_, p.dstBlock);
+
+  dnnl::primitive_attr attr = UserScratchpadAttr();
+  dnnl::post_ops ops;
+  AppendActivation(ops, p.pointwise);
+  const auto f32 = dnnl::memory::data_type::f32;
+  if (p.stride == 1) ops.append_dw_k3s1p1(f32, f32, f32, 0, {});
+  else ops.append_dw_k3s2p1(f32, f32, f32, 0, {});
+  AppendActivation(ops, p.depthwise);
+  attr.set_post_ops(ops);
+
+  // The 1x1 conv's own descriptor: its dst is the wide [N, M, H, W]; the primitive's dst is the depthwise output.
+  const Dims wDims = {m, c, 1, 1};
+  const Dims ones = {1, 1}, zeros = {0, 0};
+  ThreadScope threads(p.threads);
+  const auto prop = dnnl::prop_kind::forward_inference;
+  const auto alg = dnnl::algorithm::convolution_direct;
+  const auto src = AnyDesc(p.input), wts = AnyDesc(wDims), dst = AnyDesc({n, m, h, w});
+  const auto biasDesc = PlainDesc({m});
+  dnnl::convolution_forward::desc desc = p.hasBias
+      ? dnnl::convolution_forward::desc(prop, alg, src, wts, biasDesc, dst, ones, zeros, zeros)
+      : dnnl::convolution_forward::desc(prop, alg, src, wts, dst, ones, zeros, zeros);
+  pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+  primitive_ = dnnl::convolution_forward(pd_);
+  Require(pd_.dst_desc().dims() == outputDims_, "oneDNN's fused output " + DimsToString(pd_.dst_desc().dims()) + " differs from " +
+                                                    DimsToString(outputDims_));
+  srcReorder_ = ReorderIfNeeded(userSrc_, pd_.src_desc());
+  dstReorder_ = ReorderIfNeeded(pd_.dst_desc(), userDst_);
+
+  weights_ = Pack(PlainDesc(wDims), pd_.weights_desc(), weights);
+  if (p.hasBias) bias_ = Pack(biasDesc, biasDesc, bias);
+  const int dwWeightsArg = DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS;
+  const int dwBiasArg = DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS;
+  dwWeights_ = Pack(PlainDesc({m, 1, 1, 3, 3}), pd_.query_md(dnnl::query::exec_arg_md, dwWeightsArg), dwWeights);
+  const auto dwBiasDesc = pd_.query_md(dnnl::query::exec_arg_md, dwBiasArg);
+  // The depthwise bias is always an argument of the fused primitive: zeros when the model has none.
+  std::vector<float> zerosBias;
+  if (!p.hasDwBias) zerosBias.assign(m, 0.0f);
+  dwBias_ = Pack(PlainDesc({m}), dwBiasDesc, p.hasDwBias ? dwBias : zerosBias.data());
+}
+
+void ConvDwKernel::Execute(const float* src, float* dst) const {
+  ThreadScope threads(params_.threads);
+  const auto& engine = CpuEngine();
+  auto stream = NewStream();
+  dnnl::memory userSrc(userSrc_, engine, const_cast<float*>(src));
+  dnnl::memory srcMem = userSrc;
+  if (srcReorder_) {
+    srcMem = TempMemory(pd_.src_desc(), TempSlot::kSrc);
+    srcReorder_->Execute(stream, userSrc, srcMem);
+  }
+  dnnl::memory userDst(userDst_, engine, dst);
+  dnnl::memory dstMem = dstReorder_ ? TempMemory(pd_.dst_desc(), TempSlot::kDst) : userDst;
+  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, srcMem},
+                                                {DNNL_ARG_WEIGHTS, weights_},
+                                                {DNNL_ARG_DST, dstMem},
+                                                {DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, dwWeights_},
+                                                {DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, dwBias_}};
+  if (params_.hasBias) args.emplace(DNNL_ARG_BIAS, bias_);
+  ExecuteWithScratchpad(primitive_, stream, std::move(args), pd_.scratchpad_desc());
+  if (dstReorder_) dstReorder_->Execute(stream, dstMem, userDst);
+  stream.wait();
+}
+
+}  // namespace switchyard
