@@ -89,12 +89,11 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   await releaser.flush(true);
 
   const outputs = graph.outputs.map((o) => ({ name: o.name, hostName: hostNameOf(o.name) }));
-  const freeAfter = lastReads(steps, new Set(outputs.map((o) => o.hostName)));
 
   const subplans = new Map<Graph, ExecutionPlan>();
   for (const node of graph.nodes) for (const sub of subgraphsOf(node)) subplans.set(sub, await buildPlan(sub, options, false));
 
-  const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, freeAfter, subplans, arenaSlots: new Map(), arenaBytes: 0 };
+  const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, subplans, arenaSlots: new Map(), arenaBytes: 0 };
   if (releaser.released.size) plan.releasedConstants = releaser.released;
   if (options.memoryPattern && isTopLevel) {
     const arena = planHostArena(plan);
@@ -103,17 +102,6 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
     plan.memoryPlan = arena.memoryPlan;
   }
   return plan;
-}
-
-/** For each step, the values it is the last to read (graph outputs excepted): freed right after it. */
-function lastReads(steps: readonly Step[], keep: ReadonlySet<string>): string[][] {
-  const last = new Map<string, number>();
-  steps.forEach((s, i) => {
-    for (const n of s.kind === 'copy' ? [s.source] : s.inputs) last.set(n, i);
-  });
-  const freeAfter = steps.map((): string[] => []);
-  for (const [name, i] of last) if (!keep.has(name)) freeAfter[i].push(name);
-  return freeAfter;
 }
 
 /** Disposes every kernel and compiled partition of a plan and its subplans. */

@@ -41,17 +41,25 @@ export class DynamicArenas {
 
   /** The plan with an arena laid out for the sizes these (validated) feeds give the symbols. */
   planFor(feeds: ReadonlyMap<string, RuntimeValue>): ExecutionPlan {
+    // The key is the sizes in `#symbolic` order (validated feeds give one size per symbol): built
+    // without the bindings map, which only a new layout needs.
+    let key = '';
+    for (const [input, axis] of this.#symbolic) {
+      const v = feeds.get(input);
+      key += v instanceof Tensor && axis < v.dims.length ? `${v.dims[axis]},` : '?,';
+    }
+    const known = this.#layouts.get(key);
+    if (known) {
+      if (this.#layouts.size > 1) {
+        this.#layouts.delete(key);
+        this.#layouts.set(key, known);
+      }
+      return known;
+    }
     const bindings = new Map<string, number>();
     for (const [input, axis, symbol] of this.#symbolic) {
       const v = feeds.get(input);
       if (v instanceof Tensor && axis < v.dims.length) bindings.set(symbol, v.dims[axis]);
-    }
-    const key = [...bindings].map(([s, n]) => `${s}=${n}`).join(',');
-    const known = this.#layouts.get(key);
-    if (known) {
-      this.#layouts.delete(key);
-      this.#layouts.set(key, known);
-      return known;
     }
     const plan = this.#layOut(bindings);
     this.#layouts.set(key, plan);

@@ -7,8 +7,11 @@ import type { EvaluateNode } from '../optimize/index.js';
 import type { KernelRegistry } from '../registry/kernel-registry.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { deviceOf } from '../partition/copy-insertion.js';
-import { NodeRunContext } from './run-context.js';
+import { NodeRunContext, type SubgraphRunner } from './run-context.js';
 
+const NO_SUBGRAPHS: SubgraphRunner = {
+  runSubgraph: () => Promise.reject(new SwitchyardError('UNSUPPORTED', 'constant folding does not run subgraphs')),
+};
 
 /** Evaluates nodes with the first host EP that has a kernel for them (constant folding's evaluator). */
 export function hostEvaluator(providers: readonly ExecutionProvider[], registry: KernelRegistry): EvaluateNode {
@@ -20,14 +23,7 @@ export function hostEvaluator(providers: readonly ExecutionProvider[], registry:
       const constants = new Map(inputs.flatMap((t, i) => (t ? [[i, t] as const] : [])));
       const kernel = r.def.create(kernelInitFor(node, graph, ep, constants, 1));
       try {
-        const ctx = new NodeRunContext({
-          node,
-          inputs,
-          arena: undefined,
-          slots: new Map(),
-          threads: 1,
-          runSubgraph: () => Promise.reject(new SwitchyardError('UNSUPPORTED', 'constant folding does not run subgraphs')),
-        });
+        const ctx = new NodeRunContext(node, inputs, 1, undefined, 0, 0, NO_SUBGRAPHS);
         const outs = await kernel.run(ctx);
         return outs as Tensor[];
       } finally {

@@ -33,8 +33,6 @@ export interface ExecutionPlan {
   constants: Map<string, Tensor>;
   /** Graph outputs in order, with the name each has on the host after copies. */
   outputs: Array<{ name: string; hostName: string }>;
-  /** Per step: the values no later step reads, dropped right after it (graph outputs are kept). */
-  freeAfter: string[][];
   /** Plans of subgraphs held by control-flow nodes. */
   subplans: Map<Graph, ExecutionPlan>;
   /** Host arena layout for node outputs of known size (empty when memory patterns are off). */

@@ -1,15 +1,19 @@
 /**
- * Walks an execution plan for one run. Each run has its own value map and arena, so concurrent runs
+ * Walks an execution plan for one run. Each run has its own value array and arena, so concurrent runs
  * of one session never share mutable state. Long runs yield to the event loop between steps.
+ *
+ * Values live in slots numbered once per plan (run-program.ts): the hot loop indexes arrays, never
+ * looks names up, and allocates per node only what the kernel contract needs (its inputs, its context).
  */
 import { SwitchyardError } from '../errors.js';
-import { nodeLabel, type Graph } from '../ir/graph.js';
+import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { CopyStep } from '../partition/copy-insertion.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan, KernelStep } from './execution-plan.js';
 import type { Profiler } from './profiler.js';
-import { NodeRunContext } from './run-context.js';
+import { NodeRunContext, type ArenaViews, type OutputLayout, type RunOutputs, type SubgraphRunner } from './run-context.js';
+import { StepKind, programOf, type RunProgram } from './run-program.js';
 
 export interface RunEnvironment {
   threads: number;
@@ -47,14 +51,74 @@ function detachFromArena(value: RuntimeValue, arena: ArrayBuffer | undefined, ow
   return new Tensor(value.type, (value.data as Float32Array).slice() as never, value.dims);
 }
 
-async function runCopy(step: CopyStep, lookup: Lookup, values: Map<string, RuntimeValue>): Promise<void> {
-  const v = lookup(step.source);
-  if (!(v instanceof Tensor)) {
-    throw new SwitchyardError('RUNTIME', `cannot copy '${step.source}' from ${step.from} to ${step.to}: only tensors cross devices`);
+/** Views over each arena buffer's slots, for the program that last ran on it (see RunOutputs.views). */
+const arenaViews = new WeakMap<ArrayBuffer, { program: RunProgram; views: ArenaViews }>();
+const noViews = (): ArenaViews => ({ data: [], type: [], size: [] });
+/** For runs without an arena: never written (outputs only use views over an arena). */
+const NO_VIEWS = noViews();
+
+function viewsOf(arena: ArrayBuffer | undefined, program: RunProgram): ArenaViews {
+  if (!arena) return NO_VIEWS;
+  let cached = arenaViews.get(arena);
+  if (cached?.program !== program) arenaViews.set(arena, (cached = { program, views: noViews() }));
+  return cached.views;
+}
+
+/** One run of one plan: its values by slot, and how names outside the plan resolve. */
+class PlanRun implements SubgraphRunner, RunOutputs {
+  readonly layout: OutputLayout;
+  readonly views: ArenaViews;
+
+  constructor(
+    readonly plan: ExecutionPlan,
+    readonly program: RunProgram,
+    readonly values: (RuntimeValue | undefined)[],
+    readonly feeds: ReadonlyMap<string, RuntimeValue>,
+    readonly env: RunEnvironment,
+    readonly arena: ArrayBuffer | undefined,
+    /** Feeds the plan never reads by slot (kept so subgraph lookups by name still see them). */
+    readonly extras: Map<string, RuntimeValue> | undefined,
+    readonly outer: Lookup | undefined,
+  ) {
+    this.layout = program.layout;
+    this.views = viewsOf(arena, program);
   }
-  const copy = step.to === 'cpu' ? step.ep.copyToHost?.(v) : step.ep.copyToDevice?.(v);
-  if (!copy) throw new SwitchyardError('EP_FAILED', `${step.ep.name} cannot copy tensors ${step.to === 'cpu' ? 'to the host' : 'to its device'}`);
-  values.set(step.target, await copy);
+
+  read(slot: number): RuntimeValue | undefined {
+    const v = this.values[slot];
+    return v !== undefined ? v : this.#fallback(this.program.names[slot]);
+  }
+
+  /** What a name not set in this run resolves to: a constant, else the enclosing scope's value. */
+  #fallback(name: string): RuntimeValue | undefined {
+    return this.plan.constants.get(name) ?? this.outer?.(name);
+  }
+
+  lookup(name: string): RuntimeValue | undefined {
+    const slot = this.program.slotOf.get(name);
+    if (slot !== undefined) return this.read(slot);
+    if (this.extras?.has(name)) return this.extras.get(name);
+    return this.#fallback(name);
+  }
+
+  runSubgraph(graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>, node: Node, rename: ReadonlyMap<string, string> | undefined): Promise<RuntimeValue[]> {
+    const sub = this.plan.subplans.get(graph);
+    if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${nodeLabel(node)}'`));
+    return executePlan(sub, feeds, this.env, (name) => this.lookup(rename?.get(name) ?? name));
+  }
+
+  /** Drops the values no later step reads (`io[from..to)`); device tensors the run made are released now. */
+  free(from: number, to: number): void {
+    const values = this.values;
+    const io = this.program.io;
+    for (let k = from; k < to; k++) {
+      const s = io[k];
+      const v = values[s];
+      // Feeds belong to the caller (a bound device tensor stays valid after the run).
+      if (v instanceof Tensor && v.location !== 'cpu' && !this.feeds.has(this.program.names[s])) v.dispose();
+      values[s] = undefined;
+    }
+  }
 }
 
 /** Runs `plan` with `feeds` (by graph input name); returns the graph outputs in order. */
@@ -64,127 +128,142 @@ export async function executePlan(
   env: RunEnvironment,
   outer?: Lookup,
 ): Promise<RuntimeValue[]> {
-  const values = new Map<string, RuntimeValue>(feeds);
-  const lookup: Lookup = (name) => {
-    const v = values.get(name);
-    return v !== undefined || values.has(name) ? v : plan.constants.get(name) ?? outer?.(name);
-  };
+  const program = programOf(plan);
+  const values = program.template.slice();
+  let extras: Map<string, RuntimeValue> | undefined;
+  for (const [name, v] of feeds) {
+    const slot = program.slotOf.get(name);
+    if (slot !== undefined) values[slot] = v;
+    else (extras ??= new Map()).set(name, v);
+  }
   const arena = plan.arenaBytes > 0 ? env.acquireArena(plan.arenaBytes) : undefined;
-  const steps = plan.steps;
+  const run = new PlanRun(plan, program, values, feeds, env, arena, extras, outer);
+  const { kinds, bounds, live, clockAfter } = program;
   let sliceStart = performance.now();
   try {
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i];
+    for (let j = 0; j < live.length; j++) {
+      const i = live[j];
+      const kind = kinds[i];
       env.checkAlive();
       const started = env.profiler ? performance.now() : 0;
-      if (step.kind === 'copy') {
-        await runCopy(step, lookup, values);
-        env.profiler?.record({ name: `copy ${step.source}`, op: 'MemcpyTo' + (step.to === 'cpu' ? 'Host' : 'Device'), ep: step.ep.name, start: started, end: performance.now(), inputs: [], outputs: [] });
-      } else if (step.unit.kind === 'fused') {
-        await runFused(step, lookup, values, env, started);
-      } else {
+      if (kind === StepKind.Kernel) {
         // Most kernels finish synchronously: awaiting only real promises keeps per-node overhead low.
-        const pending = runKernel(step, plan, lookup, values, env, arena, started);
+        const pending = runKernel(i, run, started);
         if (pending) await pending;
+      } else if (kind === StepKind.Copy) {
+        const step = plan.steps[i] as CopyStep;
+        await runCopy(step, i, run);
+        env.profiler?.record({ name: `copy ${step.source}`, op: 'MemcpyTo' + (step.to === 'cpu' ? 'Host' : 'Device'), ep: step.ep.name, start: started, end: performance.now(), inputs: [], outputs: [] });
+      } else {
+        await runFused(plan.steps[i] as KernelStep, i, run, started);
       }
-      for (const name of plan.freeAfter[i]) {
-        const v = values.get(name);
-        // Feeds belong to the caller (a bound device tensor stays valid after the run).
-        if (v instanceof Tensor && v.location !== 'cpu' && !feeds.has(name)) v.dispose();
-        values.delete(name);
-      }
-      const now = performance.now();
-      if (now - sliceStart > env.sliceMs) {
+      const freeFrom = bounds[3 * i + 2];
+      const freeTo = bounds[3 * i + 3];
+      if (freeFrom < freeTo) run.free(freeFrom, freeTo);
+      if (clockAfter[i] && performance.now() - sliceStart > env.sliceMs) {
         await yieldToEventLoop();
         sliceStart = performance.now();
       }
     }
-    return plan.outputs.map((o) => {
-      const v = lookup(o.hostName);
-      if (v === undefined) throw new SwitchyardError('RUNTIME', `graph output '${o.name}' was not produced`);
-      return v;
-    });
+    const outputs = new Array<RuntimeValue>(program.outputs.length);
+    for (let k = 0; k < outputs.length; k++) {
+      const v = run.read(program.outputs[k]);
+      if (v === undefined) throw new SwitchyardError('RUNTIME', `graph output '${plan.outputs[k].name}' was not produced`);
+      outputs[k] = v;
+    }
+    return outputs;
   } finally {
     if (arena) env.releaseArena(arena);
   }
 }
 
-async function runFused(step: KernelStep, lookup: Lookup, values: Map<string, RuntimeValue>, env: RunEnvironment, started: number): Promise<void> {
+async function runCopy(step: CopyStep, index: number, run: PlanRun): Promise<void> {
+  const { io, bounds } = run.program;
+  const v = run.read(io[bounds[3 * index]]);
+  if (!(v instanceof Tensor)) {
+    throw new SwitchyardError('RUNTIME', `cannot copy '${step.source}' from ${step.from} to ${step.to}: only tensors cross devices`);
+  }
+  const copy = step.to === 'cpu' ? step.ep.copyToHost?.(v) : step.ep.copyToDevice?.(v);
+  if (!copy) throw new SwitchyardError('EP_FAILED', `${step.ep.name} cannot copy tensors ${step.to === 'cpu' ? 'to the host' : 'to its device'}`);
+  run.values[io[bounds[3 * index + 1]]] = await copy;
+}
+
+async function runFused(step: KernelStep, index: number, run: PlanRun, started: number): Promise<void> {
   const unit = step.unit as Extract<KernelStep['unit'], { kind: 'fused' }>;
-  // compile() was promised inputs in `inputNames` order, which leaves out the initializers the
-  // partition carries itself (step.inputs lists every value the unit reads).
-  const names = step.partition ? step.partition.inputNames.map((n) => step.rename.get(n) ?? n) : step.inputs;
-  const inputs = names.map((n) => {
-    const v = lookup(n);
-    if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${n}' is not available`);
-    return v;
-  });
+  const { io, bounds, names } = run.program;
+  const first = bounds[3 * index];
+  const inputs = new Array<RuntimeValue>(bounds[3 * index + 1] - first);
+  for (let k = 0; k < inputs.length; k++) {
+    const v = run.read(io[first + k]);
+    if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${names[io[first + k]]}' is not available`);
+    inputs[k] = v;
+  }
   let outs: RuntimeValue[];
   try {
     outs = await step.compiled!.run(inputs);
   } catch (err) {
     throw kernelError(step, err);
   }
-  if (outs.length !== step.outputs.length) throw kernelError(step, new Error(`returned ${outs.length} outputs, expected ${step.outputs.length}`));
-  step.outputs.forEach((name, i) => values.set(name, outs[i]));
-  env.profiler?.record({ name: unit.name, op: 'FusedPartition', ep: unit.ep.name, start: started, end: performance.now(), inputs: shapesOf(inputs), outputs: shapesOf(outs) });
+  const outFirst = bounds[3 * index + 1];
+  const expected = bounds[3 * index + 2] - outFirst;
+  if (outs.length !== expected) throw kernelError(step, new Error(`returned ${outs.length} outputs, expected ${expected}`));
+  for (let k = 0; k < outs.length; k++) run.values[io[outFirst + k]] = outs[k];
+  run.env.profiler?.record({ name: unit.name, op: 'FusedPartition', ep: unit.ep.name, start: started, end: performance.now(), inputs: shapesOf(inputs), outputs: shapesOf(outs) });
 }
 
 /** Runs one kernel; returns a promise only when the kernel is asynchronous. */
-function runKernel(
-  step: KernelStep,
-  plan: ExecutionPlan,
-  lookup: Lookup,
-  values: Map<string, RuntimeValue>,
-  env: RunEnvironment,
-  arena: ArrayBuffer | undefined,
-  started: number,
-): Promise<void> | undefined {
-  const unit = step.unit as Extract<KernelStep['unit'], { kind: 'single' }>;
-  const node = unit.node;
-  const refs = step.inputRefs;
-  const inputs = new Array<RuntimeValue | undefined>(refs.length);
-  for (let i = 0; i < refs.length; i++) inputs[i] = refs[i] ? lookup(refs[i]) : undefined;
-  const ctx = new NodeRunContext({ node, inputs, arena, slots: plan.arenaSlots, threads: env.threads, plan, env, lookup, rename: step.rename });
+function runKernel(index: number, run: PlanRun, started: number): Promise<void> | undefined {
+  const program = run.program;
+  const { io, bounds } = program;
+  const first = bounds[3 * index];
+  const inputs = new Array<RuntimeValue | undefined>(bounds[3 * index + 1] - first);
+  for (let k = 0; k < inputs.length; k++) {
+    const s = io[first + k];
+    inputs[k] = s < 0 ? undefined : run.read(s);
+  }
+  const node = program.nodes[index]!;
+  const outFirst = bounds[3 * index + 1];
+  const ctx = new NodeRunContext(node, inputs, run.env.threads, run, outFirst, bounds[3 * index + 2] - outFirst, run, program.renames[index]);
   let result: RuntimeValue[] | Promise<RuntimeValue[]>;
   try {
-    result = step.kernel!.run(ctx);
+    result = program.kernels[index]!.run(ctx);
   } catch (err) {
-    throw kernelError(step, err);
+    throw kernelError(run.plan.steps[index] as KernelStep, err);
   }
-  if (result instanceof Promise) {
+  // Kernels return arrays, or promises of them: the array test is the cheaper one.
+  if (!Array.isArray(result) && result instanceof Promise) {
     return result.then(
-      (outs) => finishKernel(step, ctx, outs, values, env, arena, started),
+      (outs) => finishKernel(index, ctx, outs, run, started),
       (err: unknown) => {
-        throw kernelError(step, err);
+        throw kernelError(run.plan.steps[index] as KernelStep, err);
       },
     );
   }
-  finishKernel(step, ctx, result, values, env, arena, started);
+  finishKernel(index, ctx, result, run, started);
   return undefined;
 }
 
 /** Stores a kernel's outputs (detached from arena memory they alias) and records the profile event. */
-function finishKernel(
-  step: KernelStep,
-  ctx: NodeRunContext,
-  outs: RuntimeValue[],
-  values: Map<string, RuntimeValue>,
-  env: RunEnvironment,
-  arena: ArrayBuffer | undefined,
-  started: number,
-): void {
-  const node = ctx.node;
-  const declared = node.outputs.length;
-  if (outs.length < declared && node.outputs.slice(outs.length).some((o) => o !== '')) {
-    throw kernelError(step, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
+function finishKernel(index: number, ctx: NodeRunContext, outs: RuntimeValue[], run: PlanRun, started: number): void {
+  const { io, bounds } = run.program;
+  const first = bounds[3 * index + 1];
+  const declared = bounds[3 * index + 2] - first;
+  if (outs.length < declared) {
+    for (let k = outs.length; k < declared; k++) {
+      if (io[first + k] >= 0) throw kernelError(run.plan.steps[index] as KernelStep, new Error(`returned ${outs.length} outputs, the node declares ${declared}`));
+    }
   }
-  for (let i = 0; i < declared; i++) {
-    const name = node.outputs[i];
-    if (name) values.set(name, detachFromArena(outs[i], arena, ctx.arenaOutput(i)));
+  const arena = run.arena;
+  const values = run.values;
+  for (let k = 0; k < declared; k++) {
+    const s = io[first + k];
+    if (s >= 0) values[s] = arena ? detachFromArena(outs[k], arena, ctx.arenaOutput(k)) : outs[k];
   }
-  if (env.profiler) {
-    env.profiler.record({
+  const profiler = run.env.profiler;
+  if (profiler) {
+    const step = run.plan.steps[index] as KernelStep;
+    const node = ctx.node;
+    profiler.record({
       name: nodeLabel(node),
       op: node.opType,
       ep: step.unit.ep.name,
@@ -195,18 +274,4 @@ function finishKernel(
       outputs: shapesOf(outs),
     });
   }
-}
-
-/** Runs a subgraph of `plan` for a control-flow node; outer-scope names resolve through `lookup`. */
-export function runSubgraphOf(
-  plan: ExecutionPlan,
-  env: RunEnvironment,
-  graph: Graph,
-  feeds: ReadonlyMap<string, RuntimeValue>,
-  lookup: Lookup,
-  owner: string,
-): Promise<RuntimeValue[]> {
-  const sub = plan.subplans.get(graph);
-  if (!sub) return Promise.reject(new SwitchyardError('RUNTIME', `no plan for subgraph '${graph.name}' of '${owner}'`));
-  return executePlan(sub, feeds, env, lookup);
 }

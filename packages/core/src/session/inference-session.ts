@@ -23,8 +23,9 @@ import { hostEvaluator } from './evaluate-node.js';
 import { ownedGraphPasses } from './ep-passes.js';
 import { Logger } from './logger.js';
 import { Profiler } from './profiler.js';
+import { programOf } from './run-program.js';
 import type { RunOptions, SessionOptions } from './session-options.js';
-import { validateFeeds } from './validate-feeds.js';
+import { FeedValidator } from './validate-feeds.js';
 
 /** Metadata of one model input or output, as onnxruntime-node reports it. */
 export interface ValueMetadata {
@@ -63,8 +64,9 @@ export class InferenceSession {
   readonly #ownedProviders: readonly ExecutionProvider[];
   readonly #profiler: Profiler | undefined;
   readonly #threads: number;
-  readonly #optionalInputs: Set<string>;
+  readonly #feeds: FeedValidator;
   readonly #arenas: ArrayBuffer[] = [];
+  readonly #env: RunEnvironment;
   readonly #log: Logger;
   #released = false;
 
@@ -82,7 +84,8 @@ export class InferenceSession {
     this.model = init.model;
     // Inputs that also have initializers (IR < 4) are optional: the initializer is the default.
     const userInputs = graph.inputs;
-    this.#optionalInputs = new Set(userInputs.filter((i) => graph.initializers.has(i.name)).map((i) => i.name));
+    const optionalInputs = new Set(userInputs.filter((i) => graph.initializers.has(i.name)).map((i) => i.name));
+    this.#feeds = new FeedValidator(userInputs, optionalInputs);
     this.inputNames = userInputs.map((i) => i.name);
     this.outputNames = graph.outputs.map((o) => o.name);
     this.inputMetadata = userInputs.map(metadataOf);
@@ -96,6 +99,9 @@ export class InferenceSession {
     this.#log = init.log;
     this.#profiler = init.options.enableProfiling ? new Profiler(init.options.profileFilePrefix) : undefined;
     this.#threads = resolveThreads(init.options.intraOpNumThreads);
+    this.#env = this.#runEnvironment();
+    // Number the plan's values now rather than in the first run.
+    programOf(init.plan);
   }
 
   /** Loads a model from a path or bytes and prepares it on the requested execution providers. */
@@ -149,19 +155,30 @@ export class InferenceSession {
   /** Runs the model. `fetches` picks outputs by name (default: all). Concurrent calls are safe. */
   async run(feeds: FeedsType, fetches?: FetchesType, runOptions: RunOptions = {}): Promise<ReturnType> {
     this.#checkAlive();
-    const wanted = this.#fetchNames(fetches);
-    const values = validateFeeds(feeds as Record<string, unknown>, this.model.graph.inputs, this.#optionalInputs);
+    const wanted = fetches === undefined ? undefined : this.#fetchNames(fetches);
+    const values = this.#feeds.validate(feeds as Record<string, unknown>);
     const started = performance.now();
-    const env: RunEnvironment = {
+    const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
+    const outputs = await executePlan(plan, values, this.#env);
+    this.#profiler?.mark(`run${runOptions.tag ? ' ' + runOptions.tag : ''}`, started, performance.now());
+    const result: ReturnType = {};
+    const names = this.outputNames;
+    for (let i = 0; i < names.length; i++) if (!wanted || wanted.has(names[i])) result[names[i]] = outputs[i];
+    return result;
+  }
+
+  /** What every run of this session shares: made once, so a run allocates no closures for it. */
+  #runEnvironment(): RunEnvironment {
+    const pool = this.#arenas;
+    return {
       threads: this.#threads,
       profiler: this.#profiler,
       // Layouts differ in size between bindings of symbolic dims: a pooled arena must be big enough.
       acquireArena: (bytes) => {
-        const i = this.#arenas.findIndex((b) => b.byteLength >= bytes);
-        return i >= 0 ? this.#arenas.splice(i, 1)[0] : new ArrayBuffer(bytes);
+        const i = pool.findIndex((b) => b.byteLength >= bytes);
+        return i >= 0 ? pool.splice(i, 1)[0] : new ArrayBuffer(bytes);
       },
       releaseArena: (buf) => {
-        const pool = this.#arenas;
         if (pool.length < 4) pool.push(buf);
         else {
           // Full: keep the bigger buffers, which serve every layout up to their size.
@@ -172,14 +189,6 @@ export class InferenceSession {
       sliceMs: 4,
       checkAlive: () => this.#checkAlive(),
     };
-    const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
-    const outputs = await executePlan(plan, values, env);
-    this.#profiler?.mark(`run${runOptions.tag ? ' ' + runOptions.tag : ''}`, started, performance.now());
-    const result: ReturnType = {};
-    this.outputNames.forEach((name, i) => {
-      if (wanted.has(name)) result[name] = outputs[i];
-    });
-    return result;
   }
 
   /** Writes the Chrome trace of the runs so far and returns its path. */
@@ -211,8 +220,7 @@ export class InferenceSession {
     if (this.#released) throw new SwitchyardError('RELEASED', 'this InferenceSession was released');
   }
 
-  #fetchNames(fetches: FetchesType | undefined): Set<string> {
-    if (fetches === undefined) return new Set(this.outputNames);
+  #fetchNames(fetches: FetchesType): Set<string> {
     const names = Array.isArray(fetches) ? (fetches as string[]) : Object.keys(fetches);
     for (const n of names) {
       if (!this.outputNames.includes(n)) {

@@ -8,11 +8,16 @@ const node: Node = { id: 0, name: 'n', opType: 'Relu', domain: '', inputs: ['x']
 function dirtyContext(): { ctx: NodeRunContext; arena: ArrayBuffer } {
   const arena = new ArrayBuffer(32);
   new Uint8Array(arena).fill(0xff);
-  const slots = new Map([
-    ['y', { offset: 0, bytes: 16 }],
-    ['z', { offset: 16, bytes: 16 }],
-  ]);
-  return { ctx: new NodeRunContext({ node, inputs: [], arena, slots, threads: 1 }), arena };
+  // A plan's layout with this node's outputs at 1 and 2; 0 and 3 belong to other steps (3 has a slot).
+  const layout = { offset: Float64Array.of(-1, 0, 16, 0), bytes: Float64Array.of(0, 16, 16, 16), frozenDims: [] };
+  return { ctx: new NodeRunContext(node, [], 1, { layout, arena, views: { data: [], type: [], size: [] } }, 1, 2), arena };
+}
+
+/** Two node contexts of consecutive runs sharing one arena, layout and view cache. */
+function twoRuns(): [NodeRunContext, NodeRunContext] {
+  const arena = new ArrayBuffer(32);
+  const outputs = { layout: { offset: Float64Array.of(0, 16), bytes: Float64Array.of(16, 16), frozenDims: [] }, arena, views: { data: [], type: [], size: [] } };
+  return [new NodeRunContext(node, [], 1, outputs, 0, 2), new NodeRunContext(node, [], 1, outputs, 0, 2)];
 }
 
 describe('NodeRunContext.output', () => {
@@ -37,6 +42,42 @@ describe('NodeRunContext.output', () => {
     const y = ctx.output(0, 'float32', [2, 3], { uninitialized: true });
     expect(y.data.buffer).not.toBe(arena);
     expect(Array.from(y.data as Float32Array)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it('never takes the slot of an entry past the node\'s own outputs', () => {
+    const { ctx, arena } = dirtyContext();
+    const extra = ctx.output(2, 'float32', [4], { uninitialized: true });
+    expect(extra.data.buffer).not.toBe(arena);
+    expect(ctx.arenaOutput(2)).toBeUndefined();
+    expect(ctx.arenaOutput(1)).toBeUndefined();
+    const z = ctx.output(1, 'float32', [4]);
+    expect(ctx.arenaOutput(1)).toBe(z);
+  });
+
+  it('reuses the view over a slot in later runs while the type and size match', () => {
+    const [first, second] = twoRuns();
+    const a = first.output(0, 'float32', [4]);
+    const b = second.output(0, 'float32', [4]);
+    expect(b).not.toBe(a);
+    expect(b.data).toBe(a.data);
+    // Same bytes, another element type: a view of its own.
+    const c = second.output(1, 'int32', [4]);
+    const d = first.output(1, 'float32', [4]);
+    expect(d.data).not.toBe(c.data);
+    expect(d.data).toBeInstanceOf(Float32Array);
+    expect((d.data as Float32Array).byteOffset).toBe(16);
+  });
+
+  it('remembers frozen dims per output but still copies loose ones', () => {
+    const [first, second] = twoRuns();
+    const frozen = Object.freeze([4]);
+    expect(first.output(0, 'float32', frozen).dims).toBe(frozen);
+    expect(second.output(0, 'float32', frozen).dims).toBe(frozen);
+    const loose = [4];
+    const t = second.output(1, 'float32', loose);
+    loose[0] = 9;
+    expect(t.dims).toEqual([4]);
+    expect(Object.isFrozen(t.dims)).toBe(true);
   });
 
   it('reports bad output dims with the node and output named', () => {

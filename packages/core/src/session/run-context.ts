@@ -4,21 +4,43 @@ import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { KernelRunContext, OutputOptions, RuntimeValue } from '../registry/kernel-def.js';
 import { BYTES_PER_ELEMENT, allocateData, viewData, type DataType, type DataTypeMap, type NumericDataType } from '../tensor/data-type.js';
 import { MAX_TENSOR_ELEMENTS, Tensor, elementCount } from '../tensor/tensor.js';
-import type { ArenaSlot, ExecutionPlan } from './execution-plan.js';
-import { runSubgraphOf, type Lookup, type RunEnvironment } from './executor.js';
 
-export interface NodeContextInit {
-  node: Node;
-  inputs: readonly (RuntimeValue | undefined)[];
-  arena: ArrayBuffer | undefined;
-  slots: ReadonlyMap<string, ArenaSlot>;
-  threads: number;
-  /** How subgraphs run: a function, or the plan pieces the executor resolves them with (no closure per node). */
-  runSubgraph?: (graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>) => Promise<RuntimeValue[]>;
-  plan?: ExecutionPlan;
-  env?: RunEnvironment;
-  lookup?: Lookup;
-  rename?: ReadonlyMap<string, string>;
+/** Runs a control-flow node's subgraph; outer-scope names resolve through the node's run, renamed as its step says. */
+export interface SubgraphRunner {
+  runSubgraph(graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>, node: Node, rename: ReadonlyMap<string, string> | undefined): Promise<RuntimeValue[]>;
+}
+
+/**
+ * Where outputs go in a run's arena: for output i of a node whose outputs start at `first`, the byte
+ * offset `offset[first + i]` (-1: no slot; the output gets fresh memory) and size `bytes[first + i]`.
+ */
+export interface OutputLayout {
+  readonly offset: Float64Array;
+  readonly bytes: Float64Array;
+  /**
+   * The frozen dims last passed for each output. Kernels pass the same frozen array run after run (a
+   * cached broadcast plan's, an input's): Object.isFrozen is asked once, not per output per run.
+   */
+  readonly frozenDims: Array<readonly number[] | undefined>;
+}
+
+/**
+ * Typed arrays over an arena's slots, kept for later runs on the same arena, by output position: the
+ * array, and the element type and count it was made for (dense arrays: no wrapper object per view).
+ */
+export interface ArenaViews {
+  readonly data: Array<DataTypeMap[DataType] | undefined>;
+  readonly type: Array<DataType | undefined>;
+  readonly size: number[];
+}
+
+/** Where the outputs of one run go; shared by every node context of the run. */
+export interface RunOutputs {
+  readonly layout: OutputLayout;
+  /** The run's arena; undefined: every output gets fresh memory. */
+  readonly arena: ArrayBuffer | undefined;
+  /** Views over `arena` made by earlier runs: reused while type and size match. */
+  readonly views: ArenaViews;
 }
 
 function describe(v: RuntimeValue | undefined): string {
@@ -40,23 +62,34 @@ function plainCount(dims: readonly number[]): number | undefined {
   return n;
 }
 
+/**
+ * Made for every node of every run: plain positional fields (no init object, no closures) keep it
+ * one small allocation.
+ */
 export class NodeRunContext implements KernelRunContext {
-  readonly node: Node;
-  readonly inputs: readonly (RuntimeValue | undefined)[];
-  readonly threads: number;
-  /** Outputs handed out from the arena, by index, so aliasing can be detected afterwards (made on first use). */
-  #arenaOutputs: Array<Tensor | undefined> | undefined;
+  /** Output 0 (others, rarer, in the array) when handed out from the arena, so aliasing can be detected afterwards. */
+  #arenaOutput0: Tensor | undefined = undefined;
+  #arenaOutputs: Array<Tensor | undefined> | undefined = undefined;
+
+  /**
+   * @param outputs where the run's outputs go, this node's `count` outputs from index `first` (see
+   *   OutputLayout); undefined: each output gets fresh memory
+   * @param subgraphs runs subgraphs for control-flow nodes (undefined: this context cannot)
+   * @param rename outer names as the node's step sees them on its device, for subgraph lookups
+   */
+  constructor(
+    readonly node: Node,
+    readonly inputs: readonly (RuntimeValue | undefined)[],
+    readonly threads: number,
+    private readonly outputs: RunOutputs | undefined,
+    private readonly first: number,
+    private readonly count: number,
+    private readonly subgraphs?: SubgraphRunner,
+    private readonly rename?: ReadonlyMap<string, string>,
+  ) {}
 
   arenaOutput(i: number): Tensor | undefined {
-    return this.#arenaOutputs?.[i];
-  }
-  readonly #init: NodeContextInit;
-
-  constructor(init: NodeContextInit) {
-    this.#init = init;
-    this.node = init.node;
-    this.inputs = init.inputs;
-    this.threads = init.threads;
+    return i === 0 ? this.#arenaOutput0 : this.#arenaOutputs?.[i];
   }
 
   input(i: number): Tensor {
@@ -81,26 +114,39 @@ export class NodeRunContext implements KernelRunContext {
   output<T extends DataType>(i: number, type: T, dims: readonly number[], options?: OutputOptions): Tensor<T> {
     // The label is only built when the dims are bad: this runs for every output of every node.
     const size = plainCount(dims) ?? elementCount(dims, `${this.node.opType} '${nodeLabel(this.node)}' output ${i}`);
-    const slot = this.#init.slots.get(this.node.outputs[i]);
-    const arena = this.#init.arena;
-    if (slot && arena && type !== 'string' && size * BYTES_PER_ELEMENT[type] === slot.bytes) {
-      const data = viewData(type as NumericDataType, arena, slot.offset, size) as unknown as DataTypeMap[T];
-      // Arena memory is reused between values: kernels expect zeroed outputs like fresh arrays.
-      if (!options?.uninitialized) new Uint8Array(arena, slot.offset, slot.bytes).fill(0);
-      const t = Tensor.trusted(type, data, dims, size);
-      (this.#arenaOutputs ??= [])[i] = t;
-      return t as Tensor<T>;
+    const out = this.outputs;
+    if (out === undefined || i >= this.count) return Tensor.trusted(type, allocateData(type, size), dims, size);
+    const at = this.first + i;
+    const layout = out.layout;
+    let frozen = layout.frozenDims[at] === dims;
+    if (!frozen && Object.isFrozen(dims)) {
+      layout.frozenDims[at] = dims;
+      frozen = true;
     }
-    return Tensor.trusted(type, allocateData(type, size), dims, size);
+    const arena = out.arena;
+    const offset = layout.offset[at];
+    const bytes = layout.bytes[at];
+    if (arena && offset >= 0 && type !== 'string' && size * BYTES_PER_ELEMENT[type] === bytes) {
+      const views = out.views;
+      let data = views.data[at];
+      if (data === undefined || views.type[at] !== type || views.size[at] !== size) {
+        data = viewData(type as NumericDataType, arena, offset, size);
+        views.data[at] = data;
+        views.type[at] = type;
+        views.size[at] = size;
+      }
+      // Arena memory is reused between values: kernels expect zeroed outputs like fresh arrays.
+      if (!options?.uninitialized) new Uint8Array(arena, offset, bytes).fill(0);
+      const t = Tensor.trusted(type, data as DataTypeMap[T], dims, size, frozen);
+      if (i === 0) this.#arenaOutput0 = t;
+      else (this.#arenaOutputs ??= [])[i] = t;
+      return t;
+    }
+    return Tensor.trusted(type, allocateData(type, size), dims, size, frozen);
   }
 
   runSubgraph(graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>): Promise<RuntimeValue[]> {
-    const init = this.#init;
-    if (init.runSubgraph) return init.runSubgraph(graph, feeds);
-    if (!init.plan || !init.env || !init.lookup) {
-      return Promise.reject(new SwitchyardError('UNSUPPORTED', `${nodeLabel(this.node)}: subgraphs cannot run here`));
-    }
-    const { lookup, rename } = init;
-    return runSubgraphOf(init.plan, init.env, graph, feeds, (name) => lookup(rename?.get(name) ?? name), nodeLabel(this.node));
+    if (!this.subgraphs) return Promise.reject(new SwitchyardError('UNSUPPORTED', `${nodeLabel(this.node)}: subgraphs cannot run here`));
+    return this.subgraphs.runSubgraph(graph, feeds, this.node, this.rename);
   }
 }

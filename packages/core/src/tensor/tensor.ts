@@ -96,15 +96,16 @@ export class Tensor<T extends DataType = DataType> {
 
   constructor(type: T, data: DataTypeMap[T] | readonly (number | bigint | boolean | string)[], dims?: readonly number[]);
   constructor(data: DataTypeMap[T], dims?: readonly number[]);
-  constructor(a: unknown, b?: unknown, c?: unknown) {
+  constructor(a: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown) {
     if (a === TRUSTED_TENSOR) {
-      const init = b as { type: T; dims: readonly number[]; data: DataTypeMap[T]; size: number };
-      this.type = init.type;
+      // Positional (no init object): this path runs for every output of every node.
+      const dims = d as readonly number[];
+      this.type = b as T;
       // Frozen dims (another tensor's, a cached plan's) cannot change under us: shared, not copied.
-      this.dims = Object.isFrozen(init.dims) ? init.dims : Object.freeze(init.dims.slice());
-      this.size = init.size;
+      this.dims = f === true || Object.isFrozen(dims) ? dims : Object.freeze(dims.slice());
+      this.size = e as number;
       this.location = 'cpu';
-      this.#data = init.data;
+      this.#data = c as DataTypeMap[T];
       return;
     }
     if (a === DEVICE_TENSOR) {
@@ -150,10 +151,12 @@ export class Tensor<T extends DataType = DataType> {
   /**
    * A host tensor over data the caller has already checked against `dims` (`size` elements of the
    * right array type): the session's output allocation, which runs for every node of every run.
+   * `dimsFrozen`: the caller knows `dims` is frozen (shared as is without asking again).
    * @internal
    */
-  static trusted<T extends DataType>(type: T, data: DataTypeMap[T], dims: readonly number[], size: number): Tensor<T> {
-    return new (Tensor as unknown as new (token: symbol, init: unknown) => Tensor<T>)(TRUSTED_TENSOR, { type, data, dims, size });
+  static trusted<T extends DataType>(type: T, data: DataTypeMap[T], dims: readonly number[], size: number, dimsFrozen = false): Tensor<T> {
+    type Trusted = new (token: symbol, type: T, data: DataTypeMap[T], dims: readonly number[], size: number, dimsFrozen: boolean) => Tensor<T>;
+    return new (Tensor as unknown as Trusted)(TRUSTED_TENSOR, type, data, dims, size, dimsFrozen);
   }
 
   /** A zero-filled host tensor. */
