@@ -4,21 +4,20 @@
 // the session's JS), and an empty plan (the worker-thread hop and one stream sync alone).
 //   node scripts/gpu-host/overhead.mjs OUT_DIR [iterations] name:case:precision...
 // Writes OUT_DIR/overhead.json.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { readNpy } from './npy.mjs';
+import { loadCase, readManifest } from './cases.mjs';
 
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(rocmFactory);
 const [out = '.', iterArg = '50', ...specs] = process.argv.slice(2);
 const iterations = Number(iterArg);
-const root = new URL('../../models/', import.meta.url).pathname;
-const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
+const manifest = readManifest();
 /** Self time per JS function over `fn`'s runs (V8's sampling profiler, 25 µs interval): where the session's JS goes. */
 async function jsProfile(fn) {
   const inspector = new InspectorSession();
@@ -60,19 +59,12 @@ results.push({ spec: 'empty plan', p50Ms: await timed(() => empty.run([], [])) }
 console.log(`empty plan: ${results[0].p50Ms.toFixed(3)} ms`);
 
 for (const spec of specs) {
-  const [name, caseName, precision = 'fp32'] = spec.split(':');
-  const m = manifest.models.find((x) => x.name === name);
-  const dir = [join(root, m.folder), join(root, 'generated', name)].find((d) => existsSync(join(d, `${caseName}.out.${Object.keys(Object.values(m.cases)[0].outputs)[0]}.npy`)));
-  if (!dir) {
+  const found = loadCase(manifest, spec, Tensor);
+  if (!found) {
     console.log(`${spec}: case files not found`);
     continue;
   }
-  const model = existsSync(join(dir, `${caseName}.model.onnx`)) ? join(dir, `${caseName}.model.onnx`) : join(root, m.folder, m.model);
-  const feeds = {};
-  for (const input of Object.keys(Object.values(m.cases)[0].inputs)) {
-    const a = readNpy(join(dir, `${caseName}.in.${input}.npy`));
-    feeds[input] = new Tensor(a.type, a.data, a.dims);
-  }
+  const { precision, model, feeds } = found;
   const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16', enableHipGraph: true }, 'cpu'], logSeverityLevel: 3 });
   const parts = s.providers.find((p) => p.name === 'rocm').partitions;
   for (let i = 0; i < 3; i++) await s.run(feeds);

@@ -2,35 +2,27 @@
 // every step), summed by step op and listed for the costliest steps: where a model's GPU time goes.
 //   node scripts/gpu-host/profile.mjs OUT_DIR name:case:precision...   (precision fp32 | fp16)
 // Writes OUT_DIR/profile.json. Eager timing includes launch gaps: read it for GPU-bound cases (batch 32).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 process.env.SWITCHYARD_PLAN_PROFILE = '1'; // read by the addon when a plan is built
 const { InferenceSession, Tensor, registerExecutionProvider } = await import('@switchyard/core');
 const { executionProviderFactory: cpuFactory } = await import('@switchyard/ep-cpu');
 const { executionProviderFactory: rocmFactory } = await import('@switchyard/ep-rocm');
-const { readNpy } = await import('./npy.mjs');
+const { loadCase, readManifest } = await import('./cases.mjs');
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(rocmFactory);
 
 const [out = '.', ...specs] = process.argv.slice(2);
-const root = new URL('../../models/', import.meta.url).pathname;
-const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
+const manifest = readManifest();
 const results = [];
 for (const spec of specs) {
-  const [name, caseName, precision = 'fp32'] = spec.split(':');
-  const m = manifest.models.find((x) => x.name === name);
-  const dir = [join(root, m.folder), join(root, 'generated', name)].find((d) => existsSync(join(d, `${caseName}.out.${Object.keys(Object.values(m.cases)[0].outputs)[0]}.npy`)));
-  if (!dir) {
+  const found = loadCase(manifest, spec, Tensor);
+  if (!found) {
     console.log(`${spec}: case files not found`);
     continue;
   }
-  const model = existsSync(join(dir, `${caseName}.model.onnx`)) ? join(dir, `${caseName}.model.onnx`) : join(root, m.folder, m.model);
-  const feeds = {};
-  for (const input of Object.keys(Object.values(m.cases)[0].inputs)) {
-    const a = readNpy(join(dir, `${caseName}.in.${input}.npy`));
-    feeds[input] = new Tensor(a.type, a.data, a.dims);
-  }
+  const { precision, model, feeds } = found;
   const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16' }, 'cpu'], logSeverityLevel: 3 });
   const parts = s.providers.find((p) => p.name === 'rocm').partitions;
   await s.run(feeds);
