@@ -28,29 +28,29 @@ struct ConvRunArgs {
   Float32View x, w, b, z, y;
 };
 
-ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ConvKernel>& kernel, const std::string& method) {
+ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ConvKernel>& kernel, const char* method) {
   Napi::Env env = info.Env();
   const ConvParams& p = kernel->params();
   ConvRunArgs args;
-  args.x = ExpectFloat32Array(env, info[0], kernel->srcElements(), method + ": x (input " + DimsToString(p.input) + ")");
+  args.x = ExpectFloat32ArrayLazy(env, info[0], kernel->srcElements(), [&] { return std::string(method) + ": x (input " + DimsToString(p.input) + ")"; });
   if (kernel->weightsPacked()) {
-    if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", method + ": w must be null (weights were packed at construction)", true);
+    if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + ": w must be null (weights were packed at construction)", true);
   } else {
-    args.w = ExpectFloat32Array(env, info[1], ElementCount(p.weights, "weights"), method + ": w (weights " + DimsToString(p.weights) + ")");
+    args.w = ExpectFloat32ArrayLazy(env, info[1], ElementCount(p.weights, "weights"), [&] { return std::string(method) + ": w (weights " + DimsToString(p.weights) + ")"; });
   }
   if (!p.hasBias || kernel->biasPacked()) {
     if (!IsNullish(info[2])) {
-      ThrowJs(env, "INVALID_ARGUMENT", method + (p.hasBias ? ": b must be null (bias was packed at construction)" : ": b must be null (built without bias)"), true);
+      ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + (p.hasBias ? ": b must be null (bias was packed at construction)" : ": b must be null (built without bias)"), true);
     }
   } else {
-    args.b = ExpectFloat32Array(env, info[2], p.weights[0], method + ": b (bias)");
+    args.b = ExpectFloat32ArrayLazy(env, info[2], p.weights[0], [&] { return std::string(method) + ": b (bias)"; });
   }
   const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32Array(env, info[3], kernel->dstElements(), method + ": y (output " + DimsToString(out) + ")");
+  args.y = ExpectFloat32ArrayLazy(env, info[3], kernel->dstElements(), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
   if (p.epilogue.sum) {
-    args.z = ExpectFloat32Array(env, info[4], kernel->sumElements(), method + ": z (sum input, shaped like y " + DimsToString(out) + ")");
+    args.z = ExpectFloat32ArrayLazy(env, info[4], kernel->sumElements(), [&] { return std::string(method) + ": z (sum input, shaped like y " + DimsToString(out) + ")"; });
   } else if (!IsNullish(info[4])) {
-    ThrowJs(env, "INVALID_ARGUMENT", method + ": z must be absent (built without hasSum)", true);
+    ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + ": z must be absent (built without hasSum)", true);
   }
   args.baton = ConvBaton{kernel, args.x.data, args.w.data, args.b.data, args.z.data, args.y.data};
   return args;

@@ -37,14 +37,16 @@ Napi::Error ToJsError(Napi::Env env, const NativeError& error, bool typeError = 
 
 // Runs `fn` on the main thread, turning any non-JS exception into a coded JS error.
 // Used by every [sync] method so a oneDNN failure never reaches node-addon-api as an unknown exception.
-template <typename Fn>
-auto GuardSync(Napi::Env env, const std::string& context, Fn&& fn) -> decltype(fn()) {
+// `context` is a std::string or a string literal: the literal is turned into a string only on failure,
+// so the per-run [sync] paths allocate nothing here.
+template <typename Context, typename Fn>
+auto GuardSync(Napi::Env env, const Context& context, Fn&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const Napi::Error&) {
     throw;
   } catch (...) {
-    throw ToJsError(env, DescribeCurrentException(context));
+    throw ToJsError(env, DescribeCurrentException(std::string(context)));
   }
 }
 

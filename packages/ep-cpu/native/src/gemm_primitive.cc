@@ -1,5 +1,7 @@
 #include "gemm_primitive.h"
 
+#include <cstring>
+
 #include "engine.h"
 #include "errors.h"
 #include "js_args.h"
@@ -32,24 +34,24 @@ int64_t CCount(const Dims& c) {
   return n;
 }
 
-GemmRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const GemmKernel>& kernel, const std::string& method) {
+GemmRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const GemmKernel>& kernel, const char* method) {
   Napi::Env env = info.Env();
   const GemmParams& p = kernel->params();
   GemmRunArgs args;
-  args.a = ExpectFloat32Array(env, info[0], ElementCount(p.a, "A"), method + ": a (A " + DimsToString(p.a) + ")");
+  args.a = ExpectFloat32ArrayLazy(env, info[0], ElementCount(p.a, "A"), [&] { return std::string(method) + ": a (A " + DimsToString(p.a) + ")"; });
   if (kernel->bPacked()) {
-    if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", method + ": b must be null (B was packed at construction)", true);
+    if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + ": b must be null (B was packed at construction)", true);
   } else {
-    args.b = ExpectFloat32Array(env, info[1], ElementCount(p.b, "B"), method + ": b (B " + DimsToString(p.b) + ")");
+    args.b = ExpectFloat32ArrayLazy(env, info[1], ElementCount(p.b, "B"), [&] { return std::string(method) + ": b (B " + DimsToString(p.b) + ")"; });
   }
-  const bool wantsC = p.hasC && !kernel->cPacked() && std::string(kernel->cMode()) != "none";
+  const bool wantsC = p.hasC && !kernel->cPacked() && std::strcmp(kernel->cMode(), "none") != 0;
   if (wantsC) {
-    args.c = ExpectFloat32Array(env, info[2], CCount(p.c), method + ": c (C " + DimsToString(p.c) + ")");
+    args.c = ExpectFloat32ArrayLazy(env, info[2], CCount(p.c), [&] { return std::string(method) + ": c (C " + DimsToString(p.c) + ")"; });
   } else if (!IsNullish(info[2])) {
-    ThrowJs(env, "INVALID_ARGUMENT", method + ": c must be null (C is absent, unused with beta = 0, or packed at construction)", true);
+    ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + ": c must be null (C is absent, unused with beta = 0, or packed at construction)", true);
   }
   const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32Array(env, info[3], ElementCount(out, "output"), method + ": y (output " + DimsToString(out) + ")");
+  args.y = ExpectFloat32ArrayLazy(env, info[3], ElementCount(out, "output"), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
   args.baton = GemmBaton{kernel, args.a.data, args.b.data, args.c.data, args.y.data};
   return args;
 }

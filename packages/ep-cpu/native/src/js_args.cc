@@ -47,17 +47,30 @@ int64_t ToSafeInteger(Napi::Env env, const Napi::Value& value, const std::string
 
 bool IsNullish(const Napi::Value& value) { return value.IsUndefined() || value.IsNull(); }
 
-Float32View ExpectFloat32Array(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what) {
+bool ReadFloat32Array(const Napi::Value& value, int64_t expected, Float32View* view) {
+  if (!value.IsTypedArray()) return false;
+  auto typed = value.As<Napi::TypedArray>();
+  if (typed.TypedArrayType() != napi_float32_array) return false;
+  auto array = value.As<Napi::Float32Array>();
+  if (static_cast<int64_t>(array.ElementLength()) != expected) return false;
+  *view = Float32View{array.Data(), array.ElementLength(), value};
+  return true;
+}
+
+void ThrowFloat32ArrayMismatch(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what) {
   if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
     ThrowJs(env, "INVALID_ARGUMENT", what + " must be a Float32Array, got " + DescribeValue(value), true);
   }
-  auto array = value.As<Napi::Float32Array>();
-  if (static_cast<int64_t>(array.ElementLength()) != expected) {
-    ThrowJs(env, "INVALID_ARGUMENT",
-            what + " must have " + std::to_string(expected) + " elements, got " + std::to_string(array.ElementLength()),
-            true);
-  }
-  return Float32View{array.Data(), array.ElementLength(), value};
+  ThrowJs(env, "INVALID_ARGUMENT",
+          what + " must have " + std::to_string(expected) + " elements, got " +
+              std::to_string(value.As<Napi::Float32Array>().ElementLength()),
+          true);
+}
+
+Float32View ExpectFloat32Array(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what) {
+  Float32View view;
+  if (!ReadFloat32Array(value, expected, &view)) ThrowFloat32ArrayMismatch(env, value, expected, what);
+  return view;
 }
 
 Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::string& what) {

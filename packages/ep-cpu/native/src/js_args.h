@@ -23,6 +23,21 @@ bool IsNullish(const Napi::Value& value);
 // `value` must be a Float32Array of exactly `expected` elements.
 Float32View ExpectFloat32Array(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what);
 
+// The check of ExpectFloat32Array without throwing: fills `view` and returns true when it passes.
+bool ReadFloat32Array(const Napi::Value& value, int64_t expected, Float32View* view);
+
+// Throws the error ExpectFloat32Array gives for a `value` that failed ReadFloat32Array.
+[[noreturn]] void ThrowFloat32ArrayMismatch(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what);
+
+// ExpectFloat32Array for per-run arguments: `describe()` builds the argument's name only when the
+// check fails, so a good call allocates no message strings (they cost ~1 us each per argument).
+template <typename Describe>
+Float32View ExpectFloat32ArrayLazy(Napi::Env env, const Napi::Value& value, int64_t expected, Describe&& describe) {
+  Float32View view;
+  if (!ReadFloat32Array(value, expected, &view)) ThrowFloat32ArrayMismatch(env, value, expected, describe());
+  return view;
+}
+
 // An options object (the constructors' single argument).
 Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::string& what);
 

@@ -24,12 +24,12 @@ struct PoolRunArgs {
   Float32View x, y;
 };
 
-PoolRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const PoolKernel>& kernel, const std::string& method) {
+PoolRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const PoolKernel>& kernel, const char* method) {
   Napi::Env env = info.Env();
   PoolRunArgs args;
-  args.x = ExpectFloat32Array(env, info[0], kernel->srcElements(), method + ": x (input " + DimsToString(kernel->params().input) + ")");
+  args.x = ExpectFloat32ArrayLazy(env, info[0], kernel->srcElements(), [&] { return std::string(method) + ": x (input " + DimsToString(kernel->params().input) + ")"; });
   const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32Array(env, info[1], kernel->dstElements(), method + ": y (output " + DimsToString(out) + ")");
+  args.y = ExpectFloat32ArrayLazy(env, info[1], kernel->dstElements(), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
   args.baton = PoolBaton{kernel, args.x.data, args.y.data};
   return args;
 }

@@ -22,13 +22,12 @@ struct ReorderRunArgs {
   Float32View x, y;
 };
 
-ReorderRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ReorderKernel>& kernel, const std::string& method) {
+ReorderRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ReorderKernel>& kernel, const char* method) {
   Napi::Env env = info.Env();
-  if (!kernel) ThrowJs(env, "RELEASED", method + ": the primitive was disposed");
-  const std::string dims = DimsToString(kernel->params().dims);
+  if (!kernel) ThrowJs(env, "RELEASED", std::string(method) + ": the primitive was disposed");
   ReorderRunArgs args;
-  args.x = ExpectFloat32Array(env, info[0], kernel->srcElements(), method + ": x (" + dims + ", block " + std::to_string(kernel->params().fromBlock) + ")");
-  args.y = ExpectFloat32Array(env, info[1], kernel->dstElements(), method + ": y (" + dims + ", block " + std::to_string(kernel->params().toBlock) + ")");
+  args.x = ExpectFloat32ArrayLazy(env, info[0], kernel->srcElements(), [&] { return std::string(method) + ": x (" + DimsToString(kernel->params().dims) + ", block " + std::to_string(kernel->params().fromBlock) + ")"; });
+  args.y = ExpectFloat32ArrayLazy(env, info[1], kernel->dstElements(), [&] { return std::string(method) + ": y (" + DimsToString(kernel->params().dims) + ", block " + std::to_string(kernel->params().toBlock) + ")"; });
   args.baton = ReorderBaton{kernel, args.x.data, args.y.data};
   return args;
 }

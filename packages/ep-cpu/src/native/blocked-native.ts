@@ -4,11 +4,11 @@
  * tensor, no reorder) and the region boundaries ReorderFromBlocked / ReorderToBlocked. They exist only
  * with the oneDNN addon; the pass runs only then, so they have no TS twin.
  */
-import { SwitchyardError, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
+import { SwitchyardError, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { ChannelBlock, NativeBinding, PoolPrimitive, ReorderPrimitive } from './binding.js';
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
-import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, staticDims } from './native-support.js';
+import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
+import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, hasZeroDim, sameDims, staticDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { poolOptions, type PoolOp } from './pool-native.js';
 
@@ -52,20 +52,33 @@ function createBlockedPool(binding: NativeBinding, Primitive: NonNullable<Native
       throw fromNativeError(node, error);
     }
   }
+  /** The last X dims' primitive, Y dims and dispatch: a static model's runs skip the cache key and outputDims. */
+  let last: { xDims: readonly number[]; requestedThreads: number; primitive: PoolPrimitive; yDims: number[]; inline: boolean } | undefined;
+  const prepare = (xDims: readonly number[], size: number, requestedThreads: number) => {
+    if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, xDims)) return last;
+    const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT);
+    const primitive = withNodeErrors(node, () => primitiveFor(xDims, threads));
+    last = { xDims: [...xDims], requestedThreads, primitive, yDims: blockedDims(primitive.outputDims, block), inline };
+    return last;
+  };
   return {
     implementation: 'onednn',
-    async run(ctx: KernelRunContext) {
+    // Synchronous when the call runs inline: no promise or microtask per node.
+    run(ctx: KernelRunContext): Tensor[] | Promise<Tensor[]> {
       const x = ctx.input(0);
       const xData = float32Data(node, x, 'X');
-      const { inline, threads } = dispatchFor(binding, ctx.threads, x.size, SYNC_ELEMENT_LIMIT);
-      const primitive = await withNativeErrors(node, () => primitiveFor(x.dims, threads));
+      const { primitive, yDims, inline } = prepare(x.dims, x.size, ctx.threads);
       // oneDNN writes every element of Y, the zero padding of a blocked layout included.
-      const y = ctx.output(0, 'float32', blockedDims(primitive.outputDims, block), { uninitialized: true });
+      const y = ctx.output(0, 'float32', yDims, { uninitialized: true });
       const yData = float32Data(node, y, 'Y');
-      await withNativeErrors(node, () => (inline ? primitive.runSync(xData, yData) : primitive.run(xData, yData)));
-      return [y];
+      if (inline) {
+        withNodeErrors(node, () => primitive.runSync(xData, yData));
+        return [y];
+      }
+      return withNativeErrors(node, () => primitive.run(xData, yData)).then(() => [y]);
     },
     dispose() {
+      last = undefined;
       cache.dispose();
     },
   };
@@ -101,21 +114,35 @@ function createReorder(binding: NativeBinding, Primitive: NonNullable<NativeBind
       throw fromNativeError(node, error);
     }
   }
+  /** The last X dims' checked logical dims and dispatch: a static model's runs skip the checks and the cache key. */
+  let last: { xDims: readonly number[]; requestedThreads: number; yDims: number[]; inline: boolean; primitive: ReorderPrimitive | undefined } | undefined;
+  const prepare = (xDims: readonly number[], size: number, requestedThreads: number) => {
+    if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, xDims)) return last;
+    const logical = logicalOf(xDims);
+    const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT);
+    // An empty Y needs no primitive (and oneDNN builds none for zero dims).
+    const primitive = hasZeroDim(logical) ? undefined : withNodeErrors(node, () => primitiveFor(logical, threads));
+    last = { xDims: [...xDims], requestedThreads, yDims: toBlocked ? blockedDims(logical, block) : logical, inline, primitive };
+    return last;
+  };
   return {
     implementation: 'onednn',
-    async run(ctx: KernelRunContext) {
+    // Synchronous when the call runs inline: no promise or microtask per node.
+    run(ctx: KernelRunContext): Tensor[] | Promise<Tensor[]> {
       const x = ctx.input(0);
       const xData = float32Data(node, x, 'X');
-      const logical = logicalOf(x.dims);
-      const y = ctx.output(0, 'float32', toBlocked ? blockedDims(logical, block) : logical, { uninitialized: true });
-      if (y.size === 0) return [y];
+      const { yDims, inline, primitive } = prepare(x.dims, x.size, ctx.threads);
+      const y = ctx.output(0, 'float32', yDims, { uninitialized: true });
+      if (y.size === 0 || !primitive) return [y];
       const yData = float32Data(node, y, 'Y');
-      const { inline, threads } = dispatchFor(binding, ctx.threads, x.size, SYNC_ELEMENT_LIMIT);
-      const primitive = await withNativeErrors(node, () => primitiveFor(logical, threads));
-      await withNativeErrors(node, () => (inline ? primitive.runSync(xData, yData) : primitive.run(xData, yData)));
-      return [y];
+      if (inline) {
+        withNodeErrors(node, () => primitive.runSync(xData, yData));
+        return [y];
+      }
+      return withNativeErrors(node, () => primitive.run(xData, yData)).then(() => [y]);
     },
     dispose() {
+      last = undefined;
       cache.dispose();
     },
   };

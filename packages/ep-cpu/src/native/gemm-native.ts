@@ -12,13 +12,14 @@ import {
   type Node,
 } from '@switchyard/core';
 import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './binding.js';
-import { fromNativeError, withNativeErrors } from './native-errors.js';
+import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import {
   dispatchFor,
   effectiveThreads,
   float32Data,
   float32Reason,
   hasZeroDim,
+  sameDims,
   staticDims,
   staticRank,
 } from './native-support.js';
@@ -69,9 +70,23 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
     }
   }
 
+  /** The last shapes' primitive and dispatch: a static model's runs skip the cache key. */
+  let last: { aDims: readonly number[]; bDims: readonly number[]; cDims: readonly number[] | undefined; requestedThreads: number; primitive: GemmPrimitive; inline: boolean } | undefined;
+  const prepare = (aDims: readonly number[], bDims: readonly number[], cDims: readonly number[] | undefined, macs: number, requestedThreads: number) => {
+    if (last && last.requestedThreads === requestedThreads && sameDims(last.aDims, aDims) && sameDims(last.bDims, bDims) &&
+      (last.cDims === undefined ? cDims === undefined : cDims !== undefined && sameDims(last.cDims, cDims))) {
+      return last;
+    }
+    const { inline, threads } = dispatchFor(binding, requestedThreads, macs);
+    const primitive = withNodeErrors(node, () => primitiveFor(aDims, bDims, cDims, threads));
+    last = { aDims: [...aDims], bDims: [...bDims], cDims: cDims && [...cDims], requestedThreads, primitive, inline };
+    return last;
+  };
+
   return {
     implementation: 'onednn',
-    async run(ctx: KernelRunContext) {
+    // Synchronous when the call runs inline: no promise or microtask per node.
+    run(ctx: KernelRunContext) {
       const a = ctx.input(0);
       const b = constB ?? ctx.input(1);
       const c = hasC ? constC ?? ctx.input(2) : undefined;
@@ -84,17 +99,19 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
       const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
       const n = transB ? b.dims[0] : b.dims[1];
       const y = ctx.output(0, 'float32', [m, n], { uninitialized: true });
-      const { inline, threads } = dispatchFor(binding, ctx.threads, m * n * k);
-      await withNativeErrors(node, () => {
-        const primitive = primitiveFor(a.dims, b.dims, c?.dims, threads);
-        const bArg = primitive.weightsPacked ? null : bData;
-        const cArg = constC || primitive.cMode === 'none' ? null : cData;
-        const yData = y.data as Float32Array;
-        return inline ? primitive.runSync(aData, bArg, cArg, yData) : primitive.run(aData, bArg, cArg, yData);
-      });
-      return [y];
+      const prepared = prepare(a.dims, b.dims, c?.dims, m * n * k, ctx.threads);
+      const { primitive } = prepared;
+      const bArg = primitive.weightsPacked ? null : bData;
+      const cArg = constC || primitive.cMode === 'none' ? null : cData;
+      const yData = y.data as Float32Array;
+      if (prepared.inline) {
+        withNodeErrors(node, () => primitive.runSync(aData, bArg, cArg, yData));
+        return [y];
+      }
+      return withNativeErrors(node, () => primitive.run(aData, bArg, cArg, yData)).then(() => [y]);
     },
     dispose() {
+      last = undefined;
       cache.dispose();
       fallback.dispose?.();
     },

@@ -7,7 +7,7 @@
  */
 import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
-import { withNativeErrors } from './native-errors.js';
+import { withNativeErrors, withNodeErrors } from './native-errors.js';
 import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
 import { softmaxKernels } from '../kernels/Softmax.js';
 import { layerNormalizationKernel } from '../kernels/LayerNormalization.js';
@@ -38,7 +38,8 @@ function createSoftmax(
   const axisAttr = init.attrs.int('axis', coerce2d ? 1 : -1);
   return {
     implementation: 'onednn',
-    async run(ctx: KernelRunContext) {
+    // Synchronous (softmaxRows is [sync]): no promise or microtask per node.
+    run(ctx: KernelRunContext) {
       const x = ctx.input(0);
       const rank = x.dims.length;
       const axis = resolveAxis(axisAttr, rank);
@@ -49,7 +50,7 @@ function createSoftmax(
       const y = ctx.output(0, 'float32', x.dims);
       const xData = float32Data(node, x, 'X');
       const yData = float32Data(node, y, 'Y');
-      await withNativeErrors(node, () => softmaxRows(xData, yData, rows, cols, effectiveThreads(binding, ctx.threads)));
+      withNodeErrors(node, () => softmaxRows(xData, yData, rows, cols, effectiveThreads(binding, ctx.threads)));
       return [y];
     },
     dispose() {
