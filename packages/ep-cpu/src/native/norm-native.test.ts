@@ -94,3 +94,84 @@ describe.skipIf(!hasNative)('native LayerNormalization vs the TS kernel', () => 
     );
   });
 });
+
+/** Plain-JS references, computed in float64, for the direct calls below. */
+function softmaxRef(x: Float32Array, rows: number, cols: number): Float64Array {
+  const y = new Float64Array(x.length);
+  for (let r = 0; r < rows; r++) {
+    const row = x.subarray(r * cols, (r + 1) * cols);
+    const max = Math.max(...row);
+    let sum = 0;
+    for (let c = 0; c < cols; c++) sum += y[r * cols + c] = Math.exp(row[c] - max);
+    for (let c = 0; c < cols; c++) y[r * cols + c] /= sum;
+  }
+  return y;
+}
+
+function layerNormRef(x: Float32Array, scale: Float32Array, bias: Float32Array | null, rows: number, cols: number, epsilon: number): Float64Array {
+  const y = new Float64Array(x.length);
+  for (let r = 0; r < rows; r++) {
+    const row = x.subarray(r * cols, (r + 1) * cols);
+    const mean = row.reduce((a, v) => a + v, 0) / cols;
+    const variance = row.reduce((a, v) => a + (v - mean) ** 2, 0) / cols;
+    for (let c = 0; c < cols; c++) y[r * cols + c] = ((row[c] - mean) / Math.sqrt(variance + epsilon)) * scale[c] + (bias ? bias[c] : 0);
+  }
+  return y;
+}
+
+function expectClose(actual: Float32Array, expected: Float64Array, tol: number, what: string): void {
+  expect(actual.length).toBe(expected.length);
+  for (let i = 0; i < expected.length; i++) {
+    if (!(Math.abs(actual[i] - expected[i]) <= tol * (1 + Math.abs(expected[i])))) throw new Error(`${what} element ${i}: ${actual[i]} vs ${expected[i]}`);
+  }
+}
+
+// The addon caches built primitives per (rows, cols, threads, epsilon, bias): calls that alternate
+// between them must each get their own primitive, never the previous call's.
+describe.skipIf(!hasNative)('native row functions with alternating shapes (primitive cache)', () => {
+  const b = native.ok ? native.binding : undefined;
+  // Same element count with different splits, a different width, and more shapes than the cache keeps.
+  const shapes: [number, number][] = [[2, 12], [12, 2], [4, 6], [1, 24], [3, 5], [24, 1], [6, 4], [8, 3], [2, 7], [1, 10]];
+
+  it('softmaxRows', () => {
+    for (let round = 0; round < 3; round++) {
+      shapes.forEach(([rows, cols], i) => {
+        const x = seededFloats(rows * cols, 10 + i, 6);
+        const y = new Float32Array(rows * cols);
+        b!.softmaxRows!(x, y, rows, cols, (i + round) % 2 ? 2 : 1);
+        expectClose(y, softmaxRef(x, rows, cols), 1e-5, `[${rows}, ${cols}]`);
+      });
+    }
+  });
+
+  it('layerNormRows and skipLayerNormRows, alternating epsilon and bias', () => {
+    const epsilons = [1e-5, 0.5, 3];
+    for (let round = 0; round < 2; round++) {
+      shapes.forEach(([rows, cols], i) => {
+        const a = seededFloats(rows * cols, 30 + i, 2, 1);
+        const a2 = seededFloats(rows * cols, 60 + i, 1);
+        const scale = seededFloats(cols, 40 + i, 1, 1);
+        const bias = (i + round) % 2 ? seededFloats(cols, 50 + i, 1) : null;
+        const epsilon = epsilons[(i + round) % 3];
+        const threads = round % 2 ? 2 : 1;
+        const y = new Float32Array(rows * cols);
+        b!.layerNormRows!(a, scale, bias, y, rows, cols, epsilon, threads);
+        expectClose(y, layerNormRef(a, scale, bias, rows, cols, epsilon), 1e-4, `layerNorm [${rows}, ${cols}] eps ${epsilon}`);
+        if (!b!.skipLayerNormRows) return;
+        const sum = new Float32Array(rows * cols);
+        b!.skipLayerNormRows(a, a2, scale, bias, y, sum, rows, cols, epsilon, threads);
+        const s = a.map((v, k) => v + a2[k]);
+        expectClose(sum, Float64Array.from(s), 1e-6, `skip sum [${rows}, ${cols}]`);
+        expectClose(y, layerNormRef(s, scale, bias, rows, cols, epsilon), 1e-4, `skipLayerNorm [${rows}, ${cols}] eps ${epsilon}`);
+      });
+    }
+  });
+
+  it('keeps its argument errors', () => {
+    const x = new Float32Array(6);
+    expect(() => b!.softmaxRows!(x, x, 2.5, 3)).toThrow('softmaxRows: rows must be an integer in [1, 2^31-1]');
+    expect(() => b!.softmaxRows!(x, new Float32Array(5), 2, 3)).toThrow(/softmaxRows: y/);
+    expect(() => b!.layerNormRows!(x, new Float32Array(3), null, x, 2, 3, -1)).toThrow('layerNormRows: epsilon must be >= 0');
+    expect(() => b!.layerNormRows!(x, new Float32Array(2), null, x, 2, 3, 1e-5)).toThrow(/layerNormRows: scale/);
+  });
+});
