@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
-import { compareLevels, tensor } from './test-models.test-util.js';
+import { compareLevels, convWeights, tensor } from './test-models.test-util.js';
 
 const hasAddon = new CpuExecutionProvider().nativeUnavailable === undefined;
 const CONV = 'com.switchyard::BlockedConv';
@@ -16,11 +16,6 @@ const POOL = 'com.switchyard::BlockedPool';
 const FROM = 'com.switchyard::ReorderFromBlocked';
 const TOL = 1e-4;
 
-const weights = (dims: number[], seed: number) => {
-  const fanIn = dims.slice(1).reduce((a, b) => a * b, 1);
-  const bound = Math.sqrt(3 / fanIn);
-  return tensor(dims, seed, -bound, bound);
-};
 
 interface FireOptions {
   batch?: number | string;
@@ -41,10 +36,10 @@ function fire(o: FireOptions = {}) {
       inputs: [['x', 'float32', [o.batch ?? 1, 8, 9, 9]]],
       outputs: o.exposeExpand ? [['y', 'float32'], ['e1', 'float32']] : [['y', 'float32']],
       initializers: {
-        ws: weights([8, 8, 1, 1], 1), bs: tensor([8], 2, -0.1, 0.1),
-        w1: weights([16, 8, 1, 1], 3), b1: tensor([16], 4, -0.1, 0.1),
-        w3: weights([wide, 8, 3, 3], 5), b3: tensor([wide], 6, -0.1, 0.1),
-        wy: weights([8, 16 + wide, 1, 1], 7),
+        ws: convWeights([8, 8, 1, 1], 1), bs: tensor([8], 2, -0.1, 0.1),
+        w1: convWeights([16, 8, 1, 1], 3), b1: tensor([16], 4, -0.1, 0.1),
+        w3: convWeights([wide, 8, 3, 3], 5), b3: tensor([wide], 6, -0.1, 0.1),
+        wy: convWeights([8, 16 + wide, 1, 1], 7),
       },
       nodes: [
         { op: 'Conv', inputs: ['x', 'ws', 'bs'], outputs: ['sc'] },

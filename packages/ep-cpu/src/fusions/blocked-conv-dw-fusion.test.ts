@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
-import { compareLevels, scalar, tensor } from './test-models.test-util.js';
+import { compareLevels, convWeights, scalar, tensor } from './test-models.test-util.js';
 
 const hasAddon = new CpuExecutionProvider().nativeUnavailable === undefined;
 const CONV = 'com.switchyard::BlockedConv';
@@ -14,11 +14,6 @@ const CONV_DW = 'com.switchyard::BlockedConvDw';
 const FROM = 'com.switchyard::ReorderFromBlocked';
 const TOL = 1e-4;
 
-const weights = (dims: number[], seed: number) => {
-  const fanIn = dims.slice(1).reduce((a, b) => a * b, 1);
-  const bound = Math.sqrt(3 / fanIn);
-  return tensor(dims, seed, -bound, bound);
-};
 
 interface BlockOptions {
   stride?: number;
@@ -42,10 +37,10 @@ function block(h: number, w: number, o: BlockOptions = {}) {
       inputs: [['x', 'float32', [1, 16, h, w]]],
       outputs: o.exposeMid ? [['y', 'float32'], ['e', 'float32']] : [['y', 'float32']],
       initializers: {
-        ws: weights([16, 16, 3, 3], 1),
-        we: weights([40, 16, 1, 1], 2), ...(o.bias === false ? {} : { be: tensor([40], 3, -0.1, 0.1) }),
-        wd: weights([40, 1, k, k], 4), bd: tensor([40], 5, -0.1, 0.1),
-        wp: weights([24, 40, 1, 1], 6),
+        ws: convWeights([16, 16, 3, 3], 1),
+        we: convWeights([40, 16, 1, 1], 2), ...(o.bias === false ? {} : { be: tensor([40], 3, -0.1, 0.1) }),
+        wd: convWeights([40, 1, k, k], 4), bd: tensor([40], 5, -0.1, 0.1),
+        wp: convWeights([24, 40, 1, 1], 6),
         lo: scalar(0), hi: scalar(6),
       },
       nodes: [

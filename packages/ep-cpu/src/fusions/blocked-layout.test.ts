@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel, hostTestProvider } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
-import { compareLevels, scalar, tensor } from './test-models.test-util.js';
+import { compareLevels, convWeights, scalar, tensor } from './test-models.test-util.js';
 
 const hasAddon = new CpuExecutionProvider().nativeUnavailable === undefined;
 const CONV = 'com.switchyard::BlockedConv';
@@ -16,12 +16,6 @@ const POOL = 'com.switchyard::BlockedPool';
 const FROM = 'com.switchyard::ReorderFromBlocked';
 const TOL = 1e-4;
 
-/** He-style init so activations keep their scale through the chain. */
-const weights = (dims: number[], seed: number) => {
-  const fanIn = dims.slice(1).reduce((a, b) => a * b, 1);
-  const bound = Math.sqrt(3 / fanIn);
-  return tensor(dims, seed, -bound, bound);
-};
 
 /**
  * x [1,3,16,16] → conv1 (3→20) → Relu = r1 (a graph output in the middle of the region)
@@ -36,11 +30,11 @@ function network(batch: number | string = 1) {
       inputs: [['x', 'float32', [batch, 3, 16, 16]]],
       outputs: [['y', 'float32'], ['r1', 'float32'], ['p', 'float32']],
       initializers: {
-        w1: weights([20, 3, 3, 3], 1), b1: tensor([20], 2, -0.1, 0.1),
-        w2: weights([20, 20, 3, 3], 3),
-        w3: weights([16, 20, 1, 1], 4), b3: tensor([16], 5, -0.1, 0.1),
-        w4: weights([16, 20, 3, 3], 6),
-        w5: weights([1000, 32, 1, 1], 7), b5: tensor([1000], 8, -0.1, 0.1),
+        w1: convWeights([20, 3, 3, 3], 1), b1: tensor([20], 2, -0.1, 0.1),
+        w2: convWeights([20, 20, 3, 3], 3),
+        w3: convWeights([16, 20, 1, 1], 4), b3: tensor([16], 5, -0.1, 0.1),
+        w4: convWeights([16, 20, 3, 3], 6),
+        w5: convWeights([1000, 32, 1, 1], 7), b5: tensor([1000], 8, -0.1, 0.1),
         lo: scalar(0.5), hi: scalar(6),
       },
       nodes: [
@@ -88,7 +82,7 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
       buildModel({
         inputs: [['x', 'float32', ['N', 'C', 'H', 'W']]],
         outputs: [['y', 'float32']],
-        initializers: { w1: weights([8, 4, 3, 3], 1), w2: weights([8, 8, 3, 3], 2) },
+        initializers: { w1: convWeights([8, 4, 3, 3], 1), w2: convWeights([8, 8, 3, 3], 2) },
         nodes: [
           { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
           { op: 'Relu', inputs: ['c1'], outputs: ['r1'] },
@@ -106,7 +100,7 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
       buildModel({
         inputs: [['x', 'float32', [1, 3, 8, 8]]],
         outputs: [['y', 'float32'], ['q', 'float32']],
-        initializers: { w1: weights([20, 3, 3, 3], 1), w2: weights([20, 20, 1, 1], 2), lo: scalar(0.5), hi: scalar(6), zero: scalar(0) },
+        initializers: { w1: convWeights([20, 3, 3, 3], 1), w2: convWeights([20, 20, 1, 1], 2), lo: scalar(0.5), hi: scalar(6), zero: scalar(0) },
         nodes: [
           { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
           // c1 is read twice, so this Clip (which keeps 0) is not fused into conv1 but runs blocked;
@@ -126,7 +120,7 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
       buildModel({
         inputs: [['x', 'float32', [1, 8, 6, 6]], ['bias', 'float32', [1, 8, 1, 1]]],
         outputs: [['y', 'float32']],
-        initializers: { w1: weights([8, 8, 3, 3], 1), w2: weights([8, 8, 3, 3], 2) },
+        initializers: { w1: convWeights([8, 8, 3, 3], 1), w2: convWeights([8, 8, 3, 3], 2) },
         nodes: [
           { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
           { op: 'Relu', inputs: ['c1'], outputs: ['r1'] },
@@ -144,7 +138,7 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
       buildModel({
         inputs: [['x', 'float32', [1, 8, 6, 6]]],
         outputs: [['y', 'float32']],
-        initializers: { w1: weights([8, 8, 3, 3], 1), w2: weights([8, 8, 3, 3], 2) },
+        initializers: { w1: convWeights([8, 8, 3, 3], 1), w2: convWeights([8, 8, 3, 3], 2) },
         nodes: [
           { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
           { op: 'Conv', inputs: ['c1', 'w2'], outputs: ['c2'], attributes: { pads: [1, 1, 1, 1] } },

@@ -18,6 +18,16 @@ export function tensor(dims: number[], seed: number, lo = -1, hi = 1): Tensor<'f
   return new Tensor('float32', values(dims.reduce((a, b) => a * b, 1), seed, lo, hi), dims);
 }
 
+/**
+ * Conv weights [M, C/group, ...kernel] with He-style uniform init (bound sqrt(3 / fan-in)), so
+ * activations keep their scale through a chain of convolutions.
+ */
+export function convWeights(dims: number[], seed: number): Tensor<'float32'> {
+  const fanIn = dims.slice(1).reduce((a, b) => a * b, 1);
+  const bound = Math.sqrt(3 / fanIn);
+  return tensor(dims, seed, -bound, bound);
+}
+
 export function scalar(v: number, dims: number[] = []): Tensor<'float32'> {
   return new Tensor('float32', Float32Array.of(v), dims);
 }
