@@ -101,11 +101,7 @@ void ConvDwKernel::Execute(const float* src, float* dst) const {
   const auto& engine = CpuEngine();
   auto stream = NewStream();
   dnnl::memory userSrc(userSrc_, engine, const_cast<float*>(src));
-  dnnl::memory srcMem = userSrc;
-  if (srcReorder_) {
-    srcMem = TempMemory(pd_.src_desc(), TempSlot::kSrc);
-    srcReorder_->Execute(stream, userSrc, srcMem);
-  }
+  dnnl::memory srcMem = InPrimitiveLayout(stream, srcReorder_, userSrc, pd_.src_desc(), TempSlot::kSrc);
   dnnl::memory userDst(userDst_, engine, dst);
   dnnl::memory dstMem = dstReorder_ ? TempMemory(pd_.dst_desc(), TempSlot::kDst) : userDst;
   std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, srcMem},

@@ -122,11 +122,7 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   auto stream = NewStream();
 
   dnnl::memory userSrc(userSrc_, engine, const_cast<float*>(src));
-  dnnl::memory srcMem = userSrc;
-  if (srcReorder_) {
-    srcMem = TempMemory(pd_.src_desc(), TempSlot::kSrc);
-    srcReorder_->Execute(stream, userSrc, srcMem);
-  }
+  dnnl::memory srcMem = InPrimitiveLayout(stream, srcReorder_, userSrc, pd_.src_desc(), TempSlot::kSrc);
 
   dnnl::memory weightsMem;
   if (packedWeights_) {

@@ -81,12 +81,8 @@ void PointwiseGemm::Execute(const float* a, const float* bias, float* y) const {
   auto stream = NewStream();
   dnnl::memory src(userSrc_, engine, const_cast<float*>(a));
   dnnl::memory dst(userDst_, engine, y);
-  dnnl::memory srcMem = src, dstMem = dst;
-  if (srcReorder_) {
-    srcMem = TempMemory(pd_.src_desc(), TempSlot::kSrc);
-    srcReorder_->Execute(stream, src, srcMem);
-  }
-  if (dstReorder_) dstMem = TempMemory(pd_.dst_desc(), TempSlot::kDst);
+  dnnl::memory srcMem = InPrimitiveLayout(stream, srcReorder_, src, pd_.src_desc(), TempSlot::kSrc);
+  dnnl::memory dstMem = dstReorder_ ? TempMemory(pd_.dst_desc(), TempSlot::kDst) : dst;
   std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, packedWeights_}, {DNNL_ARG_DST, dstMem}};
   if (params_.hasBias) {
     if (packedBias_) {

@@ -75,6 +75,14 @@ std::optional<Reorder> ReorderIfNeeded(const dnnl::memory::desc& from, const dnn
   return Reorder(from, to);
 }
 
+dnnl::memory InPrimitiveLayout(dnnl::stream& stream, const std::optional<Reorder>& reorder, const dnnl::memory& user,
+                               const dnnl::memory::desc& primitiveDesc, TempSlot slot) {
+  if (!reorder) return user;
+  dnnl::memory converted = TempMemory(primitiveDesc, slot);
+  reorder->Execute(stream, user, converted);
+  return converted;
+}
+
 void Reorder::Execute(dnnl::stream& stream, const dnnl::memory& from, const dnnl::memory& to) const {
   ExecuteWithScratchpadIn(primitive_, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, scratchpad_, TempSlot::kReorderScratchpad);
 }

@@ -45,4 +45,9 @@ class Reorder {
 // A Reorder from one layout to another, or none when they are the same.
 std::optional<Reorder> ReorderIfNeeded(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
 
+// What a primitive reads: `user` itself when `reorder` is empty (same layout), else the `slot` buffer
+// in `primitiveDesc`, filled from `user` by `reorder` on `stream`.
+dnnl::memory InPrimitiveLayout(dnnl::stream& stream, const std::optional<Reorder>& reorder, const dnnl::memory& user,
+                               const dnnl::memory::desc& primitiveDesc, TempSlot slot);
+
 }  // namespace switchyard
