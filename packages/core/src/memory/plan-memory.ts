@@ -9,7 +9,7 @@
  * (listed in `unplanned`; the session allocates them on the fly).
  */
 import { SwitchyardError } from '../errors.js';
-import type { Graph } from '../ir/graph.js';
+import { subgraphsOf, type Graph } from '../ir/graph.js';
 import { assignOffsets, type OffsetRequest } from './best-fit.js';
 import { valueLifetimes, type ValueLifetime } from './lifetimes.js';
 
@@ -24,6 +24,12 @@ export interface MemoryPlanOptions {
   alignment?: number;
   /** Values the planner must leave alone (e.g. values the caller binds to its own buffers). */
   exclude?: ReadonlySet<string>;
+  /**
+   * Outputs that may take an input's memory (`Kernel.inPlace`). A pair shares one slot when both values
+   * are planned on one device with the same size, the output's node is the input's last reader and
+   * reads it once; any other pair is planned as usual.
+   */
+  inPlace?: ReadonlyArray<{ input: string; output: string }>;
 }
 
 export interface MemorySlot {
@@ -95,18 +101,61 @@ export function planMemory(graph: Graph, options: MemoryPlanOptions): MemoryPlan
     planned.set(name, life);
   }
 
+  const shareWith = inPlaceGroups(graph, options.inPlace ?? [], requests, planned);
   const devices = new Map<string, DeviceMemoryPlan>();
   let peakBytes = 0;
   let naiveBytes = 0;
   for (const [device, list] of requests) {
-    const { offsets, arenaBytes } = assignOffsets(list);
+    const { offsets, arenaBytes } = assignOffsets(mergeGroups(list, shareWith));
     const slots = new Map<string, MemorySlot>();
     // Slots in graph order, which is easier to read than placement order.
-    for (const r of list) slots.set(r.name, { offset: offsets.get(r.name)!, bytes: sizes.get(r.name)! });
+    for (const r of list) slots.set(r.name, { offset: offsets.get(shareWith.get(r.name) ?? r.name)!, bytes: sizes.get(r.name)! });
     const naive = list.reduce((s, r) => s + r.bytes, 0);
     devices.set(device, { arenaBytes, naiveBytes: naive, slots });
     peakBytes += arenaBytes;
     naiveBytes += naive;
   }
   return { devices, peakBytes, naiveBytes, unplanned, lifetimes: planned };
+}
+
+/**
+ * The in-place pairs that hold, as value → the first value of its chain (an output that took an
+ * input's memory may lend it on again). Each value gives its memory to at most one output.
+ */
+function inPlaceGroups(
+  graph: Graph,
+  pairs: ReadonlyArray<{ input: string; output: string }>,
+  requests: ReadonlyMap<string, OffsetRequest[]>,
+  lifetimes: ReadonlyMap<string, ValueLifetime>,
+): Map<string, string> {
+  const request = new Map<string, { device: string; bytes: number }>();
+  for (const [device, list] of requests) for (const r of list) request.set(r.name, { device, bytes: r.bytes });
+  const rootOf = new Map<string, string>();
+  const lent = new Set<string>();
+  for (const { input, output } of pairs) {
+    const from = request.get(input);
+    const to = request.get(output);
+    const inLife = lifetimes.get(input);
+    const outLife = lifetimes.get(output);
+    if (!from || !to || !inLife || !outLife || from.device !== to.device || from.bytes !== to.bytes) continue;
+    if (lent.has(input) || rootOf.has(output) || inLife.end !== outLife.start) continue;
+    const node = graph.nodes[outLife.start];
+    if (node.inputs.filter((name) => name === input).length !== 1 || subgraphsOf(node).length > 0) continue;
+    lent.add(input);
+    rootOf.set(output, rootOf.get(input) ?? input);
+  }
+  return rootOf;
+}
+
+/** One request per chain of shared values: the first value's name, covering every member's steps. */
+function mergeGroups(list: readonly OffsetRequest[], rootOf: ReadonlyMap<string, string>): OffsetRequest[] {
+  if (rootOf.size === 0) return [...list];
+  const merged = new Map<string, OffsetRequest>();
+  for (const r of list) {
+    const root = rootOf.get(r.name) ?? r.name;
+    const group = merged.get(root);
+    if (!group) merged.set(root, { ...r, name: root });
+    else merged.set(root, { name: root, bytes: Math.max(group.bytes, r.bytes), start: Math.min(group.start, r.start), end: Math.max(group.end, r.end) });
+  }
+  return [...merged.values()];
 }

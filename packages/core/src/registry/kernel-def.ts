@@ -68,6 +68,13 @@ export interface Kernel {
    * it (and may detach its buffer), so the weights are not held twice.
    */
   readonly releasedConstants?: readonly number[];
+  /**
+   * Output `output` may be written into input `input`'s memory: the kernel reads each element of that
+   * input before writing the same element of the output, and asks for the output `uninitialized`. The
+   * memory planner then gives both one arena slot when nothing reads the input afterwards and both have
+   * the same byte size (a residual sum fused into a convolution then needs no copy of Z into Y).
+   */
+  readonly inPlace?: { readonly input: number; readonly output: number };
   dispose?(): void;
 }
 

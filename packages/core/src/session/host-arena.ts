@@ -18,6 +18,7 @@ export interface HostArena {
 export function planHostArena(plan: ExecutionPlan, typeOf: (name: string) => ValueType | undefined = (name) => plan.graph.typeOf(name)): HostArena {
   const graph = plan.graph;
   const hostProduced = new Set<string>();
+  const inPlace: Array<{ input: string; output: string }> = [];
   const order = [];
   for (const step of plan.steps) {
     if (step.kind === 'copy') continue;
@@ -25,7 +26,14 @@ export function planHostArena(plan: ExecutionPlan, typeOf: (name: string) => Val
     const nodes = unit.kind === 'single' ? [unit.node] : unit.nodes;
     order.push(...nodes);
     // Only single host kernels allocate through ctx.output; compiled and device units bring their own memory.
-    if (unit.kind === 'single' && deviceOf(unit.ep) === 'cpu') for (const o of unit.node.outputs) if (o) hostProduced.add(o);
+    if (unit.kind === 'single' && deviceOf(unit.ep) === 'cpu') {
+      for (const o of unit.node.outputs) if (o) hostProduced.add(o);
+      const shared = step.kernel?.inPlace;
+      // A renamed input is a copy made for this step, not the value the graph names.
+      const input = shared ? unit.node.inputs[shared.input] : undefined;
+      const output = shared ? unit.node.outputs[shared.output] : undefined;
+      if (input && output && step.inputRefs?.[shared!.input] === input) inPlace.push({ input, output });
+    }
   }
   const inExecutionOrder = new Graph({
     name: graph.name,
@@ -46,6 +54,7 @@ export function planHostArena(plan: ExecutionPlan, typeOf: (name: string) => Val
       return elems * BYTES_PER_ELEMENT[t.elemType];
     },
     deviceOf: (name) => (hostProduced.has(name) ? 'cpu' : 'other'),
+    inPlace,
   });
   const host = memoryPlan.devices.get('cpu');
   return { arenaSlots: host?.slots ?? new Map(), arenaBytes: host?.arenaBytes ?? 0, memoryPlan };

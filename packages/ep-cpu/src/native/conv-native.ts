@@ -350,6 +350,9 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   return {
     implementation,
     releasedConstants: packedAtCreate ? [1] : undefined,
+    // The sum post-op reads each element of Z before writing that element of Y (oneDNN's in-place sum, and
+    // the Winograd output transform), so Y may take Z's memory when both share a layout: no copy of Z into Y.
+    inPlace: hasSumInput && layout.z === layout.y ? { input: 3, output: 0 } : undefined,
     // Synchronous when the call runs inline: the executor then skips a promise and a microtask per node.
     run(ctx: KernelRunContext): Tensor[] | Promise<Tensor[]> {
       const x = ctx.input(0);
