@@ -1,8 +1,11 @@
 #include "conv_dw_kernel.h"
 
+#include <omp.h>
+
 #include <cstring>
 #include <vector>
 
+#include "channel_split.h"
 #include "engine.h"
 #include "errors.h"
 
@@ -56,6 +59,7 @@ ConvDwKernel::ConvDwKernel(const ConvDwParams& params, const float* weights, con
 
   userSrc_ = LayoutDesc(p.input, p.srcBlock);
   userDst_ = LayoutDesc(outputDims_, p.dstBlock);
+  if (TrySplitChannels(weights, bias, dwWeights, dwBias)) return;
 
   dnnl::primitive_attr attr = UserScratchpadAttr();
   dnnl::post_ops ops;
@@ -96,7 +100,41 @@ ConvDwKernel::ConvDwKernel(const ConvDwParams& params, const float* weights, con
   dwBias_ = Pack(PlainDesc({m}), dwBiasDesc, p.hasDwBias ? dwBias : zerosBias.data());
 }
 
+bool ConvDwKernel::TrySplitChannels(const float* weights, const float* bias, const float* dwWeights, const float* dwBias) {
+  const ConvDwParams& p = params_;
+  const int threads = p.threads > 0 ? p.threads : omp_get_max_threads();
+  const int64_t block = p.dstBlock, m = p.channels, c = p.input[1], pixels = outputDims_[2] * outputDims_[3];
+  if (p.srcBlock != block || !SplitsOutputChannels(p.channelSplit, threads, p.input[0], m, block, pixels)) return false;
+  const int64_t slice = m / threads;
+  ConvDwParams part = p;
+  part.channels = slice;
+  part.threads = 1;
+  part.channelSplit = AlgorithmMode::kNever;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t first = t * slice;
+    auto kernel = std::make_unique<ConvDwKernel>(part, weights + first * c, p.hasBias ? bias + first : nullptr, dwWeights + first * 9,
+                                                 p.hasDwBias ? dwBias + first : nullptr);
+    // Slices are only contiguous in the caller's layout: a part that reorders would not write its slice.
+    if (kernel->srcReorder_ || kernel->dstReorder_) {
+      parts_.clear();
+      return false;
+    }
+    parts_.push_back(std::move(kernel));
+  }
+  partElements_ = slice * pixels;  // one image: a slice of whole channel blocks is contiguous
+  return true;
+}
+
+std::string ConvDwKernel::implementation() const {
+  if (!parts_.empty()) return parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)";
+  return pd_.impl_info_str();
+}
+
 void ConvDwKernel::Execute(const float* src, float* dst) const {
+  if (!parts_.empty()) {
+    RunParts(parts_, [&](const ConvDwKernel& part, int i) { part.Execute(src, dst + i * partElements_); });
+    return;
+  }
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();

@@ -11,9 +11,12 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "algorithm_mode.h"
 #include "memory_desc.h"
 #include "post_ops.h"
 #include "scratchpad.h"
@@ -31,6 +34,7 @@ struct ConvDwParams {
   int threads = 0;
   int64_t srcBlock = 0;  // caller layouts (0 plain, 8/16 channel-blocked)
   int64_t dstBlock = 0;
+  AlgorithmMode channelSplit = AlgorithmMode::kAuto;  // small images: a fused conv per thread over its channels
 };
 
 class ConvDwKernel {
@@ -46,7 +50,7 @@ class ConvDwKernel {
   const Dims& outputDims() const { return outputDims_; }
   int64_t srcElements() const { return DescElements(userSrc_); }
   int64_t dstElements() const { return DescElements(userDst_); }
-  std::string implementation() const { return pd_.impl_info_str(); }
+  std::string implementation() const;
 
  private:
   ConvDwParams params_;
@@ -56,6 +60,12 @@ class ConvDwKernel {
   dnnl::convolution_forward primitive_;
   std::optional<Reorder> srcReorder_, dstReorder_;
   dnnl::memory weights_, bias_, dwWeights_, dwBias_;
+  // Set: one single-threaded fused conv per thread over a slice of the channels runs instead of
+  // primitive_ (channel_split.h says when and why).
+  std::vector<std::unique_ptr<ConvDwKernel>> parts_;
+  int64_t partElements_ = 0;  // dst floats between consecutive parts' slices
+
+  bool TrySplitChannels(const float* weights, const float* bias, const float* dwWeights, const float* dwBias);
 };
 
 }  // namespace switchyard

@@ -71,6 +71,8 @@ ConvDwPrimitive::ConvDwPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectW
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
   p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
+  const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");
+  p.channelSplit = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(split, "channelSplit", ctx); });
   if (p.input.size() != 4 || p.channels < 1) {
     ThrowJs(env, "INVALID_ARGUMENT", ctx + ": inputDims must be [N, C, H, W] and channels >= 1", true);
   }

@@ -89,6 +89,9 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   // The primitive descriptor stays (it answers primitiveLayouts); the primitive and packed weights are skipped.
   winograd_ = WinogradConv::TryCreate(p, outputDims_, constWeights, constBias, p.winograd);
   if (winograd_) return;
+  im2col_ = Im2colConv::TryCreate(p, outputDims_, constWeights, constBias, p.im2col);
+  if (im2col_) return;
+  if (TrySplitByOutputChannels(constWeights, constBias)) return;
   primitive_ = dnnl::convolution_forward(pd_);
   srcReorder_ = ReorderIfNeeded(userSrc_, pd_.src_desc());
   weightsReorder_ = ReorderIfNeeded(userWeights_, pd_.weights_desc());
@@ -116,6 +119,14 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   ThreadScope threads(params_.threads);
   if (winograd_) {
     winograd_->Execute(src, bias, sum, dst);
+    return;
+  }
+  if (im2col_) {
+    im2col_->Execute(src, bias, sum, dst);
+    return;
+  }
+  if (!parts_.empty()) {
+    ExecuteParts(src, sum, dst);
     return;
   }
   const auto& engine = CpuEngine();
@@ -175,7 +186,12 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
   stream.wait();
 }
 
-std::string ConvKernel::implementation() const { return winograd_ ? winograd_->implementation() : pd_.impl_info_str(); }
+std::string ConvKernel::implementation() const {
+  if (winograd_) return winograd_->implementation();
+  if (im2col_) return im2col_->implementation();
+  if (!parts_.empty()) return parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)";
+  return pd_.impl_info_str();
+}
 
 int64_t ConvKernel::primitiveSrcBlock() const { return BlockOf(pd_.src_desc()); }
 int64_t ConvKernel::primitiveDstBlock() const { return BlockOf(pd_.dst_desc()); }

@@ -11,6 +11,7 @@
 #include "memory_desc.h"
 #include "post_ops.h"
 #include "scratchpad.h"
+#include "im2col_conv.h"
 #include "winograd_conv.h"
 
 namespace switchyard {
@@ -34,7 +35,9 @@ struct ConvParams {
   int64_t srcBlock = 0;
   int64_t dstBlock = 0;
   int64_t sumBlock = 0;
-  WinogradMode winograd = WinogradMode::kAuto;  // 3x3 stride-1 convs: Winograd instead of oneDNN (winograd_conv.h)
+  AlgorithmMode winograd = AlgorithmMode::kAuto;  // 3x3 stride-1 convs: Winograd instead of oneDNN (winograd_conv.h)
+  AlgorithmMode im2col = AlgorithmMode::kAuto;    // strided convs: im2col + packed GEMM instead of oneDNN (im2col_conv.h)
+  AlgorithmMode channelSplit = AlgorithmMode::kAuto;  // small images: a conv per thread over its output channels (channel_split.h)
 };
 
 class ConvKernel {
@@ -57,8 +60,11 @@ class ConvKernel {
   // have to pass to avoid reorders.
   int64_t primitiveSrcBlock() const;
   int64_t primitiveDstBlock() const;
-  bool weightsPacked() const { return winograd_ || packedWeights_.has_value(); }
-  bool biasPacked() const { return winograd_ ? winograd_->biasPacked() : packedBias_.has_value(); }
+  bool weightsPacked() const { return winograd_ || im2col_ || !parts_.empty() || packedWeights_.has_value(); }
+  bool biasPacked() const {
+    if (winograd_) return winograd_->biasPacked();
+    return im2col_ ? im2col_->biasPacked() : !parts_.empty() || packedBias_.has_value();
+  }
   std::string implementation() const;
 
  private:
@@ -69,7 +75,16 @@ class ConvKernel {
   dnnl::convolution_forward primitive_;
   std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_, sumReorder_;
   std::optional<dnnl::memory> packedWeights_, packedBias_;
-  std::unique_ptr<const WinogradConv> winograd_;  // set: it runs instead of primitive_ (never created then)
+  // At most one is set: it runs instead of primitive_ (never created then).
+  std::unique_ptr<const WinogradConv> winograd_;
+  std::unique_ptr<const Im2colConv> im2col_;
+  // Set: one single-threaded conv per thread, each over its own slice of output channels, runs instead of
+  // primitive_ (channel_split.h says when and why).
+  std::vector<std::unique_ptr<ConvKernel>> parts_;
+  int64_t partElements_ = 0;  // dst/sum floats between consecutive parts' slices
+
+  bool TrySplitByOutputChannels(const float* constWeights, const float* constBias);
+  void ExecuteParts(const float* src, const float* sum, float* dst) const;
 };
 
 // The block (0, 8, 16) whose LayoutDesc equals `desc`, or -1.

@@ -97,7 +97,11 @@ ConvParams ReadConvParams(Napi::Env env, const Napi::Object& options, const std:
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
   p.sumBlock = ReadInt(env, options, "sumBlock", ctx, p.dstBlock);
   const std::string winograd = ReadString(env, options, "winograd", ctx, "auto");
-  p.winograd = GuardSync(env, ctx, [&] { return ParseWinogradMode(winograd, ctx); });
+  p.winograd = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(winograd, "winograd", ctx); });
+  const std::string im2col = ReadString(env, options, "im2col", ctx, "auto");
+  p.im2col = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(im2col, "im2col", ctx); });
+  const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");
+  p.channelSplit = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(split, "channelSplit", ctx); });
   GuardSync(env, ctx, [&] { ConvOutputDims(p); });  // validates before array lengths are derived from p
   return p;
 }
@@ -122,8 +126,12 @@ Napi::Value ConvPrimitive::Algorithm(const Napi::CallbackInfo& info) {
   Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
   ConvParams p = ReadConvParams(env, options, ctx);
   const bool constWeights = !IsNullish(options.Get("weights"));
-  const bool winograd = GuardSync(env, ctx, [&] { return WinogradConv::Chooses(p, ConvOutputDims(p), constWeights, p.winograd); });
-  return Napi::String::New(env, winograd ? "winograd" : "onednn");
+  const char* algorithm = GuardSync(env, ctx, [&] {
+    const Dims out = ConvOutputDims(p);
+    if (WinogradConv::Chooses(p, out, constWeights, p.winograd)) return "winograd";
+    return Im2colConv::Chooses(p, out, constWeights, p.im2col) ? "im2col" : "onednn";
+  });
+  return Napi::String::New(env, algorithm);
 }
 
 const ConvKernel& ConvPrimitive::Kernel(Napi::Env env, const char* method) const {

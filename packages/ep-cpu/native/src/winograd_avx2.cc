@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "avx2_epilogue.h"
+
 namespace switchyard::winograd {
 
 namespace {
@@ -111,18 +113,7 @@ void PanelRows(const float* a, int64_t rows, int64_t lda, const float* b, int64_
   }
 }
 
-inline __m256 Activate(__m256 x, const OutputEpilogue& e) {
-  switch (e.activation) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return _mm256_max_ps(x, _mm256_setzero_ps());
-    case Activation::kLeakyRelu: {
-      const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
-      return _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(e.alpha)), negative);
-    }
-    case Activation::kClip: return _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(e.alpha)), _mm256_set1_ps(e.beta));
-  }
-  return x;
-}
+inline __m256 Activate(__m256 x, const OutputEpilogue& e) { return ActivateAvx2(x, e.activation, e.alpha, e.beta); }
 
 }  // namespace
 
@@ -161,12 +152,15 @@ void InputTransform(const Geometry& g, const float* src, int64_t first, int64_t 
   }
 }
 
+void PackedGemm(const float* a, int64_t rows, int64_t depth, const float* packed, int64_t columns, int64_t panel, float* c) {
+  const float* b = packed + panel * kPanel * depth;
+  float* out = c + panel * kPanel;
+  if (columns - panel * kPanel >= kPanel) PanelRows<2>(a, rows, depth, b, depth, out, columns);
+  else PanelRows<1>(a, rows, depth, b, depth, out, columns);
+}
+
 void Gemm(const Geometry& g, const float* v, int64_t rows, const float* u, int64_t panel, float* m) {
-  const int64_t c = g.inChannels, k = g.outChannels;
-  const float* b = u + panel * kPanel * c;
-  float* out = m + panel * kPanel;
-  if (k - panel * kPanel >= kPanel) PanelRows<2>(v, rows, c, b, c, out, k);
-  else PanelRows<1>(v, rows, c, b, c, out, k);
+  PackedGemm(v, rows, g.inChannels, u, g.outChannels, panel, m);
 }
 
 void OutputTransform(const Geometry& g, const float* m, int64_t first, int64_t count, int64_t elementStride,

@@ -46,6 +46,11 @@ void InputTransform(const Geometry& g, const float* src, int64_t first, int64_t 
 // outChannels % kPanel == kBlock); `u` points at the element's first panel.
 void Gemm(const Geometry& g, const float* v, int64_t rows, const float* u, int64_t panel, float* m);
 
+// The product behind Gemm, for any A: A [rows][depth] × one panel of a packed B → C [rows][columns]
+// (that panel's columns only). B is packed as panels of kPanel columns, [depth][kPanel] each, the last
+// kBlock wide when columns % kPanel == kBlock. The im2col conv (im2col_conv.h) uses it too.
+void PackedGemm(const float* a, int64_t rows, int64_t depth, const float* packed, int64_t columns, int64_t panel, float* c);
+
 // M → dst (nChw8c), with bias, sum and activation fused.
 void OutputTransform(const Geometry& g, const float* m, int64_t first, int64_t count, int64_t elementStride,
                      const OutputEpilogue& epilogue, float* dst);

@@ -83,13 +83,6 @@ float* ThreadBuffer(int slot, size_t floats) {
 
 }  // namespace
 
-WinogradMode ParseWinogradMode(const std::string& name, const std::string& context) {
-  if (name == "auto") return WinogradMode::kAuto;
-  if (name == "always") return WinogradMode::kAlways;
-  if (name == "never") return WinogradMode::kNever;
-  throw CodedError("INVALID_ARGUMENT", context + ": winograd must be 'auto', 'always' or 'never', got '" + name + "'");
-}
-
 WinogradConv::WinogradConv(const winograd::Geometry& geometry, const Epilogue& epilogue, bool hasBias)
     : geometry_(geometry), epilogue_(epilogue), hasBias_(hasBias) {}
 
@@ -114,18 +107,14 @@ winograd::Geometry GeometryOf(const ConvParams& p, const Dims& out) {
 
 }  // namespace
 
-bool WinogradConv::Chooses(const ConvParams& p, const Dims& out, bool constWeights, WinogradMode mode) {
-  if (mode == WinogradMode::kAuto) {
-    // Escape hatch and A/B switch, read when a conv is built: SWITCHYARD_CPU_WINOGRAD=never|always.
-    const char* env = std::getenv("SWITCHYARD_CPU_WINOGRAD");
-    if (env && *env) mode = ParseWinogradMode(env, "SWITCHYARD_CPU_WINOGRAD");
-  }
-  if (mode == WinogradMode::kNever || !Serves(p, out, constWeights)) return false;
-  return mode == WinogradMode::kAlways || Preferred(GeometryOf(p, out));
+bool WinogradConv::Chooses(const ConvParams& p, const Dims& out, bool constWeights, AlgorithmMode mode) {
+  mode = WithEnvironment(mode, "SWITCHYARD_CPU_WINOGRAD");
+  if (mode == AlgorithmMode::kNever || !Serves(p, out, constWeights)) return false;
+  return mode == AlgorithmMode::kAlways || Preferred(GeometryOf(p, out));
 }
 
 std::unique_ptr<WinogradConv> WinogradConv::TryCreate(const ConvParams& p, const Dims& out, const float* constWeights,
-                                                      const float* constBias, WinogradMode mode) {
+                                                      const float* constBias, AlgorithmMode mode) {
   if (!Chooses(p, out, constWeights != nullptr, mode)) return nullptr;
   const winograd::Geometry g = GeometryOf(p, out);
   std::unique_ptr<WinogradConv> conv(new WinogradConv(g, p.epilogue, p.hasBias));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithm_mode.h"
 #include "memory_desc.h"
 #include "post_ops.h"
 #include "winograd_avx2.h"
@@ -17,23 +18,16 @@ namespace switchyard {
 
 struct ConvParams;  // conv_kernel.h
 
-// auto: Winograd where it measured faster than oneDNN's direct conv; always: wherever it applies
-// (tests compare the two paths); never: oneDNN only.
-enum class WinogradMode { kAuto, kAlways, kNever };
-
-// 'auto' | 'always' | 'never'; throws CodedError('INVALID_ARGUMENT') otherwise.
-WinogradMode ParseWinogradMode(const std::string& name, const std::string& context);
-
 class WinogradConv {
  public:
   // Null when the conv is outside what this kernel serves (needs: rank 4, 3x3 kernel, stride 1,
   // dilation 1, group 1, channel counts multiple of 8, src/dst/sum blocked by 8, constant weights,
   // an AVX2+FMA CPU) or when `mode` prefers oneDNN.
   static std::unique_ptr<WinogradConv> TryCreate(const ConvParams& params, const Dims& outputDims,
-                                                 const float* constWeights, const float* constBias, WinogradMode mode);
+                                                 const float* constWeights, const float* constBias, AlgorithmMode mode);
 
   // Whether TryCreate would build one (same rules), without transforming any weights.
-  static bool Chooses(const ConvParams& params, const Dims& outputDims, bool constWeights, WinogradMode mode);
+  static bool Chooses(const ConvParams& params, const Dims& outputDims, bool constWeights, AlgorithmMode mode);
 
   // `bias` is read only when it was not packed at construction (and the conv has one).
   void Execute(const float* src, const float* bias, const float* sum, float* dst) const;

@@ -61,6 +61,20 @@ export interface ConvPrimitiveOptions {
    * The environment variable SWITCHYARD_CPU_WINOGRAD (same values) overrides `auto`.
    */
   winograd?: 'auto' | 'always' | 'never';
+  /**
+   * Ungrouped convs with constant weights on 8-blocked x / y / z (channel counts multiple of 8) that Winograd
+   * does not take may run as im2col + a packed GEMM instead (AVX2+FMA CPUs). `auto` (default): strided
+   * kernels larger than 1x1, where oneDNN's AVX2 direct conv measured slower; `always`: wherever it applies;
+   * `never`: oneDNN only. The environment variable SWITCHYARD_CPU_IM2COL (same values) overrides `auto`.
+   */
+  im2col?: 'auto' | 'always' | 'never';
+  /**
+   * At 2+ threads, a batch of 1 with channel counts that split into whole 8/16-channel blocks per thread
+   * may run as one single-threaded oneDNN conv per thread over its slice of the output channels.
+   * `auto` (default): on images of at most 64 pixels, where oneDNN's own split measured slower;
+   * `always`: wherever it applies; `never`: oneDNN's split. SWITCHYARD_CPU_CHANNEL_SPLIT overrides `auto`.
+   */
+  channelSplit?: 'auto' | 'always' | 'never';
 }
 
 /**
@@ -117,6 +131,8 @@ export interface ConvDwPrimitiveOptions {
   threads?: number;
   srcBlock?: ChannelBlock;
   dstBlock?: ChannelBlock;
+  /** As ConvPrimitiveOptions.channelSplit, over the 1x1 conv's output channels (the depthwise conv keeps them). */
+  channelSplit?: 'auto' | 'always' | 'never';
 }
 
 export interface ConvDwPrimitive {
@@ -316,7 +332,7 @@ export interface NativeBinding {
    */
   ConvPrimitive: {
     new (options: ConvPrimitiveOptions): ConvPrimitive;
-    algorithm?(options: ConvPrimitiveOptions): 'winograd' | 'onednn';
+    algorithm?(options: ConvPrimitiveOptions): 'winograd' | 'im2col' | 'onednn';
   };
   /** [sync] constructor; absent from older builds (then 1x1 and depthwise convs stay separate). */
   ConvDwPrimitive?: new (options: ConvDwPrimitiveOptions) => ConvDwPrimitive;

@@ -279,7 +279,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   const xTyped = staticDims(init.inputTypes[0]);
   // Packed now for the only shape runs will see: W's data is never read again (the session may free it).
   let packedAtCreate = false;
-  // The placement says `winograd` for convs the addon runs as Winograd rather than through oneDNN.
+  // The placement says `winograd` or `im2col` for convs the addon runs with its own algorithms rather than oneDNN.
   let implementation = 'onednn';
   if (xTyped && constW && !hasZeroDim(xTyped)) {
     try {
@@ -288,6 +288,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       const primitive = primitiveFor(xStatic, constW, geometry, effectiveThreads(binding, init.threads));
       packedAtCreate = primitive.weightsPacked;
       if (primitive.implementation.startsWith('winograd')) implementation = 'winograd';
+      else if (primitive.implementation.startsWith('im2col')) implementation = 'im2col';
     } catch (error) {
       throw fromNativeError(node, error);
     }

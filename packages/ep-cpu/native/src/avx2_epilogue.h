@@ -1,0 +1,23 @@
+// The activation of a fused epilogue on 8 floats. Only for files built with -mavx2 -mfma.
+#pragma once
+
+#include <immintrin.h>
+
+#include "post_ops.h"
+
+namespace switchyard {
+
+inline __m256 ActivateAvx2(__m256 x, Activation activation, float alpha, float beta) {
+  switch (activation) {
+    case Activation::kNone: return x;
+    case Activation::kRelu: return _mm256_max_ps(x, _mm256_setzero_ps());
+    case Activation::kLeakyRelu: {
+      const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+      return _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(alpha)), negative);
+    }
+    case Activation::kClip: return _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(alpha)), _mm256_set1_ps(beta));
+  }
+  return x;
+}
+
+}  // namespace switchyard
