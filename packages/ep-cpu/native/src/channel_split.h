@@ -5,6 +5,8 @@
 // (MobileNetV2's last blocks, ResNet-50's layer4) 2 threads ran those convs only 1.0..1.3x faster
 // than 1, where onnxruntime's split reached 2x. Sliced by output channel, each thread reads its own
 // share of the weights and writes its own part of the output, with oneDNN's single-threaded kernel.
+// GemmKernel splits a batch-1 classifier's columns the same way (one row is one pixel of a 1x1 conv,
+// which oneDNN cannot split at all).
 #pragma once
 
 #include <omp.h>

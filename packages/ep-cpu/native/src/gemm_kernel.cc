@@ -1,7 +1,9 @@
 #include "gemm_kernel.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "channel_split.h"
 #include "engine.h"
 #include "errors.h"
 
@@ -63,6 +65,7 @@ GemmKernel::GemmKernel(const GemmParams& params, const float* constB, const floa
     cMode_ = (p.alpha == 1.0f && p.beta == 1.0f && c[0] == 1 && c[1] == n_) ? CMode::kBias : CMode::kSum;
   }
 
+  if (TrySplitColumns(constB, constC)) return;
   if (constB && !p.transA && p.alpha == 1.0f && cMode_ != CMode::kSum && PointwiseSplitsWell(m_, p.threads)) {
     PointwiseGemmParams pw;
     pw.m = m_;
@@ -119,7 +122,41 @@ void GemmKernel::FillBroadcastC(const float* c, float* y) const {
   }
 }
 
+bool GemmKernel::TrySplitColumns(const float* constB, const float* constC) {
+  const GemmParams& p = params_;
+  const int threads = p.threads > 0 ? p.threads : DefaultThreads();
+  const AlgorithmMode mode = WithEnvironment(p.channelSplit, "SWITCHYARD_CPU_CHANNEL_SPLIT");
+  // One row of a Linear layer with packable B [N, K] (its columns' rows are contiguous) and C a constant row or absent.
+  const bool linear = constB && p.transB && !p.transA && p.alpha == 1.0f && (cMode_ == CMode::kNone || (cMode_ == CMode::kBias && constC));
+  if (mode == AlgorithmMode::kNever || !linear || m_ != 1 || threads < 2 || n_ < 8 * threads) return false;
+  // Slices of whole 8-column blocks, as even as they come.
+  const int64_t blocks = (n_ + 7) / 8;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t first = std::min(n_, blocks * t / threads * 8), last = std::min(n_, blocks * (t + 1) / threads * 8);
+    PointwiseGemmParams part;
+    part.m = 1;
+    part.k = k_;
+    part.n = last - first;
+    part.transB = true;
+    part.hasBias = cMode_ == CMode::kBias;
+    part.threads = 1;
+    auto gemm = std::make_unique<PointwiseGemm>(part, constB + first * k_, part.hasBias ? constC + first : nullptr);
+    if (!gemm->Fast()) {  // without a jit 1x1 kernel the split loses to matmul
+      columnParts_.clear();
+      columnStarts_.clear();
+      return false;
+    }
+    columnParts_.push_back(std::move(gemm));
+    columnStarts_.push_back(first);
+  }
+  return true;
+}
+
 void GemmKernel::Execute(const float* a, const float* b, const float* c, float* y) const {
+  if (!columnParts_.empty()) {
+    RunParts(columnParts_, [&](const PointwiseGemm& part, int i) { part.Execute(a, nullptr, y + columnStarts_[i]); });
+    return;
+  }
   if (pointwise_) return pointwise_->Execute(a, c, y);
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
@@ -151,6 +188,9 @@ const char* GemmKernel::cMode() const {
 }
 
 std::string GemmKernel::implementation() const {
+  if (!columnParts_.empty()) {
+    return columnParts_[0]->implementation() + " (as 1x1 conv) x" + std::to_string(columnParts_.size()) + " (output-channel split)";
+  }
   return pointwise_ ? pointwise_->implementation() + " (as 1x1 conv)" : pd_.impl_info_str();
 }
 

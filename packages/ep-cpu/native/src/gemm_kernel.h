@@ -5,10 +5,12 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "algorithm_mode.h"
 #include "memory_desc.h"
 #include "pointwise_gemm.h"
 #include "scratchpad.h"
@@ -25,6 +27,7 @@ struct GemmParams {
   bool hasC = false;
   Dims c;  // rank 0–2, unidirectionally broadcast to [M, N]
   int threads = 0;
+  AlgorithmMode channelSplit = AlgorithmMode::kAuto;  // one row at 2+ threads: a 1x1 conv per thread over its columns
 };
 
 class GemmKernel {
@@ -37,8 +40,8 @@ class GemmKernel {
 
   const GemmParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
-  bool bPacked() const { return packedB_.has_value() || pointwise_.has_value(); }
-  bool cPacked() const { return !packedC_.empty() || (pointwise_ && pointwise_->biasPacked()); }
+  bool bPacked() const { return packedB_.has_value() || pointwise_.has_value() || !columnParts_.empty(); }
+  bool cPacked() const { return !packedC_.empty() || (pointwise_ && pointwise_->biasPacked()) || !columnParts_.empty(); }
   // How C enters: none, as oneDNN's bias (alpha = beta = 1, C a row), or pre-filled dst + sum post-op.
   const char* cMode() const;
   std::string implementation() const;
@@ -59,6 +62,12 @@ class GemmKernel {
   // The Linear-layer case (constant B, A not transposed, alpha 1, C absent or a bias row) runs as a
   // 1×1 convolution when oneDNN has a jit kernel for it (see pointwise_gemm.h).
   std::optional<PointwiseGemm> pointwise_;
+  // A single row at 2+ threads: one single-threaded 1x1 conv per thread over its own columns of B (the
+  // output-channel split of channel_split.h), instead of a matmul. Parts' first columns in columnStarts_.
+  std::vector<std::unique_ptr<PointwiseGemm>> columnParts_;
+  std::vector<int64_t> columnStarts_;
+
+  bool TrySplitColumns(const float* constB, const float* constC);
 };
 
 // Validates shapes; returns [M, N]. Throws CodedError('INVALID_ARGUMENT').

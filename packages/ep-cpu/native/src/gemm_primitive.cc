@@ -86,6 +86,8 @@ GemmPrimitive::GemmPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
   p.hasC = !IsNullish(options.Get("cDims"));
   if (p.hasC) p.c = ReadDims(env, options, "cDims", ctx, true);
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");
+  p.channelSplit = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(split, "channelSplit", ctx); });
   GuardSync(env, ctx, [&] {
     GemmOutputDims(p);
     if (p.hasC) ElementCount(p.c, "Gemm: C");

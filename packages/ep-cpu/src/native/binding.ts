@@ -236,6 +236,12 @@ export interface GemmPrimitiveOptions {
   b?: Float32Array;
   /** Constant C, copied now; then `run` takes `c = null`. */
   c?: Float32Array;
+  /**
+   * One row (M = 1) at 2+ threads, B constant and transposed ([N, K]), alpha 1, C absent or a constant row:
+   * one single-threaded 1x1 conv per thread over its own columns, as ConvPrimitiveOptions.channelSplit.
+   * `auto` (default) and `always`: there; `never`: a matmul. SWITCHYARD_CPU_CHANNEL_SPLIT overrides `auto`.
+   */
+  channelSplit?: 'auto' | 'always' | 'never';
 }
 
 export interface GemmPrimitive {

@@ -1,7 +1,8 @@
 /**
- * A single-row product with constant B (a batch-1 classifier's Gemm): with several threads it must
- * leave the 1x1-convolution route (which cannot split one row) for matmul, and either route must
- * match a reference loop.
+ * A single-row product with constant B (a batch-1 classifier's Gemm). One 1x1 convolution cannot split
+ * one row between threads, so with several threads it runs as one single-threaded 1x1 convolution per
+ * thread over its own columns (the output-channel split), or, without that, as a matmul. Every route
+ * must match a reference loop.
  */
 import { describe, expect, it } from 'vitest';
 import { loadNative } from './load-native.js';
@@ -21,19 +22,39 @@ describe.skipIf(!binding)('single-row Gemm with constant B', () => {
     return s;
   });
 
-  for (const threads of [1, 2]) {
-    it(`matches the reference at ${threads} thread(s), as a 1x1 conv only on one thread`, () => {
-      const gemm = new binding!.GemmPrimitive!({ aDims: [1, k], bDims: [n, k], transB: true, cDims: [n], threads, b, c });
-      try {
-        const y = new Float32Array(n);
-        gemm.runSync(a, null, null, y);
-        y.forEach((v, j) => expect(Math.abs(v - expected[j])).toBeLessThan(1e-4 * (1 + Math.abs(expected[j]))));
-        const isaHasJit = /avx2|avx512/.test(binding!.runtimeInfo().cpuIsa);
-        if (threads > 1) expect(gemm.implementation).not.toMatch(/as 1x1 conv/);
-        else if (isaHasJit) expect(gemm.implementation).toMatch(/as 1x1 conv/);
-      } finally {
-        gemm.dispose();
-      }
-    });
+  const isaHasJit = /avx2|avx512/.test(binding?.runtimeInfo().cpuIsa ?? '');
+  /** Runs one configuration against the reference; returns its implementation. */
+  function check(threads: number, channelSplit: 'auto' | 'never', withC = true): string {
+    const gemm = new binding!.GemmPrimitive!({ aDims: [1, k], bDims: [n, k], transB: true, threads, b, channelSplit, ...(withC ? { cDims: [n], c } : {}) });
+    try {
+      const y = new Float32Array(n).fill(Number.NaN); // a column left unwritten fails
+      gemm.runSync(a, null, null, y);
+      y.forEach((v, j) => {
+        const e = expected[j] - (withC ? 0 : c[j]);
+        if (!(Math.abs(v - e) <= 1e-4 * (1 + Math.abs(e)))) throw new Error(`threads ${threads}, ${channelSplit}: y[${j}] = ${v}, expected ${e}`);
+      });
+      return gemm.implementation;
+    } finally {
+      gemm.dispose();
+    }
   }
+
+  it('matches the reference at 1 thread, as one 1x1 conv', () => {
+    for (const withC of [true, false]) {
+      const implementation = check(1, 'auto', withC);
+      expect(implementation).not.toMatch(/split/);
+      if (isaHasJit) expect(implementation).toMatch(/as 1x1 conv/);
+    }
+  });
+
+  it('matches the reference at 2 threads, as a 1x1 conv per thread over its columns (70 = 32 + 38)', () => {
+    for (const withC of [true, false]) {
+      const implementation = check(2, 'auto', withC);
+      if (isaHasJit) expect(implementation).toMatch(/as 1x1 conv\) x2 \(output-channel split\)/);
+    }
+  });
+
+  it('matches the reference at 2 threads without the split, as a matmul', () => {
+    expect(check(2, 'never')).not.toMatch(/as 1x1 conv|split/);
+  });
 });
