@@ -52,6 +52,15 @@ Dims ConvOutputDims(ConvParams& p) {
   return out;
 }
 
+bool ServedByAvx2Blocked8(const ConvParams& p, const Dims& out, bool constWeights) {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  constexpr int64_t kBlock = 8;
+  if (!constWeights || !avx2 || p.input.size() != 4 || p.group != 1) return false;
+  if (p.srcBlock != kBlock || p.dstBlock != kBlock) return false;
+  if (p.epilogue.sum && (p.sumBlock != kBlock || p.epilogue.sumScale != 1.0f)) return false;
+  return p.input[1] % kBlock == 0 && p.weights[0] % kBlock == 0 && out[0] > 0 && out[2] > 0 && out[3] > 0;
+}
+
 ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, const float* constBias) : params_(params) {
   outputDims_ = ConvOutputDims(params_);
   const ConvParams& p = params_;

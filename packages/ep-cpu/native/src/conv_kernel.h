@@ -93,4 +93,9 @@ int64_t BlockOf(const dnnl::memory::desc& desc);
 // Validates params and fills defaults; returns the output dims. Throws CodedError('INVALID_ARGUMENT').
 Dims ConvOutputDims(ConvParams& params);
 
+// What the addon's own conv algorithms (Winograd, im2col) need in common: an AVX2+FMA CPU, constant
+// weights, a 2-D ungrouped conv with src, dst and sum (scale 1) blocked by 8, channel counts multiple
+// of 8, and a non-empty output. `params` as ConvOutputDims left them; `outputDims` its result.
+bool ServedByAvx2Blocked8(const ConvParams& params, const Dims& outputDims, bool constWeights);
+
 }  // namespace switchyard

@@ -13,18 +13,7 @@ namespace {
 using im2col::kBlock;
 using winograd::kPanel;
 
-bool CpuHasAvx2Fma() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-}
-
-bool Serves(const ConvParams& p, const Dims& out, bool constWeights) {
-  if (!constWeights || !CpuHasAvx2Fma()) return false;
-  if (p.input.size() != 4 || p.group != 1) return false;
-  if (p.srcBlock != kBlock || p.dstBlock != kBlock) return false;
-  if (p.epilogue.sum && (p.sumBlock != kBlock || p.epilogue.sumScale != 1.0f)) return false;
-  return p.input[1] % kBlock == 0 && p.weights[0] % kBlock == 0 && out[0] > 0 && out[2] > 0 && out[3] > 0;
-}
+static_assert(im2col::kBlock == 8, "ServedByAvx2Blocked8 checks 8-channel blocks");
 
 // Measured against oneDNN 2.6's jit:avx2 direct conv in ResNet-50 b1 on a 2-core AVX2 EPYC (1 and 2
 // threads, per node in the model): its 3x3 stride-2 convs took 0.75..0.85x oneDNN's time at 7x7 and
@@ -70,7 +59,7 @@ Im2colConv::Im2colConv(const im2col::Geometry& geometry, int64_t batch, const Ep
 
 bool Im2colConv::Chooses(const ConvParams& p, const Dims& out, bool constWeights, AlgorithmMode mode) {
   mode = WithEnvironment(mode, "SWITCHYARD_CPU_IM2COL");
-  if (mode == AlgorithmMode::kNever || !Serves(p, out, constWeights)) return false;
+  if (mode == AlgorithmMode::kNever || !ServedByAvx2Blocked8(p, out, constWeights)) return false;
   return mode == AlgorithmMode::kAlways || Preferred(p, out);
 }
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConvDwPrimitiveOptions, ConvPrimitiveOptions, NativeBinding } from './binding.js';
 import { fromBlocked, toBlocked } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
-import { convOutputDims, expectCloseArrays, referenceConv, seededFloats, type ReferenceConv } from './test-data.test-util.js';
+import { blockedConvOptions, convOutputDims, expectCloseArrays, referenceConv, seededFloats, type BlockedConvCase } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const binding: NativeBinding | undefined = native.ok ? native.binding : undefined;
@@ -19,33 +19,10 @@ const SPLIT = /output-channel split/;
 
 type Mode = 'always' | 'never' | 'auto';
 
-interface ConvCase extends ReferenceConv {
-  bias?: boolean;
-  sum?: boolean;
-}
+type ConvCase = BlockedConvCase;
 
-function convOptions(t: ConvCase, w: Float32Array, b: Float32Array | undefined, channelSplit: Mode, threads = 2): ConvPrimitiveOptions {
-  return {
-    inputDims: [t.n, t.c, t.h, t.w],
-    weightDims: [t.k, t.c, ...t.kernel],
-    strides: t.strides,
-    padsBegin: t.padsBegin,
-    padsEnd: t.padsEnd,
-    hasBias: Boolean(b),
-    activation: t.activation ?? 'none',
-    activationAlpha: t.alpha,
-    activationBeta: t.beta,
-    hasSum: Boolean(t.sum),
-    threads,
-    srcBlock: 8,
-    dstBlock: 8,
-    weights: w,
-    bias: b,
-    winograd: 'never',
-    im2col: 'never',
-    channelSplit,
-  };
-}
+const convOptions = (t: ConvCase, w: Float32Array, b: Float32Array | undefined, channelSplit: Mode, threads = 2) =>
+  blockedConvOptions(t, w, b, { threads, winograd: 'never', im2col: 'never', channelSplit });
 
 /** Split and unsplit at 2 threads, the residual sum written in place (Z and Y one buffer); both against the reference. */
 function checkConv(b: NativeBinding, t: ConvCase, seed: number): void {

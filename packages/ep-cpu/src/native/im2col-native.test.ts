@@ -11,7 +11,7 @@ import { compareLevels, convWeights, tensor } from '../fusions/test-models.test-
 import type { ConvPrimitiveOptions, NativeBinding } from './binding.js';
 import { fromBlocked, toBlocked } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
-import { convOutputDims, expectCloseArrays, referenceConv, seededFloats, type ReferenceConv } from './test-data.test-util.js';
+import { blockedConvOptions, convOutputDims, expectCloseArrays, referenceConv, seededFloats, type BlockedConvCase } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const binding: NativeBinding | undefined = native.ok ? native.binding : undefined;
@@ -19,37 +19,13 @@ const binding: NativeBinding | undefined = native.ok ? native.binding : undefine
 const isa = binding?.runtimeInfo().cpuIsa ?? '';
 const servesHere = /avx2|avx512/.test(isa);
 
-interface Case extends ReferenceConv {
-  bias?: boolean;
-  sum?: boolean;
+interface Case extends BlockedConvCase {
   /** Z and Y share one buffer, as the memory planner lays out a fused residual sum. */
   sumInPlace?: boolean;
-  threads?: number;
 }
 
-function options(t: Case, w: Float32Array, b: Float32Array | undefined, im2col: 'always' | 'never'): ConvPrimitiveOptions {
-  return {
-    inputDims: [t.n, t.c, t.h, t.w],
-    weightDims: [t.k, t.c, ...t.kernel],
-    strides: t.strides,
-    dilations: t.dilations,
-    padsBegin: t.padsBegin,
-    padsEnd: t.padsEnd,
-    hasBias: Boolean(b),
-    activation: t.activation ?? 'none',
-    activationAlpha: t.alpha,
-    activationBeta: t.beta,
-    hasSum: Boolean(t.sum),
-    threads: t.threads ?? 1,
-    srcBlock: 8,
-    dstBlock: 8,
-    weights: w,
-    bias: b,
-    winograd: 'never',
-    im2col,
-    channelSplit: 'never',
-  };
-}
+const options = (t: Case, w: Float32Array, b: Float32Array | undefined, im2col: 'always' | 'never') =>
+  blockedConvOptions(t, w, b, { winograd: 'never', im2col, channelSplit: 'never' });
 
 /** Runs `t` through im2col and oneDNN; checks both against the reference and each other. */
 function check(b: NativeBinding, t: Case, seed: number): void {

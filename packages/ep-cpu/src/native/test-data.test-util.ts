@@ -1,6 +1,7 @@
-/** Seeded test inputs shared by the native kernels' tests (an LCG: the same values on every machine). */
+/** Seeded test inputs, a reference conv and option builders shared by the native kernels' tests. */
+import type { ConvPrimitiveOptions } from './binding.js';
 
-/** `n` values `(u · 2 − 1) · scale + offset` with u uniform in [0, 1): [-1, 1) by default. */
+/** `n` values `(u · 2 − 1) · scale + offset` with u uniform in [0, 1): [-1, 1) by default (an LCG: the same values on every machine). */
 export function seededFloats(n: number, seed: number, scale = 1, offset = 0): Float32Array {
   const out = new Float32Array(n);
   let s = seed >>> 0;
@@ -77,4 +78,34 @@ export function expectCloseArrays(actual: Float32Array, expected: Float32Array, 
   for (let i = 0; i < expected.length; i++) {
     if (!(Math.abs(actual[i] - expected[i]) <= tol * (1 + Math.abs(expected[i])))) throw new Error(`[${i}]: ${actual[i]} vs ${expected[i]}`);
   }
+}
+
+/** A ReferenceConv run by a ConvPrimitive on 8-blocked buffers. */
+export interface BlockedConvCase extends ReferenceConv {
+  bias?: boolean;
+  sum?: boolean;
+  threads?: number;
+}
+
+/** ConvPrimitive options for `t` on 8-blocked X / Y / Z with constant weights `w` (and bias `b`); `extra` last. */
+export function blockedConvOptions(t: BlockedConvCase, w: Float32Array, b: Float32Array | undefined, extra: Partial<ConvPrimitiveOptions> = {}): ConvPrimitiveOptions {
+  return {
+    inputDims: [t.n, t.c, t.h, t.w],
+    weightDims: [t.k, t.c, ...t.kernel],
+    strides: t.strides,
+    dilations: t.dilations,
+    padsBegin: t.padsBegin,
+    padsEnd: t.padsEnd,
+    hasBias: Boolean(b),
+    activation: t.activation ?? 'none',
+    activationAlpha: t.alpha,
+    activationBeta: t.beta,
+    hasSum: Boolean(t.sum),
+    threads: t.threads ?? 1,
+    srcBlock: 8,
+    dstBlock: 8,
+    weights: w,
+    bias: b,
+    ...extra,
+  };
 }

@@ -11,7 +11,7 @@ import { compareLevels, tensor } from '../fusions/test-models.test-util.js';
 import type { ConvPrimitiveOptions, NativeBinding } from './binding.js';
 import { fromBlocked, toBlocked } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
-import { seededFloats } from './test-data.test-util.js';
+import { blockedConvOptions, convOutputDims, expectCloseArrays, referenceConv, seededFloats, type BlockedConvCase } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const binding: NativeBinding | undefined = native.ok ? native.binding : undefined;
@@ -19,74 +19,19 @@ const binding: NativeBinding | undefined = native.ok ? native.binding : undefine
 const isa = binding?.runtimeInfo().cpuIsa ?? '';
 const servesHere = /avx2|avx512/.test(isa);
 
-interface Case {
-  n: number;
-  c: number;
-  k: number;
-  h: number;
-  w: number;
-  padsBegin: [number, number];
-  padsEnd: [number, number];
-  bias?: boolean;
-  activation?: 'none' | 'relu' | 'leakyRelu' | 'clip';
-  alpha?: number;
-  beta?: number;
-  sum?: boolean;
-}
+/** A 3x3 stride-1 conv (the kernel and stride are implied). */
+type Case = Omit<BlockedConvCase, 'kernel' | 'strides' | 'dilations' | 'threads'> & { padsBegin: [number, number]; padsEnd: [number, number] };
 
 /** ONNX Conv (3x3, stride 1) + bias, + Z, then the activation, on plain NCHW, in double. */
 function reference(t: Case, x: Float32Array, w: Float32Array, b: Float32Array | undefined, z: Float32Array | undefined) {
-  const oh = t.h + t.padsBegin[0] + t.padsEnd[0] - 2;
-  const ow = t.w + t.padsBegin[1] + t.padsEnd[1] - 2;
-  const y = new Float32Array(t.n * t.k * oh * ow);
-  let i = 0;
-  for (let n = 0; n < t.n; n++)
-    for (let m = 0; m < t.k; m++)
-      for (let r = 0; r < oh; r++)
-        for (let q = 0; q < ow; q++, i++) {
-          let acc = b ? b[m] : 0;
-          for (let c = 0; c < t.c; c++)
-            for (let kh = 0; kh < 3; kh++)
-              for (let kw = 0; kw < 3; kw++) {
-                const ih = r - t.padsBegin[0] + kh;
-                const iw = q - t.padsBegin[1] + kw;
-                if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w) continue;
-                acc += x[((n * t.c + c) * t.h + ih) * t.w + iw] * w[((m * t.c + c) * 3 + kh) * 3 + kw];
-              }
-          if (z) acc += z[i];
-          if (t.activation === 'relu') acc = Math.max(acc, 0);
-          if (t.activation === 'leakyRelu' && acc < 0) acc *= t.alpha ?? 0;
-          if (t.activation === 'clip') acc = Math.min(Math.max(acc, t.alpha ?? 0), t.beta ?? 0);
-          y[i] = acc;
-        }
-  return { y, dims: [t.n, t.k, oh, ow] };
+  const conv = { ...t, kernel: [3, 3] as [number, number] };
+  return { y: referenceConv(conv, x, w, b, z), dims: convOutputDims(conv) };
 }
 
-function expectClose(actual: Float32Array, expected: Float32Array, tol: number): void {
-  expect(actual.length).toBe(expected.length);
-  for (let i = 0; i < expected.length; i++) {
-    if (!(Math.abs(actual[i] - expected[i]) <= tol * (1 + Math.abs(expected[i])))) throw new Error(`[${i}]: ${actual[i]} vs ${expected[i]}`);
-  }
-}
+const expectClose = expectCloseArrays;
 
 function options(t: Case, w: Float32Array, b: Float32Array | undefined, winograd: 'always' | 'never', threads = 1): ConvPrimitiveOptions {
-  return {
-    inputDims: [t.n, t.c, t.h, t.w],
-    weightDims: [t.k, t.c, 3, 3],
-    padsBegin: t.padsBegin,
-    padsEnd: t.padsEnd,
-    hasBias: Boolean(b),
-    activation: t.activation ?? 'none',
-    activationAlpha: t.alpha,
-    activationBeta: t.beta,
-    hasSum: Boolean(t.sum),
-    threads,
-    srcBlock: 8,
-    dstBlock: 8,
-    weights: w,
-    bias: b,
-    winograd,
-  };
+  return blockedConvOptions({ ...t, kernel: [3, 3], threads }, w, b, { winograd });
 }
 
 /** Runs `t` through Winograd and oneDNN; checks both against the reference (unless too slow) and each other. */
