@@ -1,36 +1,24 @@
 #include "conv_dw_primitive.h"
 
-#include "engine.h"
+#include <array>
+
 #include "errors.h"
 #include "js_args.h"
-#include "promise_worker.h"
 
 namespace switchyard {
 
 namespace {
 
-constexpr const char* kClass = "ConvDwPrimitive";
-
-struct ConvDwBaton {
-  std::shared_ptr<const ConvDwKernel> kernel;
-  const float* src;
-  float* dst;
-  void Run() const { kernel->Execute(src, dst); }
-  const char* Context() const { return "ConvDwPrimitive.run"; }
-};
-
-struct ConvDwRunArgs {
-  ConvDwBaton baton;
-  Float32View x, y;
-};
-
-ConvDwRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ConvDwKernel>& kernel, const std::string& method) {
+// run(x, y) and runSync(x, y): the buffers in ConvDwKernel::Execute's order.
+std::array<Float32View, 2> ReadRunArgs(const Napi::CallbackInfo& info, const ConvDwKernel& kernel, const char* method) {
   Napi::Env env = info.Env();
-  ConvDwRunArgs args;
-  args.x = ExpectFloat32Array(env, info[0], kernel->srcElements(), method + ": x (input " + DimsToString(kernel->params().input) + ")");
-  args.y = ExpectFloat32Array(env, info[1], kernel->dstElements(), method + ": y (output " + DimsToString(kernel->outputDims()) + ")");
-  args.baton = ConvDwBaton{kernel, args.x.data, args.y.data};
-  return args;
+  const Float32View x = ExpectFloat32ArrayLazy(env, info[0], kernel.srcElements(), [&] {
+    return std::string(method) + ": x (input " + DimsToString(kernel.params().input) + ")";
+  });
+  const Float32View y = ExpectFloat32ArrayLazy(env, info[1], kernel.dstElements(), [&] {
+    return std::string(method) + ": y (output " + DimsToString(kernel.outputDims()) + ")";
+  });
+  return {x, y};
 }
 
 // An activation given as options[name], options[alpha], options[beta] (as ConvPrimitive takes it).
@@ -47,18 +35,10 @@ Epilogue ReadActivation(Napi::Env env, const Napi::Object& options, const char* 
 }  // namespace
 
 Napi::Function ConvDwPrimitive::Define(Napi::Env env) {
-  return DefineClass(env, kClass,
-                     {
-                         InstanceMethod<&ConvDwPrimitive::Run>("run"),
-                         InstanceMethod<&ConvDwPrimitive::RunSync>("runSync"),
-                         InstanceMethod<&ConvDwPrimitive::Dispose>("dispose"),
-                         InstanceAccessor<&ConvDwPrimitive::OutputDims>("outputDims"),
-                         InstanceAccessor<&ConvDwPrimitive::Implementation>("implementation"),
-                         InstanceAccessor<&ConvDwPrimitive::Threads>("threads"),
-                     });
+  return DefineKernelClass<KernelGetters::kAll, ReadRunArgs>(env);
 }
 
-ConvDwPrimitive::ConvDwPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ConvDwPrimitive>(info) {
+ConvDwPrimitive::ConvDwPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) {
   Napi::Env env = info.Env();
   const std::string ctx = "new ConvDwPrimitive";
   Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
@@ -86,44 +66,6 @@ ConvDwPrimitive::ConvDwPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectW
   p.hasBias = bias.data != nullptr;
   p.hasDwBias = dwBias.data != nullptr;
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ConvDwKernel>(p, weights.data, bias.data, dwWeights.data, dwBias.data); });
-}
-
-const ConvDwKernel& ConvDwPrimitive::Kernel(Napi::Env env, const char* method) const {
-  if (!kernel_) ThrowJs(env, "RELEASED", std::string("ConvDwPrimitive.") + method + ": the primitive was disposed");
-  return *kernel_;
-}
-
-Napi::Value ConvDwPrimitive::Run(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Kernel(env, "run");
-  ConvDwRunArgs args = ReadRunArgs(info, kernel_, "ConvDwPrimitive.run");
-  return PromiseWorker<ConvDwBaton>::Queue(env, args.baton, {info.This(), args.x.holder, args.y.holder});
-}
-
-Napi::Value ConvDwPrimitive::RunSync(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Kernel(env, "runSync");
-  ConvDwRunArgs args = ReadRunArgs(info, kernel_, "ConvDwPrimitive.runSync");
-  GuardSync(env, "ConvDwPrimitive.runSync", [&] { args.baton.Run(); });
-  return env.Undefined();
-}
-
-Napi::Value ConvDwPrimitive::Dispose(const Napi::CallbackInfo& info) {
-  kernel_.reset();
-  return info.Env().Undefined();
-}
-
-Napi::Value ConvDwPrimitive::OutputDims(const Napi::CallbackInfo& info) {
-  return DimsToJs(info.Env(), Kernel(info.Env(), "outputDims").outputDims());
-}
-
-Napi::Value ConvDwPrimitive::Implementation(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), Kernel(info.Env(), "implementation").implementation());
-}
-
-Napi::Value ConvDwPrimitive::Threads(const Napi::CallbackInfo& info) {
-  const int threads = Kernel(info.Env(), "threads").params().threads;
-  return Napi::Number::New(info.Env(), threads > 0 ? threads : DefaultThreads());
 }
 
 }  // namespace switchyard

@@ -1,76 +1,49 @@
 #include "conv_primitive.h"
 
-#include "engine.h"
+#include <array>
+
 #include "errors.h"
 #include "js_args.h"
-#include "promise_worker.h"
 
 namespace switchyard {
 
 namespace {
 
-constexpr const char* kClass = "ConvPrimitive";
-
-// Plain data for one execution: no V8 handles.
-struct ConvBaton {
-  std::shared_ptr<const ConvKernel> kernel;
-  const float* src;
-  const float* weights;
-  const float* bias;
-  const float* sum;
-  float* dst;
-  void Run() const { kernel->Execute(src, weights, bias, sum, dst); }
-  const char* Context() const { return "ConvPrimitive.run"; }
-};
-
-struct ConvRunArgs {
-  ConvBaton baton;
-  Float32View x, w, b, z, y;
-};
-
-ConvRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const ConvKernel>& kernel, const char* method) {
+// run(x, w | null, b | null, y, z?) and runSync(...): the buffers in ConvKernel::Execute's order (z before y).
+std::array<Float32View, 5> ReadRunArgs(const Napi::CallbackInfo& info, const ConvKernel& kernel, const char* method) {
   Napi::Env env = info.Env();
-  const ConvParams& p = kernel->params();
-  ConvRunArgs args;
-  args.x = ExpectFloat32ArrayLazy(env, info[0], kernel->srcElements(), [&] { return std::string(method) + ": x (input " + DimsToString(p.input) + ")"; });
-  if (kernel->weightsPacked()) {
+  const ConvParams& p = kernel.params();
+  Float32View x, w, b, y, z;
+  x = ExpectFloat32ArrayLazy(env, info[0], kernel.srcElements(), [&] { return std::string(method) + ": x (input " + DimsToString(p.input) + ")"; });
+  if (kernel.weightsPacked()) {
     if (!IsNullish(info[1])) ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + ": w must be null (weights were packed at construction)", true);
   } else {
-    args.w = ExpectFloat32ArrayLazy(env, info[1], ElementCount(p.weights, "weights"), [&] { return std::string(method) + ": w (weights " + DimsToString(p.weights) + ")"; });
+    w = ExpectFloat32ArrayLazy(env, info[1], ElementCount(p.weights, "weights"), [&] { return std::string(method) + ": w (weights " + DimsToString(p.weights) + ")"; });
   }
-  if (!p.hasBias || kernel->biasPacked()) {
+  if (!p.hasBias || kernel.biasPacked()) {
     if (!IsNullish(info[2])) {
       ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + (p.hasBias ? ": b must be null (bias was packed at construction)" : ": b must be null (built without bias)"), true);
     }
   } else {
-    args.b = ExpectFloat32ArrayLazy(env, info[2], p.weights[0], [&] { return std::string(method) + ": b (bias)"; });
+    b = ExpectFloat32ArrayLazy(env, info[2], p.weights[0], [&] { return std::string(method) + ": b (bias)"; });
   }
-  const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32ArrayLazy(env, info[3], kernel->dstElements(), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
+  const Dims& out = kernel.outputDims();
+  y = ExpectFloat32ArrayLazy(env, info[3], kernel.dstElements(), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
   if (p.epilogue.sum) {
-    args.z = ExpectFloat32ArrayLazy(env, info[4], kernel->sumElements(), [&] { return std::string(method) + ": z (sum input, shaped like y " + DimsToString(out) + ")"; });
+    z = ExpectFloat32ArrayLazy(env, info[4], kernel.sumElements(), [&] { return std::string(method) + ": z (sum input, shaped like y " + DimsToString(out) + ")"; });
   } else if (!IsNullish(info[4])) {
     ThrowJs(env, "INVALID_ARGUMENT", std::string(method) + ": z must be absent (built without hasSum)", true);
   }
-  args.baton = ConvBaton{kernel, args.x.data, args.w.data, args.b.data, args.z.data, args.y.data};
-  return args;
+  return {x, w, b, z, y};
 }
 
 }  // namespace
 
 Napi::Function ConvPrimitive::Define(Napi::Env env) {
-  return DefineClass(env, kClass,
-                     {
-                         StaticMethod<&ConvPrimitive::Algorithm>("algorithm"),
-                         InstanceMethod<&ConvPrimitive::Run>("run"),
-                         InstanceMethod<&ConvPrimitive::RunSync>("runSync"),
-                         InstanceMethod<&ConvPrimitive::Dispose>("dispose"),
-                         InstanceAccessor<&ConvPrimitive::OutputDims>("outputDims"),
-                         InstanceAccessor<&ConvPrimitive::Implementation>("implementation"),
-                         InstanceAccessor<&ConvPrimitive::Threads>("threads"),
-                         InstanceAccessor<&ConvPrimitive::WeightsPacked>("weightsPacked"),
-                         InstanceAccessor<&ConvPrimitive::PrimitiveLayouts>("primitiveLayouts"),
-                     });
+  return DefineKernelClass<KernelGetters::kAll, ReadRunArgs>(
+      env, {StaticMethod<&ConvPrimitive::Algorithm>("algorithm"),
+            InstanceAccessor<&ConvPrimitive::WeightsPacked>("weightsPacked"),
+            InstanceAccessor<&ConvPrimitive::PrimitiveLayouts>("primitiveLayouts")});
 }
 
 namespace {
@@ -108,7 +81,7 @@ ConvParams ReadConvParams(Napi::Env env, const Napi::Object& options, const std:
 
 }  // namespace
 
-ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ConvPrimitive>(info) {
+ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) {
   Napi::Env env = info.Env();
   const std::string ctx = "new ConvPrimitive";
   Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
@@ -132,44 +105,6 @@ Napi::Value ConvPrimitive::Algorithm(const Napi::CallbackInfo& info) {
     return Im2colConv::Chooses(p, out, constWeights, p.im2col) ? "im2col" : "onednn";
   });
   return Napi::String::New(env, algorithm);
-}
-
-const ConvKernel& ConvPrimitive::Kernel(Napi::Env env, const char* method) const {
-  if (!kernel_) ThrowJs(env, "RELEASED", std::string("ConvPrimitive.") + method + ": the primitive was disposed");
-  return *kernel_;
-}
-
-Napi::Value ConvPrimitive::Run(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Kernel(env, "run");
-  ConvRunArgs args = ReadRunArgs(info, kernel_, "ConvPrimitive.run");
-  return PromiseWorker<ConvBaton>::Queue(env, args.baton, {info.This(), args.x.holder, args.w.holder, args.b.holder, args.z.holder, args.y.holder});
-}
-
-Napi::Value ConvPrimitive::RunSync(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Kernel(env, "runSync");
-  ConvRunArgs args = ReadRunArgs(info, kernel_, "ConvPrimitive.runSync");
-  GuardSync(env, "ConvPrimitive.runSync", [&] { args.baton.Run(); });
-  return env.Undefined();
-}
-
-Napi::Value ConvPrimitive::Dispose(const Napi::CallbackInfo& info) {
-  kernel_.reset();
-  return info.Env().Undefined();
-}
-
-Napi::Value ConvPrimitive::OutputDims(const Napi::CallbackInfo& info) {
-  return DimsToJs(info.Env(), Kernel(info.Env(), "outputDims").outputDims());
-}
-
-Napi::Value ConvPrimitive::Implementation(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), Kernel(info.Env(), "implementation").implementation());
-}
-
-Napi::Value ConvPrimitive::Threads(const Napi::CallbackInfo& info) {
-  const int threads = Kernel(info.Env(), "threads").params().threads;
-  return Napi::Number::New(info.Env(), threads > 0 ? threads : DefaultThreads());
 }
 
 Napi::Value ConvPrimitive::WeightsPacked(const Napi::CallbackInfo& info) {

@@ -4,14 +4,14 @@
 
 #include <napi.h>
 
-#include <memory>
-
 #include "gemm_kernel.h"
+#include "kernel_wrap.h"
 
 namespace switchyard {
 
-class GemmPrimitive : public Napi::ObjectWrap<GemmPrimitive> {
+class GemmPrimitive : public KernelWrap<GemmPrimitive, GemmKernel> {
  public:
+  static constexpr char kClass[] = "GemmPrimitive";
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new GemmPrimitive({aDims, bDims, transA?, transB?, alpha?, beta?, cDims?, threads?, b?, c?}).
@@ -19,23 +19,14 @@ class GemmPrimitive : public Napi::ObjectWrap<GemmPrimitive> {
   explicit GemmPrimitive(const Napi::CallbackInfo& info);
 
  private:
+  // run / runSync / dispose and the outputDims / implementation / threads getters are KernelWrap's:
   // [async] run(a, b | null, c | null, y): Promise<void>. Buffers stay referenced until it settles;
   //         b / c must be null when packed at construction (c also when there is no C).
-  Napi::Value Run(const Napi::CallbackInfo& info);
   // [sync] runSync(a, b | null, c | null, y): void.
-  Napi::Value RunSync(const Napi::CallbackInfo& info);
   // [sync] dispose()
-  Napi::Value Dispose(const Napi::CallbackInfo& info);
-  // [sync] getters: outputDims, implementation, threads, weightsPacked, cMode ('none' | 'bias' | 'sum').
-  Napi::Value OutputDims(const Napi::CallbackInfo& info);
-  Napi::Value Implementation(const Napi::CallbackInfo& info);
-  Napi::Value Threads(const Napi::CallbackInfo& info);
+  // [sync] getters of its own: weightsPacked, cMode ('none' | 'bias' | 'sum').
   Napi::Value WeightsPacked(const Napi::CallbackInfo& info);
   Napi::Value CMode(const Napi::CallbackInfo& info);
-
-  const GemmKernel& Kernel(Napi::Env env, const char* method) const;
-
-  std::shared_ptr<const GemmKernel> kernel_;
 };
 
 }  // namespace switchyard

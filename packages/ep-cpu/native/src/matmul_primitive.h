@@ -4,14 +4,14 @@
 
 #include <napi.h>
 
-#include <memory>
-
+#include "kernel_wrap.h"
 #include "matmul_kernel.h"
 
 namespace switchyard {
 
-class MatMulPrimitive : public Napi::ObjectWrap<MatMulPrimitive> {
+class MatMulPrimitive : public KernelWrap<MatMulPrimitive, MatMulKernel> {
  public:
+  static constexpr char kClass[] = "MatMulPrimitive";
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new MatMulPrimitive({aDims, bDims, fuseRelu?, activation?, activationAlpha?, activationBeta?,
@@ -20,22 +20,13 @@ class MatMulPrimitive : public Napi::ObjectWrap<MatMulPrimitive> {
   explicit MatMulPrimitive(const Napi::CallbackInfo& info);
 
  private:
+  // run / runSync / dispose and the outputDims / implementation / threads getters are KernelWrap's:
   // [async] run(a, b | null, y, bias?): Promise<void>. a/b/y/bias stay referenced until the promise settles;
   //         b must be null when packed at construction.
-  Napi::Value Run(const Napi::CallbackInfo& info);
   // [sync] runSync(a, b | null, y, bias?): void. Same, on the calling thread (for small products).
-  Napi::Value RunSync(const Napi::CallbackInfo& info);
   // [sync] dispose(): frees the primitive and packed B once in-flight runs finish.
-  Napi::Value Dispose(const Napi::CallbackInfo& info);
-  // [sync] getters.
-  Napi::Value OutputDims(const Napi::CallbackInfo& info);
-  Napi::Value Implementation(const Napi::CallbackInfo& info);
-  Napi::Value Threads(const Napi::CallbackInfo& info);
+  // [sync] getter of its own: weightsPacked (B packed at construction).
   Napi::Value WeightsPacked(const Napi::CallbackInfo& info);
-
-  const MatMulKernel& Kernel(Napi::Env env, const char* method) const;
-
-  std::shared_ptr<const MatMulKernel> kernel_;
 };
 
 }  // namespace switchyard

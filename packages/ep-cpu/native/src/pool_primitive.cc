@@ -1,54 +1,30 @@
 #include "pool_primitive.h"
 
-#include "engine.h"
+#include <array>
+
 #include "errors.h"
 #include "js_args.h"
-#include "promise_worker.h"
 
 namespace switchyard {
 
 namespace {
 
-constexpr const char* kClass = "PoolPrimitive";
-
-struct PoolBaton {
-  std::shared_ptr<const PoolKernel> kernel;
-  const float* src;
-  float* dst;
-  void Run() const { kernel->Execute(src, dst); }
-  const char* Context() const { return "PoolPrimitive.run"; }
-};
-
-struct PoolRunArgs {
-  PoolBaton baton;
-  Float32View x, y;
-};
-
-PoolRunArgs ReadRunArgs(const Napi::CallbackInfo& info, const std::shared_ptr<const PoolKernel>& kernel, const char* method) {
+// run(x, y) and runSync(x, y): the buffers in PoolKernel::Execute's order.
+std::array<Float32View, 2> ReadRunArgs(const Napi::CallbackInfo& info, const PoolKernel& kernel, const char* method) {
   Napi::Env env = info.Env();
-  PoolRunArgs args;
-  args.x = ExpectFloat32ArrayLazy(env, info[0], kernel->srcElements(), [&] { return std::string(method) + ": x (input " + DimsToString(kernel->params().input) + ")"; });
-  const Dims& out = kernel->outputDims();
-  args.y = ExpectFloat32ArrayLazy(env, info[1], kernel->dstElements(), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
-  args.baton = PoolBaton{kernel, args.x.data, args.y.data};
-  return args;
+  const Float32View x = ExpectFloat32ArrayLazy(env, info[0], kernel.srcElements(), [&] { return std::string(method) + ": x (input " + DimsToString(kernel.params().input) + ")"; });
+  const Dims& out = kernel.outputDims();
+  const Float32View y = ExpectFloat32ArrayLazy(env, info[1], kernel.dstElements(), [&] { return std::string(method) + ": y (output " + DimsToString(out) + ")"; });
+  return {x, y};
 }
 
 }  // namespace
 
 Napi::Function PoolPrimitive::Define(Napi::Env env) {
-  return DefineClass(env, kClass,
-                     {
-                         InstanceMethod<&PoolPrimitive::Run>("run"),
-                         InstanceMethod<&PoolPrimitive::RunSync>("runSync"),
-                         InstanceMethod<&PoolPrimitive::Dispose>("dispose"),
-                         InstanceAccessor<&PoolPrimitive::OutputDims>("outputDims"),
-                         InstanceAccessor<&PoolPrimitive::Implementation>("implementation"),
-                         InstanceAccessor<&PoolPrimitive::Threads>("threads"),
-                     });
+  return DefineKernelClass<KernelGetters::kAll, ReadRunArgs>(env);
 }
 
-PoolPrimitive::PoolPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PoolPrimitive>(info) {
+PoolPrimitive::PoolPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) {
   Napi::Env env = info.Env();
   const std::string ctx = "new PoolPrimitive";
   Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
@@ -65,44 +41,6 @@ PoolPrimitive::PoolPrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
     p.kind = ParsePoolKind(kind);
     return std::make_shared<const PoolKernel>(p);
   });
-}
-
-const PoolKernel& PoolPrimitive::Kernel(Napi::Env env, const char* method) const {
-  if (!kernel_) ThrowJs(env, "RELEASED", std::string("PoolPrimitive.") + method + ": the primitive was disposed");
-  return *kernel_;
-}
-
-Napi::Value PoolPrimitive::Run(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Kernel(env, "run");
-  PoolRunArgs args = ReadRunArgs(info, kernel_, "PoolPrimitive.run");
-  return PromiseWorker<PoolBaton>::Queue(env, args.baton, {info.This(), args.x.holder, args.y.holder});
-}
-
-Napi::Value PoolPrimitive::RunSync(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Kernel(env, "runSync");
-  PoolRunArgs args = ReadRunArgs(info, kernel_, "PoolPrimitive.runSync");
-  GuardSync(env, "PoolPrimitive.runSync", [&] { args.baton.Run(); });
-  return env.Undefined();
-}
-
-Napi::Value PoolPrimitive::Dispose(const Napi::CallbackInfo& info) {
-  kernel_.reset();
-  return info.Env().Undefined();
-}
-
-Napi::Value PoolPrimitive::OutputDims(const Napi::CallbackInfo& info) {
-  return DimsToJs(info.Env(), Kernel(info.Env(), "outputDims").outputDims());
-}
-
-Napi::Value PoolPrimitive::Implementation(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), Kernel(info.Env(), "implementation").implementation());
-}
-
-Napi::Value PoolPrimitive::Threads(const Napi::CallbackInfo& info) {
-  const int threads = Kernel(info.Env(), "threads").params().threads;
-  return Napi::Number::New(info.Env(), threads > 0 ? threads : DefaultThreads());
 }
 
 }  // namespace switchyard

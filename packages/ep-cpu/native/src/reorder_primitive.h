@@ -4,29 +4,24 @@
 
 #include <napi.h>
 
-#include <memory>
-
+#include "kernel_wrap.h"
 #include "reorder_kernel.h"
 
 namespace switchyard {
 
-class ReorderPrimitive : public Napi::ObjectWrap<ReorderPrimitive> {
+class ReorderPrimitive : public KernelWrap<ReorderPrimitive, ReorderKernel> {
  public:
+  static constexpr char kClass[] = "ReorderPrimitive";
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new ReorderPrimitive({dims, fromBlock, toBlock, threads?}): dims are the logical
   //        [N, C, ...spatial]; blocks 0 (plain), 8 or 16. Throws a coded Error on bad options.
   explicit ReorderPrimitive(const Napi::CallbackInfo& info);
 
- private:
+  // Its JS members are KernelWrap's, without the getters:
   // [async] run(x, y): Promise<void>.
-  Napi::Value Run(const Napi::CallbackInfo& info);
   // [sync] runSync(x, y): void.
-  Napi::Value RunSync(const Napi::CallbackInfo& info);
   // [sync] dispose()
-  Napi::Value Dispose(const Napi::CallbackInfo& info);
-
-  std::shared_ptr<const ReorderKernel> kernel_;
 };
 
 // [sync] preferredChannelBlock(): number: 8 (AVX2), 16 (AVX-512), or 0 when convolutions keep plain layouts.

@@ -4,34 +4,25 @@
 
 #include <napi.h>
 
-#include <memory>
-
+#include "kernel_wrap.h"
 #include "strided_matmul_kernel.h"
 
 namespace switchyard {
 
-class StridedMatMulPrimitive : public Napi::ObjectWrap<StridedMatMulPrimitive> {
+class StridedMatMulPrimitive : public KernelWrap<StridedMatMulPrimitive, StridedMatMulKernel> {
  public:
+  static constexpr char kClass[] = "StridedMatMulPrimitive";
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new StridedMatMulPrimitive({aDims, bDims, permA?, permB?, permY?, scale?, maskDims?, threads?}).
   //        maskDims present (even []) means run takes a mask. Throws a coded Error on bad options.
   explicit StridedMatMulPrimitive(const Napi::CallbackInfo& info);
 
- private:
+  // Its JS members are all KernelWrap's (it has no threads getter):
   // [async] run(a, b, mask | null, y): Promise<void>. Buffers stay referenced until the promise settles.
-  Napi::Value Run(const Napi::CallbackInfo& info);
   // [sync] runSync(a, b, mask | null, y): void.
-  Napi::Value RunSync(const Napi::CallbackInfo& info);
   // [sync] dispose(): frees the primitive once in-flight runs finish.
-  Napi::Value Dispose(const Napi::CallbackInfo& info);
-  // [sync] getters.
-  Napi::Value OutputDims(const Napi::CallbackInfo& info);
-  Napi::Value Implementation(const Napi::CallbackInfo& info);
-
-  const StridedMatMulKernel& Kernel(Napi::Env env, const char* method) const;
-
-  std::shared_ptr<const StridedMatMulKernel> kernel_;
+  // [sync] getters: outputDims, implementation.
 };
 
 }  // namespace switchyard
