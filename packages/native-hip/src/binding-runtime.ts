@@ -126,6 +126,21 @@ export interface BlasGemmOptions {
   strideC?: number;
 }
 
+export interface BlasPreparedGemmOptions extends BlasGemmOptions {
+  /** n values added to every row of C (needs batch 1 and beta 0), as a plan's MatMulBias. */
+  bias?: DeviceBuffer;
+  /** Algorithm cache folder for the GEMM choice; default as the convolution cache's; '-' = memory only. */
+  cacheDir?: string;
+}
+
+export interface BlasPreparedGemmResult {
+  /** What was chosen ("cublasLt algo … over cublasGemmEx …"; " (cached)" when read from the cache file). */
+  choice: string;
+  biasFused: boolean;
+}
+
+export type AlgoCacheKind = 'conv' | 'gemm';
+
 export type ConvAlgoSearch = 'exhaustive' | 'heuristic' | 'default';
 
 export interface DnnConvOptions {
@@ -205,11 +220,14 @@ export interface NativeHipRuntimeBinding {
   blasInfo(): SeamInfo;
   /** [sync] Test entry: queues the GEMM and waits for it. */
   blasGemm(options: BlasGemmOptions): void;
+  /** [sync] Test entry of the plans' GEMM path: prepare (algorithm search or cached choice), run, wait. */
+  blasPreparedGemm(options: BlasPreparedGemmOptions): BlasPreparedGemmResult;
   dnnInfo(): SeamInfo & { version: number };
   /** [sync] Returns the output shape [n, k, oh, ow]; waits for the GPU. */
   dnnConv2d(options: DnnConvOptions): number[];
   dnnConvTranspose2d(options: DnnConvOptions): number[];
   dnnPool2d(options: DnnPoolOptions): number[];
   dnnBatchNorm(options: DnnBatchNormOptions): void;
-  dnnAlgoCacheStats(): AlgoCacheStats;
+  /** The algorithm cache's counters: convolutions (default) or cublasLt GEMM choices. */
+  dnnAlgoCacheStats(kind?: AlgoCacheKind): AlgoCacheStats;
 }

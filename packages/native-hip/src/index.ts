@@ -12,9 +12,12 @@ export { BUILD_COMMAND, defaultAddonPath, loadNativeHip, nativeHipBinding, type 
 export { explainNoDevice, gatherGpuFacts, type GpuSystemFacts } from './gpu-diagnosis.js';
 export { probeDevices, type GpuProbe, type ProbeOptions, type UsableDevice } from './devices.js';
 export type {
+  AlgoCacheKind,
   AlgoCacheStats,
   ArenaExtendStrategy,
   BlasGemmOptions,
+  BlasPreparedGemmOptions,
+  BlasPreparedGemmResult,
   ConvAlgoSearch,
   DeviceArena,
   DeviceArenaConstructor,

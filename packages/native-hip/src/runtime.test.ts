@@ -157,6 +157,8 @@ describe.skipIf(!hasCompiler)('runtime (switchyard_hip.node built here)', () => 
     if (!dnn.available) expect(dnn.reason).toMatch(platform === 'amd' ? /<miopen\/miopen.h>|MIOpen backend is not written/ : /built without <cudnn.h> headers/);
     if (!existsSync('/opt/rocm/include/rocblas') && platform === 'amd') expect(blas).toMatchObject({ available: false, backend: 'none' });
     expect(binding.dnnAlgoCacheStats()).toMatchObject({ searches: 0, diskHits: 0 });
+    expect(binding.dnnAlgoCacheStats('gemm')).toEqual({ searches: 0, memoryHits: 0, diskHits: 0, file: '' });
+    expect(() => binding.dnnAlgoCacheStats('blas' as 'gemm')).toThrow(/kind must be 'conv' or 'gemm'/);
   });
 
   it.skipIf(gpuHost)('device entry points throw coded errors without a device', () => {
@@ -171,6 +173,7 @@ describe.skipIf(!hasCompiler)('runtime (switchyard_hip.node built here)', () => 
     expect(() => new binding.DeviceArena(0, { arenaExtendStrategy: 'x' as 'sameAsRequested' })).toThrow(/arenaExtendStrategy/);
     const notABuffer = {} as never;
     expect(() => binding.blasGemm({ a: notABuffer, b: notABuffer, c: notABuffer, m: 1, n: 1, k: 1 })).toThrow(/a must be a DeviceBuffer/);
+    expect(() => binding.blasPreparedGemm({ a: notABuffer, b: notABuffer, c: notABuffer, m: 1, n: 1, k: 1 })).toThrow(/blasPreparedGemm: a must be a DeviceBuffer/);
     expect(() => binding.dnnConv2d({} as never)).toThrow(/inputShape must be \[n, c, h, w\]/);
     expect(() => binding.dnnPool2d({ inputShape: [1, 1, 4, 4], mode: 'min' as 'max' } as never)).toThrow(/mode must be 'max' or 'average'/);
   });

@@ -70,8 +70,12 @@ struct PreparedGemm {
 };
 
 // `desc` must carry the launch's pointers (a search runs the GEMM on them: C is overwritten).
-// Synchronizes `stream`; not capturable. SWITCHYARD_GEMM_SEARCH=0 turns the search off.
-Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& desc, const void* bias, PreparedGemm* out);
+// Synchronizes `stream`; not capturable. SWITCHYARD_GEMM_SEARCH=0 turns the search off (and with it
+// the cache: neither read nor written). A choice is kept in the on-disk algorithm cache under
+// `cache_dir` ("" = the convolution cache's default folder, "-" = memory only), so a later process
+// with the same GPU and library takes it without timing.
+Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& desc, const void* bias, PreparedGemm* out,
+                   const std::string& cache_dir = "");
 // Queues a prepared GEMM (asynchronous, capturable); `desc` and `bias` as given to PrepareGemm.
 Status RunPreparedGemm(const PreparedGemm& prepared, int device, hipStream_t stream, const GemmDesc& desc, const void* bias);
 

@@ -113,7 +113,7 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   return Status{};
 }
 
-Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const void* bias, PreparedGemm* out) {
+Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const void* bias, PreparedGemm* out, const std::string& cache_dir) {
   *out = PreparedGemm{};
   out->choice = "cublasGemmEx";
   GemmDesc d = input;
@@ -130,7 +130,8 @@ Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const 
     workspace = entry->workspace;
   }
   // The stream's handle and cublasLt share one workspace: both queue on this stream, one at a time.
-  Status searched = lt::Prepare(device, stream, d, bias, workspace, kWorkspaceBytes, [&] { return Gemm(device, stream, input); }, out);
+  Status searched =
+      lt::Prepare(device, stream, d, bias, workspace, kWorkspaceBytes, cache_dir, [&] { return Gemm(device, stream, input); }, out);
   if (!searched.ok) {
     // cublasLt refused the problem: the plain path still serves it.
     *out = PreparedGemm{};
@@ -292,7 +293,7 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
 
 // rocBLAS has no fused bias epilogue here and its gemm_ex picks its own solution: launches take the
 // plain path, and the caller adds a bias. (hipBLASLt would be the counterpart of cublasLt's search.)
-Status PrepareGemm(int, hipStream_t, const GemmDesc& input, const void*, PreparedGemm* out) {
+Status PrepareGemm(int, hipStream_t, const GemmDesc& input, const void*, PreparedGemm* out, const std::string&) {
   *out = PreparedGemm{};
   out->choice = "rocblas_gemm_ex";
   GemmDesc d = input;
@@ -323,7 +324,7 @@ Status Gemm(int, hipStream_t, const GemmDesc& input) {
   return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
 }
 
-Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm* out) {
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm* out, const std::string&) {
   *out = PreparedGemm{};
   return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
 }

@@ -1,7 +1,8 @@
-// JS test entry of the BLAS seam: blasInfo() and blasGemm({...}) on DeviceBuffers.
+// JS test entries of the BLAS seam: blasInfo(), blasGemm({...}) and blasPreparedGemm({...}) on DeviceBuffers.
 #include <napi.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "blas.h"
@@ -32,18 +33,16 @@ Napi::Value BlasInfo(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// [sync] blasGemm({ a, b, c, m, n, k, transA?, transB?, alpha?, beta?, dtype?, lda?, ldb?, ldc?,
-//                   batch?, strideA?, strideB?, strideC? }): row-major, on the device's stream, and
-// waits for it (a test entry: plans call blas::Gemm directly).
-Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "blasGemm: expected an options object");
-  Napi::Object o = info[0].As<Napi::Object>();
-  DeviceBuffer* a = DeviceBuffer::FromValue(env, o.Get("a"), "blasGemm: a");
-  DeviceBuffer* b = DeviceBuffer::FromValue(env, o.Get("b"), "blasGemm: b");
-  DeviceBuffer* c = DeviceBuffer::FromValue(env, o.Get("c"), "blasGemm: c");
+// The options shared by blasGemm and blasPreparedGemm: { a, b, c, m, n, k, transA?, transB?, alpha?,
+// beta?, dtype?, lda?, ldb?, ldc?, batch?, strideA?, strideB?, strideC? } (row-major), checked against
+// the buffers' sizes. Sets *c_out to C's buffer.
+blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where, DeviceBuffer** c_out) {
+  const std::string w = where;
+  DeviceBuffer* a = DeviceBuffer::FromValue(env, o.Get("a"), (w + ": a").c_str());
+  DeviceBuffer* b = DeviceBuffer::FromValue(env, o.Get("b"), (w + ": b").c_str());
+  DeviceBuffer* c = DeviceBuffer::FromValue(env, o.Get("c"), (w + ": c").c_str());
   if (a->device_id() != c->device_id() || b->device_id() != c->device_id()) {
-    throw Napi::Error::New(env, "blasGemm: a, b and c must be on one device");
+    throw Napi::Error::New(env, w + ": a, b and c must be on one device");
   }
   blas::GemmDesc d;
   Napi::Value dtype = o.Get("dtype");
@@ -51,7 +50,7 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
     const std::string name = dtype.IsString() ? dtype.As<Napi::String>().Utf8Value() : "";
     if (name == "float32") d.dtype = blas::DataType::kFloat32;
     else if (name == "float16") d.dtype = blas::DataType::kFloat16;
-    else throw Napi::TypeError::New(env, "blasGemm: dtype must be 'float32' or 'float16'");
+    else throw Napi::TypeError::New(env, w + ": dtype must be 'float32' or 'float16'");
   }
   d.m = IntField(env, o, "m", -1);
   d.n = IntField(env, o, "n", -1);
@@ -71,7 +70,7 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
   d.b = b->data();
   d.c = c->data();
   blas::Status checked = blas::Normalize(&d);
-  if (!checked.ok) throw Napi::RangeError::New(env, "blasGemm: " + checked.message);
+  if (!checked.ok) throw Napi::RangeError::New(env, w + ": " + checked.message);
   // Every element the library may touch must lie inside its buffer.
   const size_t element = d.dtype == blas::DataType::kFloat16 ? 2 : 4;
   auto extent = [&](int64_t rows, int64_t ld, int64_t stride) {
@@ -81,8 +80,8 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
   const int64_t rows_a = d.trans_a ? d.k : d.m, rows_b = d.trans_b ? d.n : d.k;
   auto check = [&](const DeviceBuffer* buffer, int64_t elements, const char* name) {
     if (static_cast<double>(elements) * element > static_cast<double>(buffer->byte_length())) {
-      throw Napi::RangeError::New(env, std::string("blasGemm: ") + name + " needs " + std::to_string(elements * element) +
-                                           " bytes, the buffer has " + std::to_string(buffer->byte_length()));
+      throw Napi::RangeError::New(env, w + ": " + name + " needs " + std::to_string(elements * element) + " bytes, the buffer has " +
+                                           std::to_string(buffer->byte_length()));
     }
   };
   if (d.k > 0) {
@@ -91,10 +90,21 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
   }
   check(c, extent(d.m, d.ldc, d.stride_c), "c");
   if (blas::Unavailable() != nullptr) {
-    Napi::Error error = Napi::Error::New(env, std::string("blasGemm: ") + blas::Unavailable());
+    Napi::Error error = Napi::Error::New(env, w + ": " + blas::Unavailable());
     error.Set("code", Napi::String::New(env, "BLAS_UNAVAILABLE"));
     throw error;
   }
+  *c_out = c;
+  return d;
+}
+
+// [sync] blasGemm(options): on the device's stream, and waits for it (a test entry: plans call
+// blas::Gemm directly).
+Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "blasGemm: expected an options object");
+  DeviceBuffer* c = nullptr;
+  const blas::GemmDesc d = ParseGemm(env, info[0].As<Napi::Object>(), "blasGemm", &c);
   hipStream_t stream;
   CheckGpu(env, "blasGemm", runtime::DeviceStream(c->device_id(), &stream));
   blas::Status status = blas::Gemm(c->device_id(), stream, d);
@@ -103,11 +113,66 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// [sync] blasPreparedGemm({ ...blasGemm's options, bias?, cacheDir? }) -> { choice, biasFused }: the
+// plans' path -- PrepareGemm (the algorithm search, or its answer from the cache in `cacheDir`:
+// "" = the default folder, "-" = memory only) then RunPreparedGemm -- with C's contents kept across
+// the search. `bias` (n values, added to every row) needs batch 1 and beta 0, as a plan's MatMulBias.
+Napi::Value BlasPreparedGemm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* where = "blasPreparedGemm";
+  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "blasPreparedGemm: expected an options object");
+  Napi::Object o = info[0].As<Napi::Object>();
+  DeviceBuffer* c = nullptr;
+  blas::GemmDesc d = ParseGemm(env, o, where, &c);
+  const size_t element = d.dtype == blas::DataType::kFloat16 ? 2 : 4;
+  DeviceBuffer* bias = nullptr;
+  if (!o.Get("bias").IsUndefined()) {
+    bias = DeviceBuffer::FromValue(env, o.Get("bias"), "blasPreparedGemm: bias");
+    if (bias->device_id() != c->device_id()) throw Napi::Error::New(env, "blasPreparedGemm: bias must be on C's device");
+    if (d.batch != 1 || d.beta != 0.0f) throw Napi::RangeError::New(env, "blasPreparedGemm: a bias needs batch 1 and beta 0");
+    if (static_cast<double>(d.n) * element > static_cast<double>(bias->byte_length())) {
+      throw Napi::RangeError::New(env, "blasPreparedGemm: bias needs " + std::to_string(d.n * element) + " bytes");
+    }
+  }
+  Napi::Value dir = o.Get("cacheDir");
+  if (!dir.IsUndefined() && !dir.IsString()) throw Napi::TypeError::New(env, "blasPreparedGemm: cacheDir must be a string");
+  const std::string cache_dir = dir.IsString() ? dir.As<Napi::String>().Utf8Value() : "";
+  const int device = c->device_id();
+  hipStream_t stream;
+  CheckGpu(env, where, runtime::DeviceStream(device, &stream));
+  // The search writes C: keep a copy of what the caller put there (beta may read it).
+  const size_t c_bytes = c->byte_length();
+  void* saved = nullptr;
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipMalloc), hipMalloc(&saved, c_bytes > 0 ? c_bytes : 1));
+  std::unique_ptr<void, void (*)(void*)> free_saved(saved, [](void* p) { (void)hipFree(p); });
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpyAsync), hipMemcpyAsync(saved, c->data(), c_bytes, hipMemcpyDeviceToDevice, stream));
+  blas::PreparedGemm prepared;
+  blas::Status status = blas::PrepareGemm(device, stream, d, bias != nullptr ? bias->data() : nullptr, &prepared, cache_dir);
+  if (!status.ok) throw Napi::Error::New(env, std::string(where) + ": " + status.message);
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpyAsync), hipMemcpyAsync(c->data(), saved, c_bytes, hipMemcpyDeviceToDevice, stream));
+  if (bias != nullptr && !prepared.bias_fused) {
+    // As a plan's MatMulBias: the bias broadcast into C's rows first, the GEMM accumulating onto it.
+    for (int64_t row = 0; row < d.m; ++row) {
+      char* dst = static_cast<char*>(d.c) + static_cast<size_t>(row * d.ldc) * element;
+      CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpyAsync), hipMemcpyAsync(dst, bias->data(), d.n * element, hipMemcpyDeviceToDevice, stream));
+    }
+    d.beta = 1.0f;
+  }
+  status = blas::RunPreparedGemm(prepared, device, stream, d, bias != nullptr ? bias->data() : nullptr);
+  if (!status.ok) throw Napi::Error::New(env, std::string(where) + ": " + status.message);
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamSynchronize), hipStreamSynchronize(stream));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("choice", Napi::String::New(env, prepared.choice));
+  out.Set("biasFused", Napi::Boolean::New(env, prepared.bias_fused));
+  return out;
+}
+
 }  // namespace
 
 void InitBlas(Napi::Env env, Napi::Object exports) {
   exports.Set("blasInfo", Napi::Function::New<BlasInfo>(env, "blasInfo"));
   exports.Set("blasGemm", Napi::Function::New<BlasGemm>(env, "blasGemm"));
+  exports.Set("blasPreparedGemm", Napi::Function::New<BlasPreparedGemm>(env, "blasPreparedGemm"));
 }
 
 }  // namespace switchyard

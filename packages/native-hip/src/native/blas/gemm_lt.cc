@@ -3,12 +3,16 @@
 #if defined(SWITCHYARD_BLAS_CUBLASLT)
 #include <cublasLt.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
+
+#include "dnn/algo_cache.h"
 
 namespace switchyard::blas::lt {
 namespace {
@@ -66,7 +70,11 @@ struct LtGemm {
   }
 };
 
-// What a search chose for a problem key, shared by every plan of the process.
+// What a search chose for a problem key. Kept in the algorithm cache (dnn/algo_cache.h, kind kGemm)
+// -- in memory for every plan of the process, and on disk for the next process -- as the value
+// "<algorithm>\t<workspace bytes>\t<text>": the algorithm "gemmex" when cublasGemmEx's default won,
+// else the 8 words of cublasLtMatmulAlgo_t in hex, which NVIDIA documents may be saved and reused
+// with the same library version and device (the file's name carries both).
 struct Choice {
   bool legacy = true;
   cublasLtMatmulAlgo_t algo{};
@@ -74,10 +82,67 @@ struct Choice {
   std::string text;
 };
 
-std::map<std::string, Choice>& Choices() {
-  static auto* choices = new std::map<std::string, Choice>();
-  return *choices;
+constexpr char kLegacyName[] = "gemmex";
+constexpr size_t kAlgoWords = sizeof(cublasLtMatmulAlgo_t::data) / sizeof(uint64_t);
+static_assert(sizeof(cublasLtMatmulAlgo_t) == kAlgoWords * sizeof(uint64_t), "cublasLtMatmulAlgo_t is 8 plain words");
+
+std::string Serialize(const Choice& c) {
+  std::string algo = kLegacyName;
+  if (!c.legacy) {
+    algo.clear();
+    char word[17];
+    for (size_t i = 0; i < kAlgoWords; ++i) {
+      std::snprintf(word, sizeof word, "%016llx", static_cast<unsigned long long>(c.algo.data[i]));
+      algo += word;
+    }
+  }
+  std::string text = c.text;
+  for (char& ch : text) if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+  return algo + "\t" + std::to_string(c.legacy ? 0 : c.workspace) + "\t" + text;
 }
+
+// False for anything but a well-formed value (the cache drops such lines when it loads the file).
+bool Parse(const std::string& value, Choice* out) {
+  const size_t tab1 = value.find('\t');
+  const size_t tab2 = tab1 == std::string::npos ? std::string::npos : value.find('\t', tab1 + 1);
+  if (tab2 == std::string::npos || tab2 == tab1 + 1) return false;
+  Choice c;
+  const std::string algo = value.substr(0, tab1);
+  if (algo == kLegacyName) {
+    c.legacy = true;
+  } else {
+    if (algo.size() != kAlgoWords * 16) return false;
+    for (char ch : algo) if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
+    c.legacy = false;
+    for (size_t i = 0; i < kAlgoWords; ++i) c.algo.data[i] = std::strtoull(algo.substr(i * 16, 16).c_str(), nullptr, 16);
+  }
+  for (size_t i = tab1 + 1; i < tab2; ++i) if (!std::isdigit(static_cast<unsigned char>(value[i]))) return false;
+  if (tab2 - tab1 - 1 > 15) return false;  // no workspace is that large; keeps strtoull in range
+  c.workspace = static_cast<size_t>(std::strtoull(value.c_str() + tab1 + 1, nullptr, 10));
+  c.text = value.substr(tab2 + 1);
+  if (out != nullptr) *out = std::move(c);
+  return true;
+}
+
+// "sm_90-NVIDIA_H200" (as the convolution cache names its files), once per device.
+std::string ArchOf(int device) {
+  std::lock_guard<std::mutex> lock(Mutex());
+  static auto* archs = new std::map<int, std::string>();
+  if (auto it = archs->find(device); it != archs->end()) return it->second;
+  std::string arch = "unknown";
+  hipDeviceProp_t props;
+  if (hipGetDeviceProperties(&props, device) == hipSuccess) {
+    arch = "sm_" + std::to_string(props.major) + std::to_string(props.minor) + "-" + props.name;
+    for (char& ch : arch) {
+      if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) ch = '_';
+    }
+  }
+  archs->emplace(device, arch);
+  return arch;
+}
+
+// The cache file's name: a new GPU or cublasLt version starts a new file, never reusing an answer.
+std::string CacheStem(int device) { return ArchOf(device) + "-cublaslt" + std::to_string(cublasLtGetVersion()); }
 
 int AlignmentOf(const void* p) {
   const auto v = reinterpret_cast<uintptr_t>(p);
@@ -86,9 +151,12 @@ int AlignmentOf(const void* p) {
   return a;
 }
 
-std::string KeyOf(int device, const GemmDesc& d, const void* bias, size_t workspace_bytes) {
+// The problem, as a line's key (the device is in the file's name): type, transposes, m n k, leading
+// dimensions, batch and strides, alpha and beta, bias, the pointers' alignments (the search asks for
+// algorithms relying on them) and the workspace.
+std::string KeyOf(const GemmDesc& d, const void* bias, size_t workspace_bytes) {
   char key[320];
-  std::snprintf(key, sizeof key, "%d|%d|%d%d|%lld,%lld,%lld|%lld,%lld,%lld|%lld|%lld,%lld,%lld|%g,%g|%d|%d,%d,%d,%d|%zu", device,
+  std::snprintf(key, sizeof key, "%d|%d%d|%lld,%lld,%lld|%lld,%lld,%lld|%lld|%lld,%lld,%lld|%g,%g|%d|%d,%d,%d,%d|%zu",
                 static_cast<int>(d.dtype), d.trans_a ? 1 : 0, d.trans_b ? 1 : 0, static_cast<long long>(d.m), static_cast<long long>(d.n),
                 static_cast<long long>(d.k), static_cast<long long>(d.lda), static_cast<long long>(d.ldb), static_cast<long long>(d.ldc),
                 static_cast<long long>(d.batch), static_cast<long long>(d.stride_a), static_cast<long long>(d.stride_b),
@@ -262,10 +330,29 @@ Status Search(const LtGemm& g, hipStream_t stream, const GemmDesc& d, const void
   return Status{};
 }
 
+// A cached cublasLt algorithm is used only when the library accepts it for this problem now and its
+// workspace fits: a stale or damaged line then means a search, never a bad launch.
+bool Usable(const LtGemm& g, Choice* c) {
+  if (c->legacy) return true;
+  cublasLtMatmulHeuristicResult_t checked{};
+  if (cublasLtMatmulAlgoCheck(g.handle, g.op, g.a, g.b, g.c, g.c, &c->algo, &checked) != CUBLAS_STATUS_SUCCESS) return false;
+  if (checked.state != CUBLAS_STATUS_SUCCESS) return false;
+  c->workspace = std::max(c->workspace, checked.workspaceSize);
+  return c->workspace <= g.workspace_bytes;
+}
+
+void LogChoice(const GemmDesc& d, const std::string& text) {
+  if (const char* log = std::getenv("SWITCHYARD_GEMM_SEARCH_LOG"); log != nullptr && *log != '\0' && *log != '0') {
+    std::fprintf(stderr, "[switchyard gemm] %s m=%lld n=%lld k=%lld batch=%lld: %s\n", d.dtype == DataType::kFloat16 ? "fp16" : "fp32",
+                 static_cast<long long>(d.m), static_cast<long long>(d.n), static_cast<long long>(d.k), static_cast<long long>(d.batch),
+                 text.c_str());
+  }
+}
+
 }  // namespace
 
 Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bias, void* workspace, size_t workspace_bytes,
-               const std::function<Status()>& legacy, PreparedGemm* out) {
+               const std::string& cache_dir, const std::function<Status()>& legacy, PreparedGemm* out) {
   // Broadcast batches (a stride of 0) stay on cublasGemmStridedBatchedEx, which documents them.
   if (d.batch > 1 && (d.stride_a == 0 || d.stride_b == 0 || bias != nullptr)) return Status{};
   auto g = std::make_shared<LtGemm>();
@@ -275,28 +362,25 @@ Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bi
   g->workspace_bytes = workspace != nullptr ? workspace_bytes : 0;
   got = Describe(d, bias, g.get());
   if (!got.ok) return got;
-  const std::string key = KeyOf(device, d, bias, g->workspace_bytes);
+  const std::string dir = dnn::ResolveCacheDir(cache_dir);
+  const std::string stem = CacheStem(device);
+  const std::string key = KeyOf(d, bias, g->workspace_bytes);
   Choice choice;
-  bool known = false;
-  {
-    std::lock_guard<std::mutex> lock(Mutex());
-    if (auto it = Choices().find(key); it != Choices().end()) {
-      choice = it->second;
-      known = true;
-    }
-  }
-  if (!known) {
+  std::string value;
+  bool from_disk = false;
+  const auto well_formed = [](const std::string& v) { return Parse(v, nullptr); };
+  const bool known = dnn::LookupValue(dnn::CacheKind::kGemm, dir, stem, key, well_formed, &value, &from_disk) &&
+                     Parse(value, &choice) && Usable(*g, &choice);
+  if (known) {
+    if (from_disk) LogChoice(d, choice.text + " (cached)");
+  } else {
+    choice = Choice{};
     got = Search(*g, stream, d, bias, legacy, &choice);
     if (!got.ok) return got;
-    if (const char* log = std::getenv("SWITCHYARD_GEMM_SEARCH_LOG"); log != nullptr && *log != '\0' && *log != '0') {
-      std::fprintf(stderr, "[switchyard gemm] %s m=%lld n=%lld k=%lld batch=%lld: %s\n", d.dtype == DataType::kFloat16 ? "fp16" : "fp32",
-                   static_cast<long long>(d.m), static_cast<long long>(d.n), static_cast<long long>(d.k), static_cast<long long>(d.batch),
-                   choice.text.c_str());
-    }
-    std::lock_guard<std::mutex> lock(Mutex());
-    Choices()[key] = choice;
+    LogChoice(d, choice.text);
+    dnn::StoreValue(dnn::CacheKind::kGemm, dir, stem, key, Serialize(choice));
   }
-  out->choice = choice.text;
+  out->choice = from_disk && known ? choice.text + " (cached)" : choice.text;
   if (choice.legacy) return Status{};
   g->algo = choice.algo;
   g->workspace_bytes = choice.workspace;

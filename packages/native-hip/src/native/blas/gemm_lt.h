@@ -3,6 +3,8 @@
 // ([128x768] x [768x3072]) fills a fraction of an H200's 132 SMs with cublasGemmEx's default tile,
 // so the algorithm is chosen by measurement: cublasLt's heuristic candidates plus split-K variants
 // of the best of them, each timed on the problem's own buffers, against cublasGemmEx's default.
+// The choice is remembered in the algorithm cache (dnn/algo_cache.h): in memory for the process and
+// in a file per device arch and cublasLt version for later processes, which then skip the timing.
 #pragma once
 
 #include <functional>
@@ -16,10 +18,12 @@
 namespace switchyard::blas::lt {
 
 // `d` is normalized (Normalize) and non-empty. `legacy` queues the same GEMM through cublasGemmEx
-// (the baseline every candidate must beat). `workspace` is the stream's cuBLAS workspace. Fills
-// out->backend (or leaves it null when the baseline won or no candidate runs) and out->choice.
+// (the baseline every candidate must beat). `workspace` is the stream's cuBLAS workspace. `cache_dir`
+// as ConvOptions::cache_dir ("" = the default folder, "-" = memory only). Fills out->backend (or
+// leaves it null when the baseline won or no candidate runs) and out->choice (with " (cached)" when
+// it came from the cache file).
 Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bias, void* workspace, size_t workspace_bytes,
-               const std::function<Status()>& legacy, PreparedGemm* out);
+               const std::string& cache_dir, const std::function<Status()>& legacy, PreparedGemm* out);
 
 // Queues the chosen cublasLt algorithm; `prepared.backend` is non-null.
 Status Run(const PreparedGemm& prepared, hipStream_t stream, const GemmDesc& d);

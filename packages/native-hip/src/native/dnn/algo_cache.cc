@@ -9,8 +9,6 @@
 #include <sstream>
 #include <system_error>
 
-#include "dnn.h"
-
 namespace switchyard::dnn {
 namespace {
 
@@ -20,10 +18,10 @@ std::mutex& CacheMutex() {
 }
 
 struct CacheState {
-  std::map<std::string, CachedAlgo> memory;  // "<file>\n<key>" -> answer
+  std::map<std::string, std::string> memory;  // "<file>\n<key>" -> value
   std::set<std::string> loaded_files;
   std::set<std::string> from_disk;  // memory entries that came from a file and were not used yet
-  AlgoCacheStats stats;
+  AlgoCacheStats stats[2];          // per CacheKind
 };
 
 CacheState& State() {
@@ -31,26 +29,38 @@ CacheState& State() {
   return *state;
 }
 
+AlgoCacheStats& StatsOf(CacheState& state, CacheKind kind) { return state.stats[kind == CacheKind::kGemm ? 1 : 0]; }
+
 std::string FilePath(const std::string& dir, const std::string& stem) { return dir + "/" + stem + ".txt"; }
 
-void LoadFile(CacheState& state, const std::string& path) {
+void LoadFile(CacheState& state, AlgoCacheStats& stats, const std::string& path, const ValueCheck& valid) {
   if (!state.loaded_files.insert(path).second) return;
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
-    const size_t tab1 = line.find('\t');
-    const size_t tab2 = tab1 == std::string::npos ? std::string::npos : line.find('\t', tab1 + 1);
-    if (tab2 == std::string::npos) continue;
-    CachedAlgo value;
-    char* end = nullptr;
-    value.algo = static_cast<int>(std::strtol(line.c_str() + tab1 + 1, &end, 10));
-    if (end != line.c_str() + tab2) continue;
-    value.workspace = static_cast<size_t>(std::strtoull(line.c_str() + tab2 + 1, &end, 10));
-    const std::string key = path + "\n" + line.substr(0, tab1);
-    state.memory[key] = value;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    std::string value = line.substr(tab + 1);
+    if (!valid(value)) continue;
+    const std::string key = path + "\n" + line.substr(0, tab);
+    state.memory[key] = std::move(value);
     state.from_disk.insert(key);
   }
-  state.stats.last_file = path;
+  stats.last_file = path;
+}
+
+// "<algorithm>\t<workspace bytes>": the algorithm a decimal int ending at the tab.
+bool ParseConv(const std::string& value, CachedAlgo* out) {
+  const size_t tab = value.find('\t');
+  if (tab == std::string::npos) return false;
+  char* end = nullptr;
+  const int algo = static_cast<int>(std::strtol(value.c_str(), &end, 10));
+  if (end != value.c_str() + tab) return false;
+  if (out != nullptr) {
+    out->algo = algo;
+    out->workspace = static_cast<size_t>(std::strtoull(value.c_str() + tab + 1, &end, 10));
+  }
+  return true;
 }
 
 }  // namespace
@@ -70,42 +80,60 @@ std::string ResolveCacheDir(const std::string& requested) {
   return "";
 }
 
-bool LookupAlgo(const std::string& dir, const std::string& stem, const std::string& key, CachedAlgo* out) {
+bool LookupValue(CacheKind kind, const std::string& dir, const std::string& stem, const std::string& key, const ValueCheck& valid,
+                 std::string* out, bool* from_disk) {
   std::lock_guard<std::mutex> lock(CacheMutex());
   CacheState& state = State();
+  AlgoCacheStats& stats = StatsOf(state, kind);
   const std::string path = dir.empty() ? "(memory)/" + stem : FilePath(dir, stem);
-  if (!dir.empty()) LoadFile(state, path);
+  if (!dir.empty()) LoadFile(state, stats, path, valid);
   auto it = state.memory.find(path + "\n" + key);
   if (it == state.memory.end()) return false;
-  if (state.from_disk.erase(it->first) > 0) {
-    ++state.stats.disk_hits;
+  const bool disk = state.from_disk.erase(it->first) > 0;
+  if (disk) {
+    ++stats.disk_hits;
   } else {
-    ++state.stats.memory_hits;
+    ++stats.memory_hits;
   }
+  if (from_disk != nullptr) *from_disk = disk;
   *out = it->second;
   return true;
 }
 
-void StoreAlgo(const std::string& dir, const std::string& stem, const std::string& key, const CachedAlgo& value) {
+void StoreValue(CacheKind kind, const std::string& dir, const std::string& stem, const std::string& key, const std::string& value) {
   std::lock_guard<std::mutex> lock(CacheMutex());
   CacheState& state = State();
-  ++state.stats.searches;
+  AlgoCacheStats& stats = StatsOf(state, kind);
+  ++stats.searches;
   const std::string path = dir.empty() ? "(memory)/" + stem : FilePath(dir, stem);
   state.memory[path + "\n" + key] = value;
+  state.from_disk.erase(path + "\n" + key);
   if (dir.empty()) return;
   std::error_code error;
   std::filesystem::create_directories(dir, error);  // a failure just means no disk cache
   std::ostringstream line;
-  line << key << '\t' << value.algo << '\t' << value.workspace << '\n';
+  line << key << '\t' << value << '\n';
   std::ofstream out(path, std::ios::app);
   out << line.str();
   out.flush();
-  state.stats.last_file = path;
+  stats.last_file = path;
 }
 
-AlgoCacheStats GetAlgoCacheStats() {
-  std::lock_guard<std::mutex> lock(CacheMutex());
-  return State().stats;
+bool LookupAlgo(const std::string& dir, const std::string& stem, const std::string& key, CachedAlgo* out) {
+  std::string value;
+  const auto valid = [](const std::string& v) { return ParseConv(v, nullptr); };
+  return LookupValue(CacheKind::kConv, dir, stem, key, valid, &value) && ParseConv(value, out);
 }
+
+void StoreAlgo(const std::string& dir, const std::string& stem, const std::string& key, const CachedAlgo& value) {
+  StoreValue(CacheKind::kConv, dir, stem, key, std::to_string(value.algo) + "\t" + std::to_string(value.workspace));
+}
+
+AlgoCacheStats GetAlgoCacheStats(CacheKind kind) {
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  return StatsOf(State(), kind);
+}
+
+AlgoCacheStats GetAlgoCacheStats() { return GetAlgoCacheStats(CacheKind::kConv); }
 
 }  // namespace switchyard::dnn

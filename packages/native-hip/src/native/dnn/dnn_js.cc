@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "dnn/algo_cache.h"
 #include "dnn.h"
 #include "gpu_errors.h"
 #include "runtime/runtime.h"
@@ -284,10 +285,17 @@ Napi::Value DnnBatchNorm(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// [sync] dnnAlgoCacheStats() -> { searches, memoryHits, diskHits, file }
+// [sync] dnnAlgoCacheStats(kind = 'conv') -> { searches, memoryHits, diskHits, file }: the algorithm
+// cache's counters for convolutions ('conv') or cublasLt GEMM choices ('gemm').
 Napi::Value DnnAlgoCacheStats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const dnn::AlgoCacheStats stats = dnn::GetAlgoCacheStats();
+  dnn::CacheKind kind = dnn::CacheKind::kConv;
+  if (info.Length() > 0 && !info[0].IsUndefined()) {
+    const std::string name = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+    if (name == "gemm") kind = dnn::CacheKind::kGemm;
+    else if (name != "conv") throw Napi::TypeError::New(env, "dnnAlgoCacheStats: kind must be 'conv' or 'gemm'");
+  }
+  const dnn::AlgoCacheStats stats = dnn::GetAlgoCacheStats(kind);
   Napi::Object out = Napi::Object::New(env);
   out.Set("searches", Napi::Number::New(env, static_cast<double>(stats.searches)));
   out.Set("memoryHits", Napi::Number::New(env, static_cast<double>(stats.memory_hits)));

@@ -15,7 +15,7 @@ namespace switchyard::blas {
 // Weak, as kernel_refs.h: a build without the seam's backend declines these ops instead of failing to load.
 const char* Unavailable() __attribute__((weak));
 Status Gemm(int device, hipStream_t stream, const GemmDesc& desc) __attribute__((weak));
-Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*) __attribute__((weak));
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&) __attribute__((weak));
 Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc&, const void*) __attribute__((weak));
 }  // namespace switchyard::blas
 
