@@ -1,13 +1,24 @@
 #include "eltwise_function.h"
 
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include <utility>
 
 #include "engine.h"
 #include "errors.h"
 #include "js_args.h"
+#include "primitive_lru.h"
 #include "scratchpad.h"
 
 namespace switchyard {
+
+namespace {
+
+// A model applies GELU at a few lengths (BERT-base: one), so a few entries catch every call.
+constexpr size_t kCacheEntries = 4;
+
+}  // namespace
 
 Napi::Value GeluErfJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -24,14 +35,19 @@ Napi::Value GeluErfJs(const Napi::CallbackInfo& info) {
   if (n == 0) return env.Undefined();
   GuardSync(env, ctx, [&] {
     ThreadScope scope(threads);
-    // oneDNN's own primitive cache makes the per-call construction a lookup after the first call.
     const dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
-    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_gelu_erf, md, 0.0f, 0.0f);
-    dnnl::eltwise_forward::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
+    // The built primitive per (length, team size), as the norm functions keep theirs (primitive_lru.h):
+    // building the descriptor costs more than a small GELU, even when oneDNN's own cache hits.
+    thread_local PrimitiveLru<std::pair<int64_t, int>> cache(kCacheEntries);
+    const BuiltPrimitive& built = cache.Get({n, omp_get_max_threads()}, [&] {
+      dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_gelu_erf, md, 0.0f, 0.0f);
+      dnnl::eltwise_forward::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
+      return BuiltPrimitive{dnnl::eltwise_forward(pd), pd.scratchpad_desc()};
+    });
     auto stream = NewStream();
-    ExecuteWithScratchpad(dnnl::eltwise_forward(pd), stream,
+    ExecuteWithScratchpad(built.primitive, stream,
                           {{DNNL_ARG_SRC, dnnl::memory(md, CpuEngine(), x.data)}, {DNNL_ARG_DST, dnnl::memory(md, CpuEngine(), y.data)}},
-                          pd.scratchpad_desc());
+                          built.scratchpad);
     stream.wait();
   });
   return env.Undefined();
