@@ -140,6 +140,7 @@ export async function executePlan(
   const run = new PlanRun(plan, program, values, feeds, env, arena, extras, outer);
   const { kinds, bounds, live, clockAfter } = program;
   let sliceStart = performance.now();
+  let yielded = false;
   try {
     for (let j = 0; j < live.length; j++) {
       const i = live[j];
@@ -163,6 +164,7 @@ export async function executePlan(
       if (clockAfter[i] && performance.now() - sliceStart > env.sliceMs) {
         await yieldToEventLoop();
         sliceStart = performance.now();
+        yielded = true;
       }
     }
     const outputs = new Array<RuntimeValue>(program.outputs.length);
@@ -171,6 +173,10 @@ export async function executePlan(
       if (v === undefined) throw new SwitchyardError('RUNTIME', `graph output '${plan.outputs[k].name}' was not produced`);
       outputs[k] = v;
     }
+    // A long run (one that had to yield) also yields as it ends: otherwise a caller running back to
+    // back would join this run's last slice and the next run's first into one stretch of up to twice
+    // sliceMs. Short runs never pay for it.
+    if (yielded) await yieldToEventLoop();
     return outputs;
   } finally {
     if (arena) env.releaseArena(arena);
