@@ -61,6 +61,10 @@ bool ServedByAvx2Blocked8(const ConvParams& p, const Dims& out, bool constWeight
   return p.input[1] % kBlock == 0 && p.weights[0] % kBlock == 0 && out[0] > 0 && out[2] > 0 && out[3] > 0;
 }
 
+Conv2dSizes SizesOf(const ConvParams& p, const Dims& out) {
+  return Conv2dSizes{p.input[1], p.weights[0], p.input[2], p.input[3], out[2], out[3], p.padsBegin[0], p.padsBegin[1]};
+}
+
 ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, const float* constBias) : params_(params) {
   outputDims_ = ConvOutputDims(params_);
   const ConvParams& p = params_;

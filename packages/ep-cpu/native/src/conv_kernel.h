@@ -98,4 +98,7 @@ Dims ConvOutputDims(ConvParams& params);
 // of 8, and a non-empty output. `params` as ConvOutputDims left them; `outputDims` its result.
 bool ServedByAvx2Blocked8(const ConvParams& params, const Dims& outputDims, bool constWeights);
 
+// The channel counts, image sizes and leading padding of a 2-D conv (`params` as ConvOutputDims left them).
+Conv2dSizes SizesOf(const ConvParams& params, const Dims& outputDims);
+
 }  // namespace switchyard

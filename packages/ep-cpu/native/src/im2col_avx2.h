@@ -5,15 +5,15 @@
 
 #include <cstdint>
 
+#include "conv2d_sizes.h"
 #include "winograd_avx2.h"
 
 namespace switchyard::im2col {
 
 constexpr int kBlock = winograd::kBlock;
 
-struct Geometry {
-  int64_t inChannels, outChannels, inH, inW, outH, outW;
-  int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW, padTop, padLeft;
+struct Geometry : Conv2dSizes {
+  int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW;
   // A row's length: every (channel block, tap, channel lane) of one receptive field.
   int64_t depth() const { return inChannels * kernelH * kernelW; }
   int64_t pixels() const { return outH * outW; }

@@ -29,20 +29,13 @@ bool Preferred(const ConvParams& p, const Dims& out) {
 
 im2col::Geometry GeometryOf(const ConvParams& p, const Dims& out) {
   im2col::Geometry g{};
-  g.inChannels = p.input[1];
-  g.outChannels = p.weights[0];
-  g.inH = p.input[2];
-  g.inW = p.input[3];
-  g.outH = out[2];
-  g.outW = out[3];
+  static_cast<Conv2dSizes&>(g) = SizesOf(p, out);
   g.kernelH = p.weights[2];
   g.kernelW = p.weights[3];
   g.strideH = p.strides[0];
   g.strideW = p.strides[1];
   g.dilationH = p.dilations[0];
   g.dilationW = p.dilations[1];
-  g.padTop = p.padsBegin[0];
-  g.padLeft = p.padsBegin[1];
   return g;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "conv2d_sizes.h"
 #include "post_ops.h"
 
 namespace switchyard::winograd {
@@ -21,9 +22,8 @@ constexpr int kElements = 36;    // kInTile², one GEMM each
 constexpr int kBlock = 8;        // channels per nChw8c block (one AVX2 register)
 constexpr int kPanel = 16;       // output channels per packed weight panel (two registers)
 
-struct Geometry {
-  int64_t batch, inChannels, outChannels, inH, inW, outH, outW, padTop, padLeft;
-  int64_t tilesH, tilesW, tiles;  // tiles = batch · tilesH · tilesW
+struct Geometry : Conv2dSizes {
+  int64_t batch, tilesH, tilesW, tiles;  // tiles = batch · tilesH · tilesW
 };
 
 struct OutputEpilogue {

@@ -84,15 +84,8 @@ namespace {
 
 winograd::Geometry GeometryOf(const ConvParams& p, const Dims& out) {
   winograd::Geometry g{};
+  static_cast<Conv2dSizes&>(g) = SizesOf(p, out);
   g.batch = p.input[0];
-  g.inChannels = p.input[1];
-  g.outChannels = p.weights[0];
-  g.inH = p.input[2];
-  g.inW = p.input[3];
-  g.outH = out[2];
-  g.outW = out[3];
-  g.padTop = p.padsBegin[0];
-  g.padLeft = p.padsBegin[1];
   g.tilesH = (g.outH + kOutTile - 1) / kOutTile;
   g.tilesW = (g.outW + kOutTile - 1) / kOutTile;
   g.tiles = g.batch * g.tilesH * g.tilesW;
