@@ -83,19 +83,36 @@ export interface ConvPrimitiveOptions {
  */
 export type ChannelBlock = 0 | 8 | 16;
 
-export interface ConvPrimitive {
-  /** [async] Convolves `x` into `y`; buffers stay referenced until the Promise settles. `z` exactly when built with `hasSum`. */
-  run(x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array, z?: Float32Array): Promise<void>;
-  /** [sync] Same, on the calling thread: for convolutions too small to be worth a thread hop. */
-  runSync(x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array, z?: Float32Array): void;
-  /** [sync] Frees the primitive and packed weights (after in-flight runs finish). */
+/**
+ * What every native primitive class shares (native/src/kernel_wrap.h): `run` [async] queues the work on
+ * the oneDNN thread and keeps the buffers referenced until the Promise settles; `runSync` [sync] runs it
+ * on the calling thread (for work too small to be worth the hop); `dispose` [sync] frees the primitive
+ * and whatever it packed, after in-flight runs finish. `Args` are the run arguments, named.
+ */
+export interface NativeRunnable<Args extends unknown[]> {
+  run(...args: Args): Promise<void>;
+  runSync(...args: Args): void;
   dispose(): void;
-  /** [sync] [N, M, ...outSpatial]. */
+}
+
+/** A primitive with an output shape: `outputDims` and `implementation` (oneDNN's name, or the addon's own algorithm) [sync]. */
+export interface NativeShapedPrimitive<Args extends unknown[]> extends NativeRunnable<Args> {
   readonly outputDims: number[];
-  /** [sync] oneDNN's implementation name, e.g. `jit:avx2`, `gemm:jit`, or `winograd_f4x4:avx2` for the addon's own Winograd conv. */
   readonly implementation: string;
-  /** [sync] The OpenMP team size the primitive was built for (the default resolved). */
+}
+
+/** ... and the OpenMP team size it was built for (the default resolved) [sync]. */
+export interface NativePrimitive<Args extends unknown[]> extends NativeShapedPrimitive<Args> {
   readonly threads: number;
+}
+
+/**
+ * Convolves `x` into `y` (`w` / `b` null when packed; `z` exactly when built with `hasSum`). `outputDims`:
+ * [N, M, ...outSpatial]; `implementation` e.g. `jit:avx2`, `gemm:jit`, or the addon's own `winograd_f4x4:avx2`
+ * / `im2col_gemm:avx2`, with ` x2 (output-channel split)` when split across threads.
+ */
+export interface ConvPrimitive
+  extends NativePrimitive<[x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array, z?: Float32Array]> {
   /** [sync] Whether weights were packed at construction. */
   readonly weightsPacked: boolean;
   /** [sync] The blocks of the src/dst layouts oneDNN chose (-1: neither plain nor channel-blocked). Absent from older builds. */
@@ -135,20 +152,11 @@ export interface ConvDwPrimitiveOptions {
   channelSplit?: 'auto' | 'always' | 'never';
 }
 
-export interface ConvDwPrimitive {
-  /** [async] Runs both convolutions from `x` into `y`; buffers stay referenced until the Promise settles. */
-  run(x: Float32Array, y: Float32Array): Promise<void>;
-  /** [sync] Same, on the calling thread. */
-  runSync(x: Float32Array, y: Float32Array): void;
-  /** [sync] */
-  dispose(): void;
-  /** [sync] [N, M, ceil(H / stride), ceil(W / stride)]. */
-  readonly outputDims: number[];
-  /** [sync] e.g. `jit_1x1:avx2` (truly fused) or `ref_fused_convolution:...` (the two run back to back). */
-  readonly implementation: string;
-  /** [sync] */
-  readonly threads: number;
-}
+/**
+ * Runs both convolutions from `x` into `y`. `outputDims`: [N, M, ceil(H / stride), ceil(W / stride)];
+ * `implementation` e.g. `jit_1x1:avx2` (truly fused) or `ref_fused_convolution:...` (the two back to back).
+ */
+export type ConvDwPrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
 
 /** Options of `new MatMulPrimitive(...)`: ONNX MatMul for operands of rank >= 2 (batch dims broadcast). */
 export interface MatMulPrimitiveOptions {
@@ -170,19 +178,8 @@ export interface MatMulPrimitiveOptions {
   bias?: Float32Array;
 }
 
-export interface MatMulPrimitive {
-  /** [async] y = a × b (+ bias) (batched, broadcast); buffers stay referenced until the Promise settles. */
-  run(a: Float32Array, b: Float32Array | null, y: Float32Array, bias?: Float32Array): Promise<void>;
-  /** [sync] Same, on the calling thread. */
-  runSync(a: Float32Array, b: Float32Array | null, y: Float32Array, bias?: Float32Array): void;
-  /** [sync] Frees the primitive and packed B (after in-flight runs finish). */
-  dispose(): void;
-  /** [sync] [...broadcast batch, M, N]. */
-  readonly outputDims: number[];
-  /** [sync] */
-  readonly implementation: string;
-  /** [sync] */
-  readonly threads: number;
+/** y = a × b (+ bias), batched and broadcast (`b` null when packed). `outputDims`: [...broadcast batch, M, N]. */
+export interface MatMulPrimitive extends NativePrimitive<[a: Float32Array, b: Float32Array | null, y: Float32Array, bias?: Float32Array]> {
   /** [sync] Whether B was packed at construction. */
   readonly weightsPacked: boolean;
 }
@@ -204,17 +201,9 @@ export interface StridedMatMulPrimitiveOptions {
   threads?: number;
 }
 
-export interface StridedMatMulPrimitive {
-  /** [async] Buffers stay referenced until the Promise settles; `mask` exactly when built with `maskDims`. */
-  run(a: Float32Array, b: Float32Array, mask: Float32Array | null, y: Float32Array): Promise<void>;
-  /** [sync] Same, on the calling thread. */
-  runSync(a: Float32Array, b: Float32Array, mask: Float32Array | null, y: Float32Array): void;
-  /** [sync] */
-  dispose(): void;
-  /** [sync] Y's dims. */
-  readonly outputDims: number[];
-  /** [sync] oneDNN's implementation name (e.g. `gemm:jit`). */
-  readonly implementation: string;
+/** `mask` exactly when built with `maskDims`. `outputDims`: Y's dims; `implementation` e.g. `gemm:jit`. */
+export interface StridedMatMulPrimitive
+  extends NativeShapedPrimitive<[a: Float32Array, b: Float32Array, mask: Float32Array | null, y: Float32Array]> {
 }
 
 /** Options of `new GemmPrimitive(...)`: ONNX Gemm, Y = alpha · op(A) · op(B) + beta · C. */
@@ -244,17 +233,8 @@ export interface GemmPrimitiveOptions {
   channelSplit?: 'auto' | 'always' | 'never';
 }
 
-export interface GemmPrimitive {
-  /** [async] `c` must be null when C is absent, packed, or unused (`cMode` 'none'). */
-  run(a: Float32Array, b: Float32Array | null, c: Float32Array | null, y: Float32Array): Promise<void>;
-  /** [sync] */
-  runSync(a: Float32Array, b: Float32Array | null, c: Float32Array | null, y: Float32Array): void;
-  /** [sync] */
-  dispose(): void;
-  /** [sync] [M, N]. */
-  readonly outputDims: number[];
-  readonly implementation: string;
-  readonly threads: number;
+/** `c` must be null when C is absent, packed, or unused (`cMode` 'none'). `outputDims`: [M, N]. */
+export interface GemmPrimitive extends NativePrimitive<[a: Float32Array, b: Float32Array | null, c: Float32Array | null, y: Float32Array]> {
   readonly weightsPacked: boolean;
   /** [sync] How C enters: 'bias' (a row of N, alpha = beta = 1), 'sum' (pre-filled Y), 'none'. */
   readonly cMode: 'none' | 'bias' | 'sum';
@@ -274,18 +254,8 @@ export interface PoolPrimitiveOptions {
   block?: ChannelBlock;
 }
 
-export interface PoolPrimitive {
-  /** [async] */
-  run(x: Float32Array, y: Float32Array): Promise<void>;
-  /** [sync] */
-  runSync(x: Float32Array, y: Float32Array): void;
-  /** [sync] */
-  dispose(): void;
-  /** [sync] [N, C, ...floor((in + pads - kernel) / stride) + 1]. */
-  readonly outputDims: number[];
-  readonly implementation: string;
-  readonly threads: number;
-}
+/** `outputDims`: [N, C, ...floor((in + pads - kernel) / stride) + 1]. */
+export type PoolPrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
 
 /** Options of `new ReorderPrimitive(...)`: converts one tensor between layouts. */
 export interface ReorderPrimitiveOptions {
@@ -296,14 +266,7 @@ export interface ReorderPrimitiveOptions {
   threads?: number;
 }
 
-export interface ReorderPrimitive {
-  /** [async] */
-  run(x: Float32Array, y: Float32Array): Promise<void>;
-  /** [sync] */
-  runSync(x: Float32Array, y: Float32Array): void;
-  /** [sync] */
-  dispose(): void;
-}
+export type ReorderPrimitive = NativeRunnable<[x: Float32Array, y: Float32Array]>;
 
 /** Options of `lstmForward`: one ONNX LSTM node, layout 0, default activations, no peepholes or sequence_lens. */
 export interface LstmForwardOptions {
