@@ -163,4 +163,18 @@ describe.skipIf(!binding)('channel-blocked native primitives', () => {
     for (let c = 0; c < 40; c++) expect(means[c]).toBeCloseTo(x.subarray(c * 12, c * 12 + 12).reduce((a, v) => a + v, 0) / 12, 5);
     await expect(runKernel(defs.get('BlockedPool')!, [blocked], { attributes: { block, pool_op: 'LpPool' } })).rejects.toThrow(/pool_op must be/);
   });
+
+  it('reorders [N, C, 1, 1] of whole channel blocks as a plain copy (the layouts coincide), and with padding as before', async () => {
+    const defs = new Map<string, KernelDef>(nativeBlockedKernels(b).map((d) => [d.opType, d]));
+    for (const channels of [2 * block, 2 * block + 3]) {
+      const dims = [3, channels, 1, 1];
+      const x = data(size(dims), channels);
+      const [blocked] = (await runKernel(defs.get('ReorderToBlocked')!, [new Tensor('float32', x, dims)], { attributes: { block } })) as Tensor[];
+      expect(blocked.dims).toEqual(blockedDims(dims, block));
+      expect(Array.from(blocked.data as Float32Array)).toEqual(Array.from(toBlocked(x, dims, block)));
+      const [plain] = (await runKernel(defs.get('ReorderFromBlocked')!, [blocked], { attributes: { block, channels } })) as Tensor[];
+      expect(plain.dims).toEqual(dims);
+      expect(Array.from(plain.data as Float32Array)).toEqual(Array.from(x));
+    }
+  });
 });

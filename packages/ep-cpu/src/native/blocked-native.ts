@@ -106,35 +106,53 @@ function createReorder(binding: NativeBinding, Primitive: NonNullable<NativeBind
       new Primitive({ dims: logical, fromBlock: toBlocked ? 0 : block, toBlock: toBlocked ? block : 0, threads }),
     );
 
+  /**
+   * With every spatial dim 1 and whole channel blocks, [N, C/b, 1…, b] and [N, C, 1…] hold the same
+   * floats in the same order (a global pool's output before a classifier): a copy, not a oneDNN call.
+   */
+  const sameBytes = (logical: readonly number[]) => logical.slice(2).every((d) => d === 1) && logical[1] % block === 0;
+
   const xStatic = staticDims(init.inputTypes[0]);
+  // The placement says `ts` for a reorder that is only ever a copy.
+  let implementation = 'onednn';
   if (xStatic && !xStatic.includes(0)) {
     try {
-      primitiveFor(logicalOf(xStatic), effectiveThreads(binding, init.threads));
+      const logical = logicalOf(xStatic);
+      if (sameBytes(logical)) implementation = 'ts';
+      else primitiveFor(logical, effectiveThreads(binding, init.threads));
     } catch (error) {
       throw fromNativeError(node, error);
     }
   }
   /** The last X dims' checked logical dims and dispatch: a static model's runs skip the checks and the cache key. */
-  let last: { xDims: readonly number[]; requestedThreads: number; yDims: number[]; inline: boolean; primitive: ReorderPrimitive | undefined } | undefined;
+  let last:
+    | { xDims: readonly number[]; requestedThreads: number; yDims: number[]; inline: boolean; copy: boolean; primitive: ReorderPrimitive | undefined }
+    | undefined;
   const prepare = (xDims: readonly number[], size: number, requestedThreads: number) => {
     if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, xDims)) return last;
     const logical = logicalOf(xDims);
     const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT);
-    // An empty Y needs no primitive (and oneDNN builds none for zero dims).
-    const primitive = hasZeroDim(logical) ? undefined : withNodeErrors(node, () => primitiveFor(logical, threads));
-    last = { xDims: [...xDims], requestedThreads, yDims: toBlocked ? blockedDims(logical, block) : logical, inline, primitive };
+    const copy = sameBytes(logical);
+    // An empty Y needs no primitive (and oneDNN builds none for zero dims); neither does a copy.
+    const primitive = hasZeroDim(logical) || copy ? undefined : withNodeErrors(node, () => primitiveFor(logical, threads));
+    last = { xDims: [...xDims], requestedThreads, yDims: toBlocked ? blockedDims(logical, block) : logical, inline, copy, primitive };
     return last;
   };
   return {
-    implementation: 'onednn',
+    implementation,
     // Synchronous when the call runs inline: no promise or microtask per node.
     run(ctx: KernelRunContext): Tensor[] | Promise<Tensor[]> {
       const x = ctx.input(0);
       const xData = float32Data(node, x, 'X');
-      const { yDims, inline, primitive } = prepare(x.dims, x.size, ctx.threads);
+      const { yDims, inline, copy, primitive } = prepare(x.dims, x.size, ctx.threads);
       const y = ctx.output(0, 'float32', yDims, { uninitialized: true });
-      if (y.size === 0 || !primitive) return [y];
+      if (y.size === 0) return [y];
       const yData = float32Data(node, y, 'Y');
+      if (copy) {
+        yData.set(xData);
+        return [y];
+      }
+      if (!primitive) return [y];
       if (inline) {
         withNodeErrors(node, () => primitive.runSync(xData, yData));
         return [y];
