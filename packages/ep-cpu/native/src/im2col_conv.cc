@@ -16,9 +16,10 @@ using winograd::kPanel;
 static_assert(im2col::kBlock == 8, "ServedByAvx2Blocked8 checks 8-channel blocks");
 
 // Measured against oneDNN 2.6's jit:avx2 direct conv in ResNet-50 b1 on a 2-core AVX2 EPYC (1 and 2
-// threads, per node in the model): its 3x3 stride-2 convs took 0.75..0.85x oneDNN's time at 7x7 and
-// 0.93x at 14x14, but 1.03..1.05x at 28x28, where oneDNN's row blocking has enough pixels. 1x1 convs
-// (also on 7x7 images) and stride-1 kernels were slower here than in oneDNN.
+// threads, per node in the model): its 3x3 stride-2 convs took 0.81..0.86x oneDNN's time at 7x7 and
+// 0.93..0.96x at 14x14, but 1.03..1.05x at 28x28, where oneDNN's row blocking has enough pixels. Taking
+// every conv on images of at most 49 pixels too (MobileNetV2's 1x1s) left MobileNetV2 level; at most 196,
+// 1.19x slower: oneDNN's 1x1 kernel beats this GEMM.
 constexpr int64_t kMaxPixels = 256;
 
 bool Preferred(const ConvParams& p, const Dims& out) {
