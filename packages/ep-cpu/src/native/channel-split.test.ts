@@ -24,6 +24,16 @@ type ConvCase = BlockedConvCase;
 const convOptions = (t: ConvCase, w: Float32Array, b: Float32Array | undefined, channelSplit: Mode, threads = 2) =>
   blockedConvOptions(t, w, b, { threads, winograd: 'never', im2col: 'never', channelSplit });
 
+/** Runs split and unsplit: each says which it is, and their outputs agree. Returns the split run. */
+function splitAgreesWithWhole(run: (mode: Mode) => { y: Float32Array; implementation: string }) {
+  const split = run('always');
+  const whole = run('never');
+  expect(split.implementation).toMatch(SPLIT);
+  expect(whole.implementation).not.toMatch(SPLIT);
+  expectCloseArrays(split.y, whole.y, 1e-5);
+  return split;
+}
+
 /** Split and unsplit at 2 threads, the residual sum written in place (Z and Y one buffer); both against the reference. */
 function checkConv(b: NativeBinding, t: ConvCase, seed: number): void {
   const x = seededFloats(t.n * t.c * t.h * t.w, seed);
@@ -43,12 +53,8 @@ function checkConv(b: NativeBinding, t: ConvCase, seed: number): void {
     p.dispose();
     return { y, implementation };
   };
-  const split = run('always');
-  const whole = run('never');
-  expect(split.implementation).toMatch(SPLIT);
-  expect(whole.implementation).not.toMatch(SPLIT);
+  const split = splitAgreesWithWhole(run);
   expectCloseArrays(fromBlocked(split.y, yDims, 8), expected, 1e-4);
-  expectCloseArrays(split.y, whole.y, 1e-5);
 }
 
 describe.skipIf(!binding || !servesHere)('output-channel split', () => {
@@ -104,12 +110,8 @@ describe.skipIf(!binding || !servesHere)('output-channel split', () => {
         p.dispose();
         return { y, implementation };
       };
-      const split = run('always');
-      const whole = run('never');
-      expect(split.implementation).toMatch(SPLIT);
-      expect(whole.implementation).not.toMatch(SPLIT);
+      splitAgreesWithWhole(run);
       expect(run('auto').implementation).toMatch(SPLIT); // 7x7 (or 4x4) output
-      expectCloseArrays(split.y, whole.y, 1e-5);
     }
   });
 });
