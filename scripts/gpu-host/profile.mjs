@@ -34,6 +34,8 @@ for (const spec of specs) {
     copies.push(parts.map((p) => p.stats.lastPlan?.lastCopyMs));
   }
   const steps = parts.flatMap((p) => p.stats.lastDescription?.steps ?? []);
+  // What each step's check chose (a Conv: the DNN library or im2col + GEMM, with both timings).
+  const notes = parts.flatMap((p) => (p.stats.lastDescription?.steps ?? []).map((_, i) => p.stats.lastStepNotes?.[i] ?? ''));
   const median = steps.map((_, i) => runs.map((r) => r[i]).sort((a, b) => a - b)[runs.length >> 1]);
   const byOp = {};
   steps.forEach((st, i) => {
@@ -43,11 +45,14 @@ for (const spec of specs) {
   });
   const total = median.reduce((a, b) => a + b, 0);
   const ops = Object.values(byOp).sort((a, b) => b.ms - a.ms);
-  const top = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i] })).sort((a, b) => b.ms - a.ms).slice(0, 12);
+  const top = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i], note: notes[i] })).sort((a, b) => b.ms - a.ms).slice(0, 12);
+  const choices = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i], note: notes[i] })).filter((c) => c.note !== '');
+  const gemmConvs = choices.filter((c) => /^(im2col \+ )?GEMM/.test(c.note)).length;
   console.log(`${spec}: ${steps.length} steps, ${total.toFixed(2)} ms; copies ${JSON.stringify(copies[copies.length - 1])}`);
   console.log(`  by op: ${ops.map((o) => `${o.op}×${o.count} ${o.ms.toFixed(2)}`).join(', ')}`);
   console.log(`  top: ${top.map((t) => `${t.op}(${t.node.slice(0, 40)}) ${t.ms.toFixed(3)}`).join('; ')}`);
-  results.push({ spec, totalMs: total, byOp: ops, top, copies: copies[copies.length - 1] });
+  if (choices.length > 0) console.log(`  choices: ${gemmConvs} of ${choices.length} noted steps run as GEMM`);
+  results.push({ spec, totalMs: total, byOp: ops, top, choices, copies: copies[copies.length - 1] });
   await s.release();
 }
 writeFileSync(join(out, 'profile.json'), JSON.stringify(results, null, 1));

@@ -3,36 +3,10 @@
 // without node_modules: scripts/gpu-host/run.sh runs them. Without a usable device every test skips.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
+import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel } from '@switchyard/core/testing';
-import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
-import { RocmExecutionProvider, executionProviderFactory } from '@switchyard/ep-rocm';
-import { nativeHipBinding, probeDevices } from '@switchyard/native-hip';
-
-registerExecutionProvider(cpuFactory);
-registerExecutionProvider(executionProviderFactory);
-
-const loaded = nativeHipBinding();
-const probe = loaded.ok ? probeDevices({ binding: loaded.binding }) : { ok: false, reason: loaded.reason };
-const usable = probe.ok && probe.devices.some((d) => d.usable);
-const skip = usable ? false : `no usable GPU: ${probe.reason ?? 'no device is usable'}`;
-
-function seeded(n, seed = 1) {
-  let s = seed >>> 0;
-  return Float32Array.from({ length: n }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  });
-}
-
-function assertClose(actual, expected, atol = 1e-4, rtol = 1e-4, what = '') {
-  assert.equal(actual.length, expected.length, `${what}: length`);
-  for (let i = 0; i < actual.length; i++) {
-    const a = Number(actual[i]);
-    const e = Number(expected[i]);
-    if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) assert.fail(`${what}[${i}] = ${a}, expected ${e}`);
-  }
-}
+import { RocmExecutionProvider } from '@switchyard/ep-rocm';
+import { assertClose, loaded, reference, seeded, skip, usable } from './lib/harness.mjs';
 
 // x[B,16] → MatMul W[16,32] → Add b → Relu → Softmax → ReduceMean(axis 1)
 function mlp() {
@@ -49,13 +23,6 @@ function mlp() {
     ],
     opset: 17,
   });
-}
-
-async function reference(model, feeds) {
-  const s = await InferenceSession.fromModel(model, { executionProviders: ['cpu'] });
-  const out = await s.run(feeds);
-  await s.release();
-  return out;
 }
 
 describe('rocm execution plans', { skip }, () => {

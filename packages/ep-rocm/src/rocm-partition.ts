@@ -42,6 +42,8 @@ export interface PartitionStats {
   lastPlan?: NativeExecutionPlan;
   /** Why a float16 plan runs its convolutions NCHW although NHWC was asked for. */
   layoutNote?: string;
+  /** The last plan's step notes, by step (NativeExecutionPlan.stepNotes: a Conv's chosen form and timings). */
+  lastStepNotes?: string[];
 }
 
 interface PlanEntry {
@@ -128,6 +130,7 @@ export class RocmPartition implements CompiledPartition {
     this.#plans.set(key, entry);
     this.stats.plans++;
     this.stats.lastDescription = description;
+    this.stats.lastStepNotes = plan.stepNotes;
     return entry;
   }
 

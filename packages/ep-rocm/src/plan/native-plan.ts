@@ -21,6 +21,11 @@ export interface NativeExecutionPlan {
   readonly lastCopyMs?: { in: number; out: number };
   /** Each step's device ms in the last eager run when the plan was built with SWITCHYARD_PLAN_PROFILE=1; else empty. */
   readonly lastStepMs?: number[];
+  /**
+   * What each step's check chose and why, '' where there was no choice (a Conv: the DNN library or
+   * im2col + GEMM, with both timings); absent in older builds.
+   */
+  readonly stepNotes?: string[];
   /** [async] Copies inputs in, runs every step, copies outputs out, waits. */
   run(inputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>, outputs: ReadonlyArray<ArrayBufferView | DeviceBuffer>): Promise<void>;
   dispose(): void;

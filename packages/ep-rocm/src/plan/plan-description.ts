@@ -22,6 +22,7 @@ import {
   type OffsetRequest,
 } from '@switchyard/core';
 import { foldableConvChains } from './conv-activation.js';
+import { im2colBytes } from './conv-workspace.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
@@ -47,6 +48,8 @@ export interface PlanStepDescription {
   outputs: number[];
   /** The node this step runs (for messages). */
   node: string;
+  /** Scratch only this step uses, in the arena (a Conv's im2col matrix: conv-workspace.ts). */
+  workspace?: { offset: number; bytes: number };
 }
 
 export interface PlanDescription {
@@ -305,8 +308,18 @@ export function buildPlanDescription(
     const l = lifetime.get(id) ?? { start: 0, end: 0 };
     requests.push({ name: String(id), bytes: alignUp(Math.max(b.bytes, 1), alignment), start: l.start, end: l.end });
   });
+  // Step workspaces live during their step only: every buffer the step touches is live then, so none overlaps them.
+  steps.forEach((s, at) => {
+    const bytes = im2colBytes(s, buffers);
+    if (bytes > 0) requests.push({ name: `workspace:${at}`, bytes: alignUp(bytes, alignment), start: at, end: at });
+  });
   const temps = assignOffsets(requests);
-  for (const [name, off] of temps.offsets) buffers[Number(name)].offset = offset + off;
+  for (const [name, off] of temps.offsets) {
+    if (name.startsWith('workspace:')) {
+      const at = Number(name.slice('workspace:'.length));
+      steps[at].workspace = { offset: offset + off, bytes: im2colBytes(steps[at], buffers) };
+    } else buffers[Number(name)].offset = offset + off;
+  }
   const arenaBytes = offset + temps.arenaBytes;
 
   return { deviceId: options.deviceId, arenaBytes, captureGraph: options.captureGraph, buffers, constants, inputs, outputs, steps };

@@ -166,6 +166,24 @@ hipError_t LaunchBiasActivation(DType dtype, const void* x, const void* bias, co
                                 int64_t outer, int64_t channels, int64_t inner, UnaryOp activation,
                                 UnaryParams params, ResidualPlacement placement, hipStream_t stream);
 
+// ---------------------------------------------------------------- im2col.hip
+
+// A 2-D NCHW convolution's geometry, as im2col needs it (pads are the begin pads; the end pads only
+// decide oh/ow, which the caller computed).
+struct Im2ColShape {
+  int n = 0, c = 0, h = 0, w = 0;
+  int kh = 0, kw = 0;
+  int pad_top = 0, pad_left = 0;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  int oh = 0, ow = 0;
+};
+
+// x [n, c, h, w] -> col [n, c*kh*kw, oh*ow]: row (ci*kh + ky)*kw + kx of image ni holds the input
+// pixel that filter tap meets at each output position (0 in the padding), so that a convolution is
+// the GEMM Y[ni] (k x oh*ow) = W (k x c*kh*kw) * col[ni]. f32/f16; x and col below 2^31 elements.
+hipError_t LaunchIm2Col(DType dtype, const void* x, const Im2ColShape& shape, void* col, hipStream_t stream);
+
 // ---------------------------------------------------------------- host helpers
 
 // Numpy broadcast of two shapes into *out; false when incompatible.

@@ -88,6 +88,7 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
                          InstanceAccessor<&ExecutionPlan::GetLastHostLaunchMs>("lastHostLaunchMs"),
                          InstanceAccessor<&ExecutionPlan::GetLastCopyMs>("lastCopyMs"),
                          InstanceAccessor<&ExecutionPlan::GetLastStepMs>("lastStepMs"),
+                         InstanceAccessor<&ExecutionPlan::GetStepNotes>("stepNotes"),
                      });
 }
 
@@ -219,6 +220,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
       capture_graph_ = false;
       graph_note_ = "step op '" + name + "' cannot be captured into a graph; running eagerly";
     }
+    step_notes_.push_back(step.args.note);
     steps_.push_back(std::move(step));
   }
   const char* profile = std::getenv("SWITCHYARD_PLAN_PROFILE");
@@ -472,6 +474,13 @@ Napi::Value ExecutionPlan::GetLastCopyMs(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("in", Napi::Number::New(info.Env(), last_copy_in_ms_));
   out.Set("out", Napi::Number::New(info.Env(), last_copy_out_ms_));
+  return out;
+}
+
+Napi::Value ExecutionPlan::GetStepNotes(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Napi::Array out = Napi::Array::New(info.Env(), step_notes_.size());
+  for (uint32_t i = 0; i < step_notes_.size(); ++i) out.Set(i, Napi::String::New(info.Env(), step_notes_[i]));
   return out;
 }
 

@@ -57,6 +57,7 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   Napi::Value GetLastHostLaunchMs(const Napi::CallbackInfo& info);
   Napi::Value GetLastCopyMs(const Napi::CallbackInfo& info);
   Napi::Value GetLastStepMs(const Napi::CallbackInfo& info);
+  Napi::Value GetStepNotes(const Napi::CallbackInfo& info);
 
   void Parse(Napi::Env env, const Napi::Object& description);
   std::string LaunchSteps(bool capturing);
@@ -88,6 +89,7 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   HostMirrors output_mirrors_;
   std::vector<hipEvent_t> step_events_;  // SWITCHYARD_PLAN_PROFILE=1: one per step boundary
   std::vector<double> last_step_ms_;     // each step's device time in the last eager run
+  std::vector<std::string> step_notes_;  // what each step's check chose (StepArgs::note); kept after dispose
   bool disposed_ = false;
 };
 

@@ -54,6 +54,9 @@ struct StepArgs {
   // What the check prepared once for every launch (library descriptors, a chosen algorithm...):
   // the step op's own type behind void; launches read it, never rebuild it.
   std::shared_ptr<void> state;
+  // What the check chose and why, when there was a choice (a Conv's form and timings); "" otherwise.
+  // Plans expose it per step (ExecutionPlan.stepNotes).
+  std::string note;
 
   const TensorRef& in(size_t i) const { return *inputs.at(i); }
   const TensorRef& out(size_t i) const { return *outputs.at(i); }

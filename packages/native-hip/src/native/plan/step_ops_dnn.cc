@@ -12,13 +12,22 @@
 //         Z like y): float16 plans keep convolutions in the tensor cores' layout (plan-description.ts).
 //   Conv and Pool are prepared once, in the check (descriptors, algorithm, workspace: dnn::PrepareConv),
 //   and the launch only queues the library call and the epilogue.
+//   An NCHW Conv of group 1 may instead run as im2col + GEMM (plan/conv_gemm.h) with the epilogue
+//   kernel: the check times both forms on the step's buffers and keeps the faster (SWITCHYARD_CONV_GEMM:
+//   auto, the default; always; never). im2col's buffer is the step's workspace, which the TS side gives
+//   every Conv that may need one (plan-description.ts); the step's note says what was chosen and why.
 //   BatchNormalization [epsilon]; inputs X, scale, B, mean, var
+#include <cstdlib>
+#include <cstdio>
+
 #include "dnn/dnn.h"
+#include "plan/conv_gemm.h"
 #include "plan/kernel_refs.h"
 #include "plan/step_op.h"
 
 namespace switchyard::dnn {
 const char* Unavailable() __attribute__((weak));
+const char* BackendName() __attribute__((weak));
 Status ConvForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) __attribute__((weak));
 Status Pool2dForward(int, hipStream_t, const Pool2dDesc&, const void*, void*) __attribute__((weak));
 Status PrepareConv(int, hipStream_t, const Conv2dDesc&, TensorLayout, const ConvArgs&, const ConvOptions&,
@@ -90,9 +99,101 @@ struct ConvState {
   bool kernel_epilogue = false;   // ... or to the bias-activation kernel afterwards
   kernels::UnaryOp op = kernels::UnaryOp::kIdentity;
   kernels::UnaryParams params;
+  std::unique_ptr<ConvGemm> gemm;  // set: the step runs as im2col + GEMM, with the epilogue kernel
 };
 
 const void* Optional(const StepArgs& a, size_t i) { return a.inputs.size() > i && a.inputs[i] != nullptr ? a.inputs[i]->data : nullptr; }
+
+// Queues the step in the form its state holds: the library call (with its fused or the kernel's
+// epilogue), or im2col + GEMM and the epilogue kernel.
+hipError_t RunConv(const ConvState& state, const StepArgs& a) {
+  dnn::ConvArgs args;
+  args.x = a.in(0).data;
+  args.w = a.in(1).data;
+  args.y = a.out(0).data;
+  const void* bias = Optional(a, 2);
+  const void* residual = Optional(a, 3);
+  if (state.gemm == nullptr && state.library_epilogue) {
+    args.bias = bias;
+    args.residual = residual;
+    args.activation = state.op == kernels::UnaryOp::kRelu ? dnn::Activation::kRelu : dnn::Activation::kNone;
+    return Report(state.conv->Run(args));
+  }
+  const hipError_t conv = state.gemm != nullptr ? LaunchConvGemm(a, *state.gemm) : Report(state.conv->Run(args));
+  if (conv != hipSuccess) return conv;
+  if (bias == nullptr && residual == nullptr && state.op == kernels::UnaryOp::kIdentity) return hipSuccess;
+  const TensorRef& y = a.out(0);
+  const kernels::DType dt = y.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
+  // NCHW: [n, k, oh*ow] with the channel in the middle; NHWC: [n*oh*ow, k] with it innermost.
+  const bool nhwc = state.layout == dnn::TensorLayout::kNHWC;
+  const int64_t outer = nhwc ? y.dims[0] * y.dims[1] * y.dims[2] : y.dims[0];
+  const int64_t channels = nhwc ? y.dims[3] : y.dims[1];
+  const int64_t inner = nhwc ? 1 : y.dims[2] * y.dims[3];
+  return kernels::LaunchBiasActivation(dt, y.data, bias, residual, y.data, outer, channels, inner, state.op, state.params,
+                                       kernels::ResidualPlacement::kBeforeActivation, a.stream);
+}
+
+enum class ConvGemmMode { kAuto, kAlways, kNever };
+
+ConvGemmMode ConvGemmModeFromEnv() {
+  const char* v = std::getenv("SWITCHYARD_CONV_GEMM");
+  if (v == nullptr) return ConvGemmMode::kAuto;
+  const std::string mode(v);
+  if (mode == "always") return ConvGemmMode::kAlways;
+  if (mode == "never" || mode == "0") return ConvGemmMode::kNever;
+  return ConvGemmMode::kAuto;
+}
+
+std::string Ms(float ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f ms", ms);
+  return text;
+}
+
+// An NCHW group-1 convolution: prepares its GEMM form and keeps it when it runs faster than the
+// library's (both timed whole, epilogue included, on the step's buffers). Sets the step's note.
+void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, ConvState* state) {
+  const ConvGemmMode mode = ConvGemmModeFromEnv();
+  const std::string library = &dnn::BackendName != nullptr ? dnn::BackendName() : "the DNN library";
+  if (mode == ConvGemmMode::kNever) {
+    args->note = library + " (SWITCHYARD_CONV_GEMM=never)";
+    return;
+  }
+  if (&kernels::LaunchBiasActivation == nullptr) {
+    args->note = library + " (im2col + GEMM needs the epilogue kernel, which this build lacks)";
+    return;
+  }
+  if (Optional(*args, 3) != nullptr && Optional(*args, 3) == args->out(0).data) {
+    args->note = library + " (the residual is the output's own buffer, which the GEMM would overwrite first)";
+    return;
+  }
+  auto gemm = std::make_unique<ConvGemm>();
+  const std::string why = PrepareConvGemm(*args, d, gemm.get());
+  if (!why.empty()) {
+    args->note = library + " (im2col + GEMM: " + why + ")";
+    return;
+  }
+  const char* form = gemm->im2col ? "im2col + GEMM" : "GEMM";
+  if (mode == ConvGemmMode::kAlways) {
+    args->note = std::string(form) + " (SWITCHYARD_CONV_GEMM=always; " + gemm->prepared.choice + ")";
+    state->gemm = std::move(gemm);
+    return;
+  }
+  const float library_ms = TimeLaunchesMs(args->stream, [&] { return RunConv(*state, *args); });
+  state->gemm = std::move(gemm);
+  const float gemm_ms = TimeLaunchesMs(args->stream, [&] { return RunConv(*state, *args); });
+  // A near tie keeps the library: its timing is as noisy as ours, and it needs no workspace.
+  const bool gemm_wins = gemm_ms >= 0 && (library_ms < 0 || gemm_ms < 0.95f * library_ms);
+  const std::string gemm_text = std::string(form) + " " + (gemm_ms >= 0 ? Ms(gemm_ms) : "failed") + " (" + state->gemm->prepared.choice + ")";
+  const std::string library_text = library + " " + (library_ms >= 0 ? Ms(library_ms) : "failed");
+  if (gemm_wins) {
+    args->note = gemm_text + " over " + library_text;
+  } else {
+    args->note = library_text + " over " + gemm_text;
+    state->gemm.reset();
+  }
+  (void)hipGetLastError();  // a failed timing launch leaves nothing behind for the next step
+}
 
 std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
   std::string p = ExpectArity(*args, 2, 4, 1);
@@ -139,6 +240,7 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
   options.search = static_cast<dnn::AlgoSearch>(I(*args, 9));
   const dnn::Status prepared = dnn::PrepareConv(args->device, args->stream, d, layout, sample, options, &state->conv);
   if (!prepared.ok) return "cannot prepare the convolution: " + prepared.message;
+  if (layout == dnn::TensorLayout::kNCHW && d.group == 1) ChooseConvForm(args, d, state.get());
   args->state = state;
   return "";
 }
@@ -147,31 +249,8 @@ std::string CheckConv(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayo
 std::string CheckConvNhwc(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayout::kNHWC); }
 
 hipError_t LaunchConv(const StepArgs& a) {
-  auto* state = static_cast<ConvState*>(a.state.get());
-  if (state == nullptr) return hipErrorInvalidValue;
-  dnn::ConvArgs args;
-  args.x = a.in(0).data;
-  args.w = a.in(1).data;
-  args.y = a.out(0).data;
-  const void* bias = Optional(a, 2);
-  const void* residual = Optional(a, 3);
-  if (state->library_epilogue) {
-    args.bias = bias;
-    args.residual = residual;
-    args.activation = state->op == kernels::UnaryOp::kRelu ? dnn::Activation::kRelu : dnn::Activation::kNone;
-    return Report(state->conv->Run(args));
-  }
-  const hipError_t conv = Report(state->conv->Run(args));
-  if (conv != hipSuccess) return conv;
-  const TensorRef& y = a.out(0);
-  const kernels::DType dt = y.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
-  // NCHW: [n, k, oh*ow] with the channel in the middle; NHWC: [n*oh*ow, k] with it innermost.
-  const bool nhwc = state->layout == dnn::TensorLayout::kNHWC;
-  const int64_t outer = nhwc ? y.dims[0] * y.dims[1] * y.dims[2] : y.dims[0];
-  const int64_t channels = nhwc ? y.dims[3] : y.dims[1];
-  const int64_t inner = nhwc ? 1 : y.dims[2] * y.dims[3];
-  return kernels::LaunchBiasActivation(dt, y.data, bias, residual, y.data, outer, channels, inner, state->op, state->params,
-                                       kernels::ResidualPlacement::kBeforeActivation, a.stream);
+  const auto* state = static_cast<const ConvState*>(a.state.get());
+  return state == nullptr ? hipErrorInvalidValue : RunConv(*state, a);
 }
 
 dnn::Pool2dDesc PoolDesc(const StepArgs& a, dnn::TensorLayout layout) {

@@ -123,8 +123,8 @@ std::string CheckCast(StepArgs* args) {
 
 hipError_t LaunchCastStep(const StepArgs& args) {
   kernels::DType a, b;
-  KernelDType(args.in(0).dtype, &a);
-  KernelDType(args.out(0).dtype, &b);
+  // The check accepted both types; a failure here means a corrupted step.
+  if (!KernelDType(args.in(0).dtype, &a) || !KernelDType(args.out(0).dtype, &b)) return hipErrorInvalidValue;
   if (a == b) return hipMemcpyAsync(args.out(0).data, args.in(0).data, args.out(0).bytes, hipMemcpyDeviceToDevice, args.stream);
   return kernels::LaunchCast(a, b, args.in(0).data, args.out(0).data, args.in(0).count(), args.stream);
 }

@@ -1,0 +1,103 @@
+#include "plan/conv_gemm.h"
+
+#include "plan/kernel_refs.h"
+
+namespace switchyard::blas {
+// Weak, as in step_ops_blas.cc: a build without the BLAS seam keeps the library convolution.
+const char* Unavailable() __attribute__((weak));
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&) __attribute__((weak));
+Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc&, const void*) __attribute__((weak));
+}  // namespace switchyard::blas
+
+namespace switchyard::plan {
+namespace {
+
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+
+bool Direct(const dnn::Conv2dDesc& d) {
+  return d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 && d.pad_bottom == 0 &&
+         d.pad_right == 0;
+}
+
+}  // namespace
+
+int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, int64_t oh, int64_t ow, int64_t element_bytes) {
+  if (d.group != 1 || oh < 1 || ow < 1 || d.n < 1 || d.c < 1 || d.kh < 1 || d.kw < 1) return -1;
+  if (int64_t{d.n} * d.c * d.h * d.w >= kMaxElements) return -1;
+  if (Direct(d)) return 0;
+  const int64_t elements = int64_t{d.n} * d.c * d.kh * d.kw * oh * ow;
+  return elements >= kMaxElements ? -1 : elements * element_bytes;
+}
+
+std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, ConvGemm* out) {
+  if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr || &blas::Unavailable == nullptr) return "this build has no BLAS seam";
+  if (const char* why = blas::Unavailable(); why != nullptr) return why;
+  const TensorRef &x = args.in(0), &w = args.in(1), &y = args.out(0);
+  const int64_t oh = y.dims[2], ow = y.dims[3];
+  const int64_t needed = ConvGemmWorkspaceBytes(d, oh, ow, static_cast<int64_t>(DTypeSize(x.dtype)));
+  if (needed < 0) return "grouped, or too large for one GEMM per image";
+  if (needed > 0 && &kernels::LaunchIm2Col == nullptr) return "this build has no im2col kernel";
+  if (static_cast<size_t>(needed) > args.workspace_bytes) {
+    return "im2col needs " + std::to_string(needed) + " bytes of workspace, the plan gives " + std::to_string(args.workspace_bytes);
+  }
+  out->im2col = needed > 0;
+  out->shape = kernels::Im2ColShape{d.n, d.c, d.h, d.w, d.kh, d.kw, d.pad_top, d.pad_left, d.stride_h, d.stride_w,
+                                    d.dilation_h, d.dilation_w, static_cast<int>(oh), static_cast<int>(ow)};
+  blas::GemmDesc& g = out->gemm;
+  g.dtype = x.dtype == kFloat16 ? blas::DataType::kFloat16 : blas::DataType::kFloat32;
+  g.m = d.k;
+  g.n = oh * ow;
+  g.k = int64_t{d.c} * d.kh * d.kw;
+  g.a = w.data;
+  g.b = out->im2col ? args.workspace : x.data;
+  g.c = y.data;
+  if (d.n > 1) {
+    g.batch = d.n;
+    g.stride_a = 0;  // one filter for every image
+    g.stride_b = g.k * g.n;
+    g.stride_c = g.m * g.n;
+  }
+  if (out->im2col) {
+    // The search times the GEMM on this buffer: give it the real operand, not stale arena bytes.
+    kernels::DType dt = x.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
+    if (kernels::LaunchIm2Col(dt, x.data, out->shape, args.workspace, args.stream) != hipSuccess) return "im2col launch failed";
+  }
+  const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "");
+  return prepared.ok ? "" : prepared.message;
+}
+
+hipError_t LaunchConvGemm(const StepArgs& args, const ConvGemm& g) {
+  if (g.im2col) {
+    const kernels::DType dt = args.in(0).dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
+    const hipError_t status = kernels::LaunchIm2Col(dt, args.in(0).data, g.shape, args.workspace, args.stream);
+    if (status != hipSuccess) return status;
+  }
+  const blas::Status s = blas::RunPreparedGemm(g.prepared, args.device, args.stream, g.gemm, nullptr);
+  return s.ok ? hipSuccess : hipErrorInvalidValue;
+}
+
+float TimeLaunchesMs(hipStream_t stream, const std::function<hipError_t()>& launch) {
+  constexpr int kReps = 5;
+  hipEvent_t begin = nullptr, end = nullptr;
+  if (hipEventCreate(&begin) != hipSuccess) return -1;
+  if (hipEventCreate(&end) != hipSuccess) {
+    (void)hipEventDestroy(begin);
+    return -1;
+  }
+  float best = -1;
+  bool failed = launch() != hipSuccess;
+  for (int round = 0; round < 2 && !failed; ++round) {
+    failed = hipEventRecord(begin, stream) != hipSuccess;
+    for (int r = 0; r < kReps && !failed; ++r) failed = launch() != hipSuccess;
+    float ms = 0;
+    if (!failed) failed = hipEventRecord(end, stream) != hipSuccess || hipEventSynchronize(end) != hipSuccess ||
+                          hipEventElapsedTime(&ms, begin, end) != hipSuccess;
+    if (!failed && (best < 0 || ms / kReps < best)) best = ms / kReps;
+  }
+  (void)hipStreamSynchronize(stream);
+  (void)hipEventDestroy(begin);
+  (void)hipEventDestroy(end);
+  return failed ? -1 : best;
+}
+
+}  // namespace switchyard::plan
