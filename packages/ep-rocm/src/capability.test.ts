@@ -57,6 +57,26 @@ describe('rocm capability: reasons as data', () => {
     ['MaxPool with symmetric pads', { inputs: [x([1, 1, 5, 5])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } }] }, 'gpu'],
     ['MaxPool, ceil_mode that changes nothing, symbolic batch', { inputs: [x(['n', 1, 111, 111])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } }] }, 'gpu'],
     ['MaxPool, ceil_mode that adds a row', { inputs: [x([1, 1, 6, 6])], outputs: [['z', 'float32']], nodes: [{ op: 'MaxPool', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } }] }, 'attribute: ceil_mode=1 changes the output size'],
+    [
+      'grouped Conv with uneven pads',
+      { inputs: [x([1, 4, 6, 6])], outputs: [['z', 'float32']], initializers: { w: new Tensor('float32', new Float32Array(4 * 2 * 9), [4, 2, 3, 3]) }, nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['z'], name: 'n', attributes: { group: 2, pads: [0, 0, 1, 1] } }] },
+      'attribute: a grouped Conv with uneven begin/end pads',
+    ],
+    [
+      'grouped Conv, SAME_UPPER padding one side more',
+      { inputs: [x([1, 4, 6, 6])], outputs: [['z', 'float32']], initializers: { w: new Tensor('float32', new Float32Array(4 * 2 * 4), [4, 2, 2, 2]) }, nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['z'], name: 'n', attributes: { group: 2, auto_pad: 'SAME_UPPER' } }] },
+      'attribute: a grouped Conv with uneven begin/end pads',
+    ],
+    [
+      'grouped Conv, SAME_UPPER padding evenly',
+      { inputs: [x([1, 4, 6, 6])], outputs: [['z', 'float32']], initializers: { w: new Tensor('float32', new Float32Array(4 * 2 * 9), [4, 2, 3, 3]) }, nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['z'], name: 'n', attributes: { group: 2, auto_pad: 'SAME_UPPER' } }] },
+      'gpu',
+    ],
+    [
+      'ungrouped Conv with uneven pads (the GEMM form runs it)',
+      { inputs: [x([1, 4, 6, 6])], outputs: [['z', 'float32']], initializers: { w: new Tensor('float32', new Float32Array(4 * 4 * 9), [4, 4, 3, 3]) }, nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['z'], name: 'n', attributes: { pads: [0, 0, 1, 1] } }] },
+      'gpu',
+    ],
     ['Cast to uint8', { inputs: [x()], outputs: [['z', 'uint8']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 2 } }] }, 'dtype'],
     ['Relu on rank 7', { inputs: [x([1, 1, 1, 1, 1, 1, 2])], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'attribute: \'x\' has rank 7'],
   ];

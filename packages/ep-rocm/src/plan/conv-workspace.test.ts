@@ -79,5 +79,8 @@ describe('Conv step workspaces (im2col)', () => {
     expect(im2colBytes({ ...conv, op: 'ConvNHWC' }, buffers)).toBe(0);
     const small = [{ dtype: 1, dims: [1, 64, 56, 56] }, buffers[1], { dtype: 1, dims: [1, 64, 56, 56] }];
     expect(im2colBytes(conv, small)).toBe(64 * 9 * 56 * 56 * 4);
+    // Uneven pads: the GEMM form is the only one the GPU has, so the workspace comes whatever its size.
+    const uneven = { ...conv, attrs: [1, 0, 0, 2, 2, 1, 1, 1, 1, 2, 0] };
+    expect(im2colBytes(uneven, buffers)).toBe(64 * 64 * 9 * 56 * 56 * 4);
   });
 });

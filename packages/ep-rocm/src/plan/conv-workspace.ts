@@ -26,9 +26,15 @@ interface BufferLike {
 
 /**
  * Bytes of im2col workspace a step should get: 0 for anything but an NCHW Conv of group 1, for a
- * 1x1 stride-1 unpadded Conv (its input is the GEMM operand as it is) and past MAX_IM2COL_BYTES.
+ * 1x1 stride-1 unpadded Conv (its input is the GEMM operand as it is) and past MAX_IM2COL_BYTES
+ * (unless the pads are asymmetric).
  * Conv attrs: [group, pad_top, pad_left, pad_bottom, pad_right, stride_h, stride_w, ...].
  */
+/** A Conv step whose begin and end pads differ on an axis: the DNN library declines it, the GEMM form runs it. */
+export function asymmetricPads(step: StepLike): boolean {
+  return step.attrs[1] !== step.attrs[3] || step.attrs[2] !== step.attrs[4];
+}
+
 export function im2colBytes(step: StepLike, buffers: readonly BufferLike[]): number {
   if (step.op !== 'Conv' || step.attrs[0] !== 1 || step.inputs.length < 2 || step.inputs[0] < 0 || step.inputs[1] < 0) return 0;
   const x = buffers[step.inputs[0]].dims;
@@ -42,5 +48,6 @@ export function im2colBytes(step: StepLike, buffers: readonly BufferLike[]): num
   const type = dataTypeFromOnnx(buffers[step.inputs[0]].dtype);
   const size = type ? BYTES_PER_ELEMENT[type] : 0;
   const bytes = x[0] * x[1] * kh * kw * y[2] * y[3] * (size ?? 0);
-  return bytes <= MAX_IM2COL_BYTES ? bytes : 0;
+  // Asymmetric pads have no other form on the GPU: they get their workspace whatever its size.
+  return bytes <= MAX_IM2COL_BYTES || asymmetricPads(step) ? bytes : 0;
 }

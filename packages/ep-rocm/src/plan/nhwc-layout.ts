@@ -18,6 +18,7 @@
  * slower too. So: every convolution ungrouped and batch >= AUTO_MIN_BATCH, else the plan stays NCHW.
  */
 import { ONNX_DATA_TYPE } from '@switchyard/core';
+import { asymmetricPads } from './conv-workspace.js';
 import type { PlanBuffer, PlanDescription, PlanStepDescription } from './plan-description.js';
 
 export type BufferRegion = 'constant' | 'input' | 'output' | 'temp';
@@ -57,7 +58,7 @@ export function convsToNhwc(parts: LayoutParts, policy: 'auto' | 'always' = 'alw
   const constants = [...parts.constants];
   const is4dHalf = (id: number) => id >= 0 && buffers[id].dtype === HALF && buffers[id].dims.length === 4;
 
-  // Eligible convolutions: float16, 4-D, a temp output, and a constant filter no other step reads.
+  // Eligible convolutions: float16, 4-D, a temp output, a constant filter no other step reads, even pads.
   const filterUses = new Map<number, number>();
   for (const s of parts.steps) for (const id of s.inputs) if (id >= 0) filterUses.set(id, (filterUses.get(id) ?? 0) + 1);
   const convs = new Set<PlanStepDescription>();
@@ -65,6 +66,7 @@ export function convsToNhwc(parts: LayoutParts, policy: 'auto' | 'always' = 'alw
   for (const s of parts.steps) {
     if (s.op !== 'Conv' || !is4dHalf(s.inputs[0]) || !is4dHalf(s.inputs[1]) || region.get(s.outputs[0]) !== 'temp') continue;
     if (region.get(s.inputs[1]) !== 'constant') continue;
+    if (asymmetricPads(s)) continue; // only the NCHW GEMM form runs those (conv-workspace.ts)
     convs.add(s);
     convsOfFilter.set(s.inputs[1], (convsOfFilter.get(s.inputs[1]) ?? 0) + 1);
   }

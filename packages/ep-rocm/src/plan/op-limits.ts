@@ -58,6 +58,35 @@ function spatialDims(graph: Graph, name: string): number[] | undefined {
   return [0, 0, shape[2], shape[3]];
 }
 
+/**
+ * The DNN library pads both sides of an axis alike. A Conv whose begin and end pads differ runs on rocm
+ * only in its GEMM form (im2col + GEMM: native-hip plan/conv_gemm.h), which is for ungrouped
+ * convolutions; a grouped one stays off the GPU.
+ */
+const groupedConvPads: Limit = (node, graph) => {
+  const attrs = new AttributeReader(node);
+  if (attrs.int('group', 1) === 1) return true;
+  const uneven = `a grouped Conv with uneven begin/end pads is not run on rocm (the DNN library pads both sides alike; the GEMM form is for group 1)`;
+  const autoPad = attrs.string('auto_pad', 'NOTSET');
+  if (autoPad === 'NOTSET') {
+    const p = attrs.ints('pads', [0, 0, 0, 0]);
+    return p[0] === p[2] && p[1] === p[3] ? true : uneven;
+  }
+  if (autoPad === 'VALID') return true;
+  // SAME_UPPER / SAME_LOWER pad unevenly where an axis's total padding is odd.
+  const x = spatialDims(graph, node.inputs[0]);
+  const w = spatialDims(graph, node.inputs[1]);
+  if (!x || !w) return `a grouped Conv with auto_pad ${autoPad} needs static spatial dims on rocm`;
+  const strides = attrs.ints('strides', [1, 1]);
+  const dilations = attrs.ints('dilations', [1, 1]);
+  for (let i = 0; i < 2; i++) {
+    const out = Math.ceil(x[2 + i] / strides[i]);
+    const total = Math.max(0, (out - 1) * strides[i] + (w[2 + i] - 1) * dilations[i] + 1 - x[2 + i]);
+    if (total % 2 !== 0) return uneven;
+  }
+  return true;
+};
+
 /** The pooling library pads both sides of an axis alike: asymmetric (or ceil-mode) windows stay off the GPU. */
 function pool2d(max: boolean): Limit {
   return (node, graph) => {
@@ -115,9 +144,11 @@ const LIMITS: Record<string, Limit> = {
     if (ra < 2 || rb < 2) return 'MatMul with a 1-D operand is not run on rocm';
     return ra === rb || ra === 2 || rb === 2 ? true : 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
   },
-  Conv: (node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) convolutions run on rocm'),
+  Conv: both((node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) convolutions run on rocm'), groupedConvPads),
   FusedConv: (node, graph) => {
     if (rankOf(graph, node.inputs[0]) !== 4) return 'only 2-D (NCHW) convolutions run on rocm';
+    const pads = groupedConvPads(node, graph);
+    if (pads !== true) return pads;
     const act = new AttributeReader(node).string('activation', '');
     return act === '' || FUSED_ACTIVATIONS.includes(act) ? true : `FusedConv activation '${act}' is not run on rocm`;
   },

@@ -239,8 +239,20 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
   dnn::ConvOptions options;
   options.search = static_cast<dnn::AlgoSearch>(I(*args, 9));
   const dnn::Status prepared = dnn::PrepareConv(args->device, args->stream, d, layout, sample, options, &state->conv);
-  if (!prepared.ok) return "cannot prepare the convolution: " + prepared.message;
-  if (layout == dnn::TensorLayout::kNCHW && d.group == 1) ChooseConvForm(args, d, state.get());
+  const bool gemm_form = layout == dnn::TensorLayout::kNCHW && d.group == 1;
+  if (!prepared.ok) {
+    // The library declines some problems (cuDNN: a begin pad unlike the end pad); the GEMM form pads
+    // any way, so it runs them alone.
+    if (!gemm_form || &kernels::LaunchBiasActivation == nullptr) return "cannot prepare the convolution: " + prepared.message;
+    auto gemm = std::make_unique<ConvGemm>();
+    const std::string why = PrepareConvGemm(*args, d, gemm.get());
+    if (!why.empty()) return "cannot prepare the convolution: " + prepared.message + "; nor as im2col + GEMM: " + why;
+    args->note = std::string(gemm->im2col ? "im2col + GEMM" : "GEMM") + " (the library declines: " + prepared.message + "; " +
+                 gemm->prepared.choice + ")";
+    state->gemm = std::move(gemm);
+  } else if (gemm_form) {
+    ChooseConvForm(args, d, state.get());
+  }
   args->state = state;
   return "";
 }
