@@ -57,8 +57,9 @@ async function runWith(mode, { batch = 1, fp16 = false, graph = false } = {}) {
     const out = await s.run({ x });
     for (const name of OUTPUTS) assertClose(out[name].data, expected[name].data, fp16 ? 5e-3 : 1e-5, fp16 ? 2e-2 : 1e-4, `${name} run ${run}`);
   }
-  const part = s.providers.find((p) => p.name === 'rocm').partitions[0];
-  const steps = part.stats.lastDescription.steps.map((st, i) => ({ ...st, note: part.stats.lastStepNotes?.[i] ?? '' }));
+  // The branches from x may form several partitions: every plan's steps, each with its note.
+  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+  const steps = parts.flatMap((part) => part.stats.lastDescription.steps.map((st, i) => ({ ...st, note: part.stats.lastStepNotes?.[i] ?? '' })));
   await s.release();
   return steps.filter((st) => st.op === 'Conv');
 }

@@ -51,7 +51,7 @@ describe('float16 plans with channels-last convolutions', () => {
       'PoolNHWC',
       'ConvNHWC',
       'PoolNHWC', // the global average pool: [1, 1, 1, 5], the same bytes as NCHW
-      'Copy', // flatten reads it directly
+      // (flatten: an alias of the pool's output, copy-alias.ts)
       'Gemm',
       'Cast',
       'Cast',
@@ -71,6 +71,11 @@ describe('float16 plans with channels-last convolutions', () => {
     const softmaxIn = byOp('Softmax')[0].inputs[0];
     expect(d.buffers[softmaxIn].dims).toEqual([1, 4, 6, 6]);
     expect(name(softmaxIn)).toContain(':nchw');
+    // The Gemm reads the flattened value at the pool output's memory: [1, 5] over [1, 1, 1, 5].
+    const pooled = d.buffers[byOp('PoolNHWC')[1].outputs[0]];
+    const flat = d.buffers[byOp('Gemm')[0].inputs[0]];
+    expect(flat.dims).toEqual([1, 5]);
+    expect([flat.offset, flat.bytes]).toEqual([pooled.offset, pooled.bytes]);
   });
 
   it('uploads each filter once, reordered to [k, kh, kw, c]', () => {

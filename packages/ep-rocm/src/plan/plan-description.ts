@@ -23,6 +23,7 @@ import {
 } from '@switchyard/core';
 import { foldableConvChains } from './conv-activation.js';
 import { im2colBytes } from './conv-workspace.js';
+import { aliasCopies } from './copy-alias.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
@@ -293,7 +294,17 @@ export function buildPlanDescription(
     }
   }
 
-  // Layout: fixed regions first, then the intermediates by lifetime (best fit).
+  // Byte copies between temps become aliases (copy-alias.ts); an alias's uses keep its root alive.
+  const aliases = aliasCopies(steps, buffers, region);
+  if (aliases.aliasOf.size > 0) {
+    steps = aliases.steps;
+    lifetime.clear();
+    steps.forEach((s, at) => {
+      for (const id of [...s.inputs, ...s.outputs]) if (id >= 0) touch(aliases.aliasOf.get(id) ?? id, at);
+    });
+  }
+
+  // Layout: fixed regions first, then the intermediates by lifetime (best fit), then aliases at their roots.
   let offset = 0;
   for (const kind of ['constant', 'input', 'output'] as const) {
     buffers.forEach((b, id) => {
@@ -304,7 +315,7 @@ export function buildPlanDescription(
   }
   const requests: OffsetRequest[] = [];
   buffers.forEach((b, id) => {
-    if (region.get(id) !== 'temp') return;
+    if (region.get(id) !== 'temp' || aliases.aliasOf.has(id)) return;
     const l = lifetime.get(id) ?? { start: 0, end: 0 };
     requests.push({ name: String(id), bytes: alignUp(Math.max(b.bytes, 1), alignment), start: l.start, end: l.end });
   });
@@ -320,6 +331,7 @@ export function buildPlanDescription(
       steps[at].workspace = { offset: offset + off, bytes: im2colBytes(steps[at], buffers) };
     } else buffers[Number(name)].offset = offset + off;
   }
+  for (const [alias, root] of aliases.aliasOf) buffers[alias].offset = buffers[root].offset;
   const arenaBytes = offset + temps.arenaBytes;
 
   return { deviceId: options.deviceId, arenaBytes, captureGraph: options.captureGraph, buffers, constants, inputs, outputs, steps };
