@@ -9,7 +9,8 @@ import { buildModel } from '@switchyard/core/testing';
 import { assertClose, reference, seeded, skip } from './lib/harness.mjs';
 
 // One Conv per shape case of the form: padded 3x3 (im2col), an unpadded 1x1 stride 1 (x is the GEMM
-// operand itself) with bias, residual and ReLU folded in, a 1x1 stride 2 (im2col subsamples), a 7x7
+// operand itself) with bias, residual and ReLU folded in (and the 1x1 "down" conv giving the residual),
+// a 1x1 stride 2 (im2col subsamples), a 7x7
 // stride-2 stem, a dilated 3x3 with uneven pads, a grouped conv (never a GEMM: the library keeps it).
 function model(batch) {
   const conv = (name, x, w, attributes, b) => ({ op: 'Conv', inputs: b ? [x, w, b] : [x, w], outputs: [name], name, attributes });
@@ -71,7 +72,7 @@ describe('Conv steps as im2col + GEMM', { skip }, () => {
     it(`forced (always) match the CPU EP at batch ${batch}${fp16 ? ' in fp16' : ''}${graph ? ' (graph replay)' : ''}`, async () => {
       const convs = await runWith('always', { batch, fp16, graph });
       for (const c of convs) console.log(`# ${c.node}: ${c.note}`);
-      assert.equal(convs.length, 6, convs.map((c) => c.node).join(','));
+      assert.equal(convs.length, 7, convs.map((c) => c.node).join(','));
       for (const c of convs) {
         if (c.attrs[0] !== 1) assert.match(c.note, /^$/, `${c.node} is grouped: no choice`);
         else if (uneven(c)) assert.match(c.note, /^im2col \+ GEMM \(the library declines/, c.node);
