@@ -10,8 +10,8 @@ import { assertClose, reference, seeded, skip } from './lib/harness.mjs';
 
 // One Conv per shape case of the form: padded 3x3 (im2col), an unpadded 1x1 stride 1 (x is the GEMM
 // operand itself) with bias, residual and ReLU folded in (and the 1x1 "down" conv giving the residual),
-// a 1x1 stride 2 (im2col subsamples), a 7x7
-// stride-2 stem, a dilated 3x3 with uneven pads, a grouped conv (never a GEMM: the library keeps it).
+// a 1x1 stride 2 (im2col subsamples), a 7x7 stride-2 stem, a dilated 3x3 with uneven pads, and a
+// grouped conv (never a GEMM: the library keeps it).
 function model(batch) {
   const conv = (name, x, w, attributes, b) => ({ op: 'Conv', inputs: b ? [x, w, b] : [x, w], outputs: [name], name, attributes });
   return buildModel({
