@@ -6,7 +6,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel } from '@switchyard/core/testing';
-import { assertClose, reference, seeded, skip } from './lib/harness.mjs';
+import { assertClose, loaded, reference, seeded, skip } from './lib/harness.mjs';
 
 // One Conv per shape case of the form: padded 3x3 (im2col), an unpadded 1x1 stride 1 (x is the GEMM
 // operand itself) with bias, residual and ReLU folded in (and the 1x1 "down" conv giving the residual),
@@ -89,6 +89,17 @@ describe('Conv steps as im2col + GEMM', { skip }, () => {
     const convs = await runWith(undefined);
     for (const c of convs) console.log(`# ${c.node}: ${c.note}`);
     for (const c of convs.filter((c) => c.attrs[0] === 1 && !uneven(c))) assert.match(c.note, /[\d.]+ ms.* over .*[\d.]+ ms/, c.node);
+  });
+
+  it('auto takes an earlier plan\'s answer from the algorithm cache instead of timing again', async () => {
+    await runWith(undefined);
+    const before = loaded.binding.dnnAlgoCacheStats('convform');
+    const convs = await runWith(undefined);
+    const after = loaded.binding.dnnAlgoCacheStats('convform');
+    const timed = convs.filter((c) => c.attrs[0] === 1 && !uneven(c));
+    for (const c of timed) assert.match(c.note, /over .* \(cached\)$/, c.node);
+    assert.equal(after.searches, before.searches, 'nothing timed again');
+    assert.equal(after.memoryHits + after.diskHits - before.memoryHits - before.diskHits, timed.length);
   });
 
   it('never keeps the library for every Conv', async () => {

@@ -139,7 +139,8 @@ export interface BlasPreparedGemmResult {
   biasFused: boolean;
 }
 
-export type AlgoCacheKind = 'conv' | 'gemm';
+/** 'convform': the Conv steps' chosen forms (library call or im2col + GEMM). */
+export type AlgoCacheKind = 'conv' | 'gemm' | 'convform';
 
 export type ConvAlgoSearch = 'exhaustive' | 'heuristic' | 'default';
 

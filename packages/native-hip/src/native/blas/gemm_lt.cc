@@ -124,25 +124,8 @@ bool Parse(const std::string& value, Choice* out) {
   return true;
 }
 
-// "sm_90-NVIDIA_H200" (as the convolution cache names its files), once per device.
-std::string ArchOf(int device) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  static auto* archs = new std::map<int, std::string>();
-  if (auto it = archs->find(device); it != archs->end()) return it->second;
-  std::string arch = "unknown";
-  hipDeviceProp_t props;
-  if (hipGetDeviceProperties(&props, device) == hipSuccess) {
-    arch = "sm_" + std::to_string(props.major) + std::to_string(props.minor) + "-" + props.name;
-    for (char& ch : arch) {
-      if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) ch = '_';
-    }
-  }
-  archs->emplace(device, arch);
-  return arch;
-}
-
 // The cache file's name: a new GPU or cublasLt version starts a new file, never reusing an answer.
-std::string CacheStem(int device) { return ArchOf(device) + "-cublaslt" + std::to_string(cublasLtGetVersion()); }
+std::string CacheStem(int device) { return dnn::DeviceCacheName(device) + "-cublaslt" + std::to_string(cublasLtGetVersion()); }
 
 int AlignmentOf(const void* p) {
   const auto v = reinterpret_cast<uintptr_t>(p);

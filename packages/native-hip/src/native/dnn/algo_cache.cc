@@ -1,5 +1,6 @@
 #include "algo_cache.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,7 +22,7 @@ struct CacheState {
   std::map<std::string, std::string> memory;  // "<file>\n<key>" -> value
   std::set<std::string> loaded_files;
   std::set<std::string> from_disk;  // memory entries that came from a file and were not used yet
-  AlgoCacheStats stats[2];          // per CacheKind
+  AlgoCacheStats stats[3];          // per CacheKind
 };
 
 CacheState& State() {
@@ -29,7 +30,10 @@ CacheState& State() {
   return *state;
 }
 
-AlgoCacheStats& StatsOf(CacheState& state, CacheKind kind) { return state.stats[kind == CacheKind::kGemm ? 1 : 0]; }
+AlgoCacheStats& StatsOf(CacheState& state, CacheKind kind) {
+  const int i = static_cast<int>(kind);
+  return state.stats[i >= 0 && i < 3 ? i : 0];
+}
 
 std::string FilePath(const std::string& dir, const std::string& stem) { return dir + "/" + stem + ".txt"; }
 
@@ -64,6 +68,26 @@ bool ParseConv(const std::string& value, CachedAlgo* out) {
 }
 
 }  // namespace
+
+std::string DeviceCacheName(int device) {
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  static auto* names = new std::map<int, std::string>();
+  if (auto it = names->find(device); it != names->end()) return it->second;
+  std::string name = "unknown";
+  hipDeviceProp_t props;
+  if (hipGetDeviceProperties(&props, device) == hipSuccess) {
+#if defined(SWITCHYARD_GPU_NVIDIA)
+    name = "sm_" + std::to_string(props.major) + std::to_string(props.minor) + "-" + props.name;
+#else
+    name = std::string(props.gcnArchName) + "-" + props.name;
+#endif
+    for (char& ch : name) {
+      if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) ch = '_';
+    }
+  }
+  names->emplace(device, name);
+  return name;
+}
 
 std::string ResolveCacheDir(const std::string& requested) {
   if (requested == "-") return "";

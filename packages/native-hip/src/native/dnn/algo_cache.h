@@ -6,7 +6,9 @@
 // Two users share the store and the folder, each with its own files and counters:
 //   conv  cuDNN / MIOpen convolution algorithms, value "<algorithm>\t<workspace bytes>"
 //         (LookupAlgo / StoreAlgo below);
-//   gemm  cublasLt GEMM choices (blas/gemm_lt.cc), value "<algorithm>\t<workspace bytes>\t<choice text>".
+//   gemm  cublasLt GEMM choices (blas/gemm_lt.cc), value "<algorithm>\t<workspace bytes>\t<choice text>";
+//   conv form  whether a Conv step runs as the library call or im2col + GEMM (plan/conv_gemm.cc), value
+//         "library|gemm\t<note>".
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,11 @@ struct CachedAlgo {
   size_t workspace = 0;
 };
 
-enum class CacheKind : int { kConv = 0, kGemm = 1 };
+enum class CacheKind : int { kConv = 0, kGemm = 1, kConvForm = 2 };
+
+// The device's part of a cache file's name, e.g. "sm_90-NVIDIA_H200" (NVIDIA) or
+// "gfx90a_sramecc__xnack--AMD_Instinct_MI210" (AMD): a new GPU starts a new file. Cached per device.
+std::string DeviceCacheName(int device);
 
 // The folder: `requested` unless empty, else SWITCHYARD_CONV_ALGO_CACHE, $XDG_CACHE_HOME/switchyard/
 // conv-algos, ~/.cache/switchyard/conv-algos. "-" means memory only (returns "").

@@ -69,15 +69,7 @@ Status HandleFor(int device, hipStream_t stream, Handle** out) {
     CUDNN_TRY(cudnnCreate(&entry.handle));
     CUDNN_TRY(cudnnSetStream(entry.handle, stream));
     entry.arena = runtime::DefaultArena(device);
-    hipDeviceProp_t props;
-    if (hipGetDeviceProperties(&props, device) == hipSuccess) {
-      entry.arch = "sm_" + std::to_string(props.major) + std::to_string(props.minor) + "-" + props.name;
-      for (char& ch : entry.arch) {
-        if (!(isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) ch = '_';
-      }
-    } else {
-      entry.arch = "unknown";
-    }
+    entry.arch = DeviceCacheName(device);
     it = handles->emplace(std::make_pair(device, stream), std::move(entry)).first;
   }
   *out = &it->second;

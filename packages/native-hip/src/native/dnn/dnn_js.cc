@@ -286,14 +286,16 @@ Napi::Value DnnBatchNorm(const Napi::CallbackInfo& info) {
 }
 
 // [sync] dnnAlgoCacheStats(kind = 'conv') -> { searches, memoryHits, diskHits, file }: the algorithm
-// cache's counters for convolutions ('conv') or cublasLt GEMM choices ('gemm').
+// cache's counters for convolutions ('conv'), cublasLt GEMM choices ('gemm') or the Conv steps' chosen
+// forms ('convform': library call or im2col + GEMM).
 Napi::Value DnnAlgoCacheStats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   dnn::CacheKind kind = dnn::CacheKind::kConv;
   if (info.Length() > 0 && !info[0].IsUndefined()) {
     const std::string name = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
     if (name == "gemm") kind = dnn::CacheKind::kGemm;
-    else if (name != "conv") throw Napi::TypeError::New(env, "dnnAlgoCacheStats: kind must be 'conv' or 'gemm'");
+    else if (name == "convform") kind = dnn::CacheKind::kConvForm;
+    else if (name != "conv") throw Napi::TypeError::New(env, "dnnAlgoCacheStats: kind must be 'conv', 'gemm' or 'convform'");
   }
   const dnn::AlgoCacheStats stats = dnn::GetAlgoCacheStats(kind);
   Napi::Object out = Napi::Object::New(env);

@@ -1,5 +1,8 @@
 #include "plan/conv_gemm.h"
 
+#include <cstdio>
+
+#include "dnn/algo_cache.h"
 #include "plan/kernel_refs.h"
 
 namespace switchyard::blas {
@@ -8,6 +11,11 @@ const char* Unavailable() __attribute__((weak));
 Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&) __attribute__((weak));
 Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc&, const void*) __attribute__((weak));
 }  // namespace switchyard::blas
+
+namespace switchyard::dnn {
+const char* BackendName() __attribute__((weak));
+int LibraryVersion() __attribute__((weak));
+}  // namespace switchyard::dnn
 
 namespace switchyard::plan {
 namespace {
@@ -74,6 +82,47 @@ hipError_t LaunchConvGemm(const StepArgs& args, const ConvGemm& g) {
   }
   const blas::Status s = blas::RunPreparedGemm(g.prepared, args.device, args.stream, g.gemm, nullptr);
   return s.ok ? hipSuccess : hipErrorInvalidValue;
+}
+
+std::string ConvFormKey(const dnn::Conv2dDesc& d, bool bias, bool residual, int activation) {
+  char key[200];
+  std::snprintf(key, sizeof key, "%d|%d,%d,%d,%d|%d,%d,%d|g%d|p%d,%d,%d,%d|s%d,%d|d%d,%d|b%d r%d a%d", static_cast<int>(d.dtype), d.n, d.c,
+                d.h, d.w, d.k, d.kh, d.kw, d.group, d.pad_top, d.pad_left, d.pad_bottom, d.pad_right, d.stride_h, d.stride_w,
+                d.dilation_h, d.dilation_w, bias ? 1 : 0, residual ? 1 : 0, activation);
+  return key;
+}
+
+namespace {
+
+std::string ConvFormStem(int device) {
+  const std::string library = &dnn::BackendName != nullptr ? dnn::BackendName() : "none";
+  const int version = &dnn::LibraryVersion != nullptr ? dnn::LibraryVersion() : 0;
+  return dnn::DeviceCacheName(device) + "-convform-" + library + std::to_string(version);
+}
+
+bool ParseConvForm(const std::string& value, ConvForm* out) {
+  const size_t tab = value.find('\t');
+  if (tab == std::string::npos) return false;
+  const std::string form = value.substr(0, tab);
+  if (form != "gemm" && form != "library") return false;
+  if (out != nullptr) *out = ConvForm{form == "gemm", value.substr(tab + 1)};
+  return true;
+}
+
+}  // namespace
+
+bool LookupConvForm(int device, const std::string& key, ConvForm* out) {
+  std::string value;
+  const auto valid = [](const std::string& v) { return ParseConvForm(v, nullptr); };
+  return dnn::LookupValue(dnn::CacheKind::kConvForm, dnn::ResolveCacheDir(""), ConvFormStem(device), key, valid, &value) &&
+         ParseConvForm(value, out);
+}
+
+void StoreConvForm(int device, const std::string& key, const ConvForm& form) {
+  std::string note = form.note;
+  for (char& ch : note) if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+  dnn::StoreValue(dnn::CacheKind::kConvForm, dnn::ResolveCacheDir(""), ConvFormStem(device), key,
+                  std::string(form.gemm ? "gemm" : "library") + "\t" + note);
 }
 
 float TimeLaunchesMs(hipStream_t stream, const std::function<hipError_t()>& launch) {

@@ -39,6 +39,17 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, Conv
 // caller's (the epilogue kernel).
 hipError_t LaunchConvGemm(const StepArgs& args, const ConvGemm& g);
 
+// The form a Conv step chose by timing, kept in the algorithm cache (dnn/algo_cache.h, kind kConvForm:
+// memory, and the cache folder's "<device>-convform-<library><version>.txt") so that a later plan or
+// process with the same problem takes it without timing. The key is the problem and its epilogue.
+struct ConvForm {
+  bool gemm = false;
+  std::string note;  // what the timing said
+};
+std::string ConvFormKey(const dnn::Conv2dDesc& d, bool bias, bool residual, int activation);
+bool LookupConvForm(int device, const std::string& key, ConvForm* out);
+void StoreConvForm(int device, const std::string& key, const ConvForm& form);
+
 // Device milliseconds per call of `launch` on `stream`: one untimed call, then two rounds of five,
 // the faster round's mean. Synchronizes the stream (plan build only); -1 when a call fails.
 float TimeLaunchesMs(hipStream_t stream, const std::function<hipError_t()>& launch);

@@ -167,10 +167,25 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, ConvState* state) 
     args->note = library + " (the residual is the output's own buffer, which the GEMM would overwrite first)";
     return;
   }
+  // An earlier plan or process timed this problem: take its answer (the GEMM's algorithm comes from
+  // the GEMM cache the same way).
+  const bool auto_mode = mode == ConvGemmMode::kAuto;
+  const std::string key = ConvFormKey(d, Optional(*args, 2) != nullptr, Optional(*args, 3) != nullptr, static_cast<int>(state->op));
+  ConvForm cached;
+  const bool known = auto_mode && LookupConvForm(args->device, key, &cached);
+  if (known && !cached.gemm) {
+    args->note = cached.note + " (cached)";
+    return;
+  }
   auto gemm = std::make_unique<ConvGemm>();
   const std::string why = PrepareConvGemm(*args, d, gemm.get());
   if (!why.empty()) {
     args->note = library + " (im2col + GEMM: " + why + ")";
+    return;
+  }
+  if (known) {
+    args->note = cached.note + " (cached)";
+    state->gemm = std::move(gemm);
     return;
   }
   const char* form = gemm->im2col ? "im2col + GEMM" : "GEMM";
@@ -193,6 +208,7 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, ConvState* state) 
     state->gemm.reset();
   }
   (void)hipGetLastError();  // a failed timing launch leaves nothing behind for the next step
+  if (library_ms >= 0 && gemm_ms >= 0) StoreConvForm(args->device, key, ConvForm{gemm_wins, args->note});
 }
 
 std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
