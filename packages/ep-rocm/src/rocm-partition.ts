@@ -100,6 +100,7 @@ export class RocmPartition implements CompiledPartition {
         geluFold: this.#stepOps().has('BiasActivation'),
         residualNormFold: this.#stepOps().has('LayerNormalizationResidual'),
         matmulBiasFold: this.#stepOps().has('MatMulBias'),
+        attentionFold: this.#stepOps().has('MatMulStrided') && this.#stepOps().has('MatMulBias'),
       });
     let description = describe(this.#nhwcConv());
     let plan: NativeExecutionPlan;

@@ -24,6 +24,7 @@ import {
 import { foldableConvChains } from './conv-activation.js';
 import { im2colBytes } from './conv-workspace.js';
 import { aliasCopies } from './copy-alias.js';
+import { foldAttention } from './attention-fold.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
@@ -81,6 +82,8 @@ export interface PlanBuildOptions {
   residualNormFold?: boolean;
   /** Fold MatMul → Add(bias) into one MatMulBias step (matmul-bias-fold.ts). */
   matmulBiasFold?: boolean;
+  /** Batch-1 attention without Transposes, Q/K/V as one GEMM (attention-fold.ts; needs MatMulStrided). */
+  attentionFold?: boolean;
   /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
   alignment?: number;
 }
@@ -296,8 +299,11 @@ export function buildPlanDescription(
 
   // Byte copies between temps become aliases (copy-alias.ts); an alias's uses keep its root alive.
   const aliases = aliasCopies(steps, buffers, region);
-  if (aliases.aliasOf.size > 0) {
-    steps = aliases.steps;
+  steps = aliases.steps;
+  // Batch-1 attention reads its heads in place, Q/K/V in one GEMM (attention-fold.ts).
+  const attention = options.attentionFold ? foldAttention({ steps, buffers, constants, region, aliasOf: aliases.aliasOf }) : undefined;
+  if (attention) ({ steps, buffers, constants, region } = attention);
+  if (aliases.aliasOf.size > 0 || attention) {
     lifetime.clear();
     steps.forEach((s, at) => {
       for (const id of [...s.inputs, ...s.outputs]) if (id >= 0) touch(aliases.aliasOf.get(id) ?? id, at);
@@ -314,9 +320,17 @@ export function buildPlanDescription(
     });
   }
   const requests: OffsetRequest[] = [];
+  // Buffers no step reads or writes any more (a folded Transpose's output, Q/K/V before their merge)
+  // take no memory: they sit at offset 0, and the arena is at least as large as the largest of them.
+  let unusedBytes = 0;
   buffers.forEach((b, id) => {
     if (region.get(id) !== 'temp' || aliases.aliasOf.has(id)) return;
-    const l = lifetime.get(id) ?? { start: 0, end: 0 };
+    if (!lifetime.has(id)) {
+      b.offset = 0;
+      unusedBytes = Math.max(unusedBytes, b.bytes);
+      return;
+    }
+    const l = lifetime.get(id)!;
     requests.push({ name: String(id), bytes: alignUp(Math.max(b.bytes, 1), alignment), start: l.start, end: l.end });
   });
   // Step workspaces live during their step only: every buffer the step touches is live then, so none overlaps them.
@@ -332,7 +346,7 @@ export function buildPlanDescription(
     } else buffers[Number(name)].offset = offset + off;
   }
   for (const [alias, root] of aliases.aliasOf) buffers[alias].offset = buffers[root].offset;
-  const arenaBytes = offset + temps.arenaBytes;
+  const arenaBytes = Math.max(offset + temps.arenaBytes, unusedBytes);
 
   return { deviceId: options.deviceId, arenaBytes, captureGraph: options.captureGraph, buffers, constants, inputs, outputs, steps };
 }

@@ -1,10 +1,12 @@
 // Step ops on the BLAS seam (blas/blas.h): MatMul and Gemm. Attribute blobs:
 //   MatMul / MatMulBias []; inputs A, B, bias (MatMulBias: [n], a Linear layer's bias the TS side folded in)
 //   Gemm [transA, transB, alpha, beta]; inputs A, B, C (-1 when absent).
+//   MatMulStrided [16 view attributes, below]; inputs A, B.
 // MatMul batches: both operands share the output's batch dims, or one has none (stride 0).
 // MatMul is prepared in its check (blas::PrepareGemm: on cuBLAS, cublasLt's algorithms timed against
 // cublasGemmEx on the step's own buffers); a bias the chosen path cannot fuse is broadcast into Y
 // first and the GEMM accumulates onto it (beta 1).
+#include <cmath>
 #include <cstdlib>
 
 #include "blas/blas.h"
@@ -184,9 +186,86 @@ hipError_t LaunchGemm(const StepArgs& args) {
   return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, c != nullptr ? c->data : nullptr));
 }
 
+// MatMulStrided: one strided-batched GEMM over views of its operands' buffers, as the TS side's
+// attention fold (ep-rocm plan/attention-fold.ts) describes them: the per-head slices of [S, H*D]
+// projections, read in place instead of after a Transpose, and written the same way.
+//   attrs [transA, transB, m, n, k, lda, ldb, ldc, batch, strideA, strideB, strideC, offsetA, offsetB,
+//          offsetC, alpha]  (leading dimensions, strides and offsets in elements)
+// The check proves every view lies inside its buffer; C elements outside the view keep their contents.
+constexpr size_t kStridedAttrs = 16;
+
+// Elements a row-major view of rows x cols with leading dimension ld, repeated batch times at stride,
+// reaches from its offset: the buffer must hold at least this many. -1 when the view is malformed.
+int64_t ViewExtent(int64_t offset, int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t stride) {
+  if (offset < 0 || rows < 1 || cols < 1 || ld < cols || batch < 1 || stride < 0) return -1;
+  return offset + (batch - 1) * stride + (rows - 1) * ld + cols;
+}
+
+bool WholeNumbers(const std::vector<double>& attrs, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (!(attrs[i] >= 0 && attrs[i] <= 9.0e15 && attrs[i] == static_cast<double>(static_cast<int64_t>(attrs[i])))) return false;
+  }
+  return true;
+}
+
+void StridedDesc(const StepArgs& args, blas::GemmDesc* d) {
+  const auto at = [&](size_t i) { return static_cast<int64_t>(args.attrs[i]); };
+  const size_t element = DTypeSize(args.out(0).dtype);
+  d->dtype = BlasType(args.out(0).dtype);
+  d->trans_a = at(0) != 0;
+  d->trans_b = at(1) != 0;
+  d->m = at(2);
+  d->n = at(3);
+  d->k = at(4);
+  d->lda = at(5);
+  d->ldb = at(6);
+  d->ldc = at(7);
+  d->batch = at(8);
+  d->stride_a = at(9);
+  d->stride_b = at(10);
+  d->stride_c = at(11);
+  d->a = static_cast<const uint8_t*>(args.in(0).data) + at(12) * element;
+  d->b = static_cast<const uint8_t*>(args.in(1).data) + at(13) * element;
+  d->c = static_cast<uint8_t*>(args.out(0).data) + at(14) * element;
+  d->alpha = static_cast<float>(args.attrs[15]);
+  d->beta = 0.0f;
+}
+
+std::string CheckMatMulStrided(StepArgs* args) {
+  std::string p = ExpectArity(*args, 2, 2, 1);
+  if (p.empty()) p = FloatSame(*args);
+  if (!p.empty()) return p;
+  if (args->attrs.size() != kStridedAttrs || !WholeNumbers(args->attrs, kStridedAttrs - 1) || !std::isfinite(args->attrs[15])) {
+    return "needs 15 whole-number view attributes and a finite alpha";
+  }
+  blas::GemmDesc d;
+  StridedDesc(*args, &d);
+  const auto at = [&](size_t i) { return static_cast<int64_t>(args->attrs[i]); };
+  const int64_t a = ViewExtent(at(12), d.trans_a ? d.k : d.m, d.trans_a ? d.m : d.k, d.lda, d.batch, d.stride_a);
+  const int64_t b = ViewExtent(at(13), d.trans_b ? d.n : d.k, d.trans_b ? d.k : d.n, d.ldb, d.batch, d.stride_b);
+  const int64_t c = ViewExtent(at(14), d.m, d.n, d.ldc, d.batch, d.stride_c);
+  if (a < 0 || b < 0 || c < 0) return "a view is malformed (a leading dimension below its row, or an empty side)";
+  if (a > args->in(0).count() || b > args->in(1).count() || c > args->out(0).count()) return "a view reaches past its buffer";
+  if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) return "";
+  auto state = std::make_shared<blas::PreparedGemm>();
+  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, nullptr, state.get());
+  if (!prepared.ok) return prepared.message;
+  args->state = state;
+  return "";
+}
+
+hipError_t LaunchMatMulStrided(const StepArgs& args) {
+  blas::GemmDesc d;
+  StridedDesc(args, &d);
+  const auto* prepared = static_cast<const blas::PreparedGemm*>(args.state.get());
+  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
+  return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, nullptr));
+}
+
 }  // namespace
 
 SWITCHYARD_STEP_OP("MatMul", CheckMatMul, LaunchMatMul, BlasLinked());
+SWITCHYARD_STEP_OP("MatMulStrided", CheckMatMulStrided, LaunchMatMulStrided, BlasLinked());
 // The same step with its bias input (the name tells the EP this build folds MatMul + Add(bias)).
 SWITCHYARD_STEP_OP("MatMulBias", CheckMatMul, LaunchMatMul, BlasLinked() && &blas::PrepareGemm != nullptr && GemmSearchOn());
 SWITCHYARD_STEP_OP("Gemm", CheckGemm, LaunchGemm, BlasLinked());
