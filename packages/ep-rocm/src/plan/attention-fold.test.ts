@@ -134,7 +134,8 @@ describe('attention fold (batch 1)', () => {
   it('computes what the CPU EP computes, at the description\'s offsets', async () => {
     const x = seeded(S * N, 9);
     const s = await InferenceSession.fromModel(buildModel(attention(1)), { executionProviders: ['cpu'] });
-    const expected = (await s.run({ x: new Tensor('float32', x, [1, S, N]) })).y.data as Float32Array;
+    const out = await s.run({ x: new Tensor('float32', x, [1, S, N]) });
+    const expected = (out.y as Tensor).data as Float32Array;
     await s.release();
     const got = interpret(describePlan(1), x);
     expect(got.length).toBe(expected.length);
