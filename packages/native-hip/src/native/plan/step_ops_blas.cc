@@ -81,6 +81,16 @@ std::string FloatSame(const StepArgs& args) {
 
 const TensorRef* BiasOf(const StepArgs& args) { return args.inputs.size() > 2 ? args.inputs[2] : nullptr; }
 
+// Prepares the step's GEMM once (blas::PrepareGemm: the algorithm search or a cached answer) and keeps
+// it as the step's state; "" or the library's message.
+std::string PrepareStepGemm(StepArgs* args, const blas::GemmDesc& d, const TensorRef* bias) {
+  auto state = std::make_shared<blas::PreparedGemm>();
+  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get());
+  if (!prepared.ok) return prepared.message;
+  args->state = state;
+  return "";
+}
+
 // Broadcasts a bias (or Gemm's C) into Y (the GEMM then adds onto it).
 hipError_t ExpandRows(const StepArgs& args, const TensorRef& row) {
   kernels::TensorShape cs, ys;
@@ -101,11 +111,10 @@ std::string CheckMatMul(StepArgs* args) {
   if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) {
     return bias != nullptr ? "a folded bias needs blas::PrepareGemm, which this build lacks" : "";
   }
-  auto state = std::make_shared<blas::PreparedGemm>();
-  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get());
-  if (!prepared.ok) return prepared.message;
-  if (bias != nullptr && !state->bias_fused && &kernels::LaunchExpand == nullptr) return "an unfused bias needs the Expand kernel, which this build lacks";
-  args->state = state;
+  const std::string failed = PrepareStepGemm(args, d, bias);
+  if (!failed.empty()) return failed;
+  const bool fused = static_cast<const blas::PreparedGemm*>(args->state.get())->bias_fused;
+  if (bias != nullptr && !fused && &kernels::LaunchExpand == nullptr) return "an unfused bias needs the Expand kernel, which this build lacks";
   return "";
 }
 
@@ -164,11 +173,7 @@ std::string CheckGemm(StepArgs* args) {
   if (!GemmSearchOn() || &blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr || (HasC(*args) && bias == nullptr)) return "";
   blas::GemmDesc d;
   GemmStepDesc(*args, &d);
-  auto state = std::make_shared<blas::PreparedGemm>();
-  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get());
-  if (!prepared.ok) return prepared.message;
-  args->state = state;
-  return "";
+  return PrepareStepGemm(args, d, bias);
 }
 
 hipError_t LaunchGemm(const StepArgs& args) {
@@ -247,11 +252,7 @@ std::string CheckMatMulStrided(StepArgs* args) {
   if (a < 0 || b < 0 || c < 0) return "a view is malformed (a leading dimension below its row, or an empty side)";
   if (a > args->in(0).count() || b > args->in(1).count() || c > args->out(0).count()) return "a view reaches past its buffer";
   if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) return "";
-  auto state = std::make_shared<blas::PreparedGemm>();
-  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, nullptr, state.get());
-  if (!prepared.ok) return prepared.message;
-  args->state = state;
-  return "";
+  return PrepareStepGemm(args, d, nullptr);
 }
 
 hipError_t LaunchMatMulStrided(const StepArgs& args) {
