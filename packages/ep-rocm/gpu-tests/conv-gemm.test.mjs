@@ -48,12 +48,12 @@ const OUTPUTS = ['stem', 'out', 'dil', 'grp'];
 // the dilated conv runs as im2col + GEMM whatever the mode.
 const uneven = (step) => step.attrs[1] !== step.attrs[3] || step.attrs[2] !== step.attrs[4];
 
-async function runWith(mode, { batch = 1, fp16 = false, graph = false } = {}) {
+async function runWith(mode, { batch = 1, fp16 = false, graph = false, layout = 'auto' } = {}) {
   if (mode === undefined) delete process.env.SWITCHYARD_CONV_GEMM;
   else process.env.SWITCHYARD_CONV_GEMM = mode;
   const x = new Tensor('float32', seeded(batch * 6 * 225, 69), [batch, 6, 15, 15]);
   const expected = await reference(model(batch), { x });
-  const s = await InferenceSession.fromModel(model(batch), { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: graph }, 'cpu'] });
+  const s = await InferenceSession.fromModel(model(batch), { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: graph, fp16ConvLayout: layout }, 'cpu'] });
   for (let run = 0; run < 3; run++) {
     const out = await s.run({ x });
     for (const name of OUTPUTS) assertClose(out[name].data, expected[name].data, fp16 ? 5e-3 : 1e-5, fp16 ? 2e-2 : 1e-4, `${name} run ${run}`);
@@ -62,7 +62,7 @@ async function runWith(mode, { batch = 1, fp16 = false, graph = false } = {}) {
   const parts = s.providers.find((p) => p.name === 'rocm').partitions;
   const steps = parts.flatMap((part) => part.stats.lastDescription.steps.map((st, i) => ({ ...st, note: part.stats.lastStepNotes?.[i] ?? '' })));
   await s.release();
-  return steps.filter((st) => st.op === 'Conv');
+  return steps.filter((st) => st.op === 'Conv' || st.op === 'ConvNHWC');
 }
 
 describe('Conv steps as im2col + GEMM', { skip }, () => {
@@ -84,6 +84,18 @@ describe('Conv steps as im2col + GEMM', { skip }, () => {
       assert.ok(byNode.c3.workspace?.bytes >= batch * 6 * 9 * 225 * (fp16 ? 2 : 4), 'a padded 3x3 conv gets its im2col workspace');
     });
   }
+
+  it('forced (always) match the CPU EP channels-last, where the 1x1 stride-1 convolutions are one GEMM each', async () => {
+    const convs = await runWith('always', { batch: 2, fp16: true, graph: true, layout: 'NHWC' });
+    for (const c of convs) console.log(`# ${c.op} ${c.node}: ${c.note}`);
+    const nhwc = convs.filter((c) => c.op === 'ConvNHWC');
+    assert.ok(nhwc.length >= 4, convs.map((c) => `${c.op}(${c.node})`).join(','));
+    for (const c of nhwc) {
+      // 'down' and 'c1' are the model's unpadded 1x1 stride-1 convolutions.
+      if (['down', 'c1'].includes(c.node.split(' + ')[0])) assert.match(c.note, /^GEMM \(SWITCHYARD_CONV_GEMM=always/, c.node);
+      else assert.equal(c.note, '', `${c.node}: no GEMM form channels-last`);
+    }
+  });
 
   it('auto times both forms and says which won', async () => {
     const convs = await runWith(undefined);

@@ -158,7 +158,8 @@ describe.skipIf(!hasCompiler)('runtime (switchyard_hip.node built here)', () => 
     if (!existsSync('/opt/rocm/include/rocblas') && platform === 'amd') expect(blas).toMatchObject({ available: false, backend: 'none' });
     expect(binding.dnnAlgoCacheStats()).toMatchObject({ searches: 0, diskHits: 0 });
     expect(binding.dnnAlgoCacheStats('gemm')).toEqual({ searches: 0, memoryHits: 0, diskHits: 0, file: '' });
-    expect(() => binding.dnnAlgoCacheStats('blas' as 'gemm')).toThrow(/kind must be 'conv' or 'gemm'/);
+    expect(binding.dnnAlgoCacheStats('convform')).toEqual({ searches: 0, memoryHits: 0, diskHits: 0, file: '' });
+    expect(() => binding.dnnAlgoCacheStats('blas' as 'gemm')).toThrow(/kind must be 'conv', 'gemm' or 'convform'/);
   });
 
   it.skipIf(gpuHost)('device entry points throw coded errors without a device', () => {

@@ -29,21 +29,37 @@ bool Direct(const dnn::Conv2dDesc& d) {
 
 }  // namespace
 
-int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, int64_t oh, int64_t ow, int64_t element_bytes) {
+int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, dnn::TensorLayout layout, int64_t oh, int64_t ow, int64_t element_bytes) {
   if (d.group != 1 || oh < 1 || ow < 1 || d.n < 1 || d.c < 1 || d.kh < 1 || d.kw < 1) return -1;
   if (int64_t{d.n} * d.c * d.h * d.w >= kMaxElements) return -1;
   if (Direct(d)) return 0;
+  if (layout == dnn::TensorLayout::kNHWC) return -1;  // no channels-last im2col
   const int64_t elements = int64_t{d.n} * d.c * d.kh * d.kw * oh * ow;
   return elements >= kMaxElements ? -1 : elements * element_bytes;
 }
 
-std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, ConvGemm* out) {
+std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, ConvGemm* out) {
   if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr || &blas::Unavailable == nullptr) return "this build has no BLAS seam";
   if (const char* why = blas::Unavailable(); why != nullptr) return why;
   const TensorRef &x = args.in(0), &w = args.in(1), &y = args.out(0);
-  const int64_t oh = y.dims[2], ow = y.dims[3];
-  const int64_t needed = ConvGemmWorkspaceBytes(d, oh, ow, static_cast<int64_t>(DTypeSize(x.dtype)));
-  if (needed < 0) return "grouped, or too large for one GEMM per image";
+  const bool nhwc = layout == dnn::TensorLayout::kNHWC;
+  const int64_t oh = nhwc ? y.dims[1] : y.dims[2], ow = nhwc ? y.dims[2] : y.dims[3];
+  const int64_t needed = ConvGemmWorkspaceBytes(d, layout, oh, ow, static_cast<int64_t>(DTypeSize(x.dtype)));
+  if (needed < 0) return nhwc ? "channels-last, only an unpadded 1x1 stride-1 convolution is one GEMM" : "grouped, or too large for one GEMM per image";
+  blas::GemmDesc& g = out->gemm;
+  g.dtype = x.dtype == kFloat16 ? blas::DataType::kFloat16 : blas::DataType::kFloat32;
+  if (nhwc) {
+    // Every pixel of the batch is a row: [n*h*w, c] x [k, c]^T -> [n*h*w, k], the output's own layout.
+    g.m = int64_t{d.n} * oh * ow;
+    g.n = d.k;
+    g.k = d.c;
+    g.trans_b = true;
+    g.a = x.data;
+    g.b = w.data;
+    g.c = y.data;
+    const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "");
+    return prepared.ok ? "" : prepared.message;
+  }
   if (needed > 0 && &kernels::LaunchIm2Col == nullptr) return "this build has no im2col kernel";
   if (static_cast<size_t>(needed) > args.workspace_bytes) {
     return "im2col needs " + std::to_string(needed) + " bytes of workspace, the plan gives " + std::to_string(args.workspace_bytes);
@@ -51,8 +67,6 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, Conv
   out->im2col = needed > 0;
   out->shape = kernels::Im2ColShape{d.n, d.c, d.h, d.w, d.kh, d.kw, d.pad_top, d.pad_left, d.stride_h, d.stride_w,
                                     d.dilation_h, d.dilation_w, static_cast<int>(oh), static_cast<int>(ow)};
-  blas::GemmDesc& g = out->gemm;
-  g.dtype = x.dtype == kFloat16 ? blas::DataType::kFloat16 : blas::DataType::kFloat32;
   g.m = d.k;
   g.n = oh * ow;
   g.k = int64_t{d.c} * d.kh * d.kw;
@@ -84,9 +98,10 @@ hipError_t LaunchConvGemm(const StepArgs& args, const ConvGemm& g) {
   return s.ok ? hipSuccess : hipErrorInvalidValue;
 }
 
-std::string ConvFormKey(const dnn::Conv2dDesc& d, bool bias, bool residual, int activation) {
+std::string ConvFormKey(const dnn::Conv2dDesc& d, dnn::TensorLayout layout, bool bias, bool residual, int activation) {
   char key[200];
-  std::snprintf(key, sizeof key, "%d|%d,%d,%d,%d|%d,%d,%d|g%d|p%d,%d,%d,%d|s%d,%d|d%d,%d|b%d r%d a%d", static_cast<int>(d.dtype), d.n, d.c,
+  std::snprintf(key, sizeof key, "%s%d|%d,%d,%d,%d|%d,%d,%d|g%d|p%d,%d,%d,%d|s%d,%d|d%d,%d|b%d r%d a%d",
+                layout == dnn::TensorLayout::kNHWC ? "nhwc|" : "", static_cast<int>(d.dtype), d.n, d.c,
                 d.h, d.w, d.k, d.kh, d.kw, d.group, d.pad_top, d.pad_left, d.pad_bottom, d.pad_right, d.stride_h, d.stride_w,
                 d.dilation_h, d.dilation_w, bias ? 1 : 0, residual ? 1 : 0, activation);
   return key;

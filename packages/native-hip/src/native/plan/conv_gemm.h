@@ -1,7 +1,8 @@
 // A 2-D NCHW convolution (group 1) run as one GEMM per image:
 //   Y[ni] (k x oh*ow) = W (k x c*kh*kw) * B[ni]
 // where B is x itself for an unpadded 1x1 stride-1 convolution, and im2col(x) (kernels/im2col.hip)
-// in the step's workspace otherwise. Why: at batch 1 the DNN library's fp32 convolutions cover a
+// in the step's workspace otherwise. Channels-last (NHWC, float16 plans), an unpadded 1x1 stride-1
+// convolution is one GEMM over the whole batch: Y (n*h*w x k) = X (n*h*w x c) * W^T (W is [k, c]). Why: at batch 1 the DNN library's fp32 convolutions cover a
 // [k, oh*ow] output with a handful of thread blocks (ResNet-50's 14x14 and 7x7 layers), while the BLAS
 // seam's prepared GEMM times split-K kernels that fill the GPU. The Conv step op (step_ops_dnn.cc)
 // times both forms on the step's own buffers at plan build and keeps the faster.
@@ -27,13 +28,13 @@ struct ConvGemm {
 
 // Bytes of workspace the GEMM form needs for `d` with output oh x ow and elements of `element_bytes`
 // (im2col's buffer; 0 when x serves as B), or -1 when the form does not serve it: a grouped
-// convolution, or a buffer of 2^31 elements or more.
-int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, int64_t oh, int64_t ow, int64_t element_bytes);
+// convolution, a channels-last one that is not 1x1 stride 1 unpadded, or a buffer of 2^31 elements or more.
+int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, dnn::TensorLayout layout, int64_t oh, int64_t ow, int64_t element_bytes);
 
 // Prepares the GEMM form on the step's buffers (x, w, y and the workspace the plan gave the step):
 // fills the im2col buffer once, then lets the BLAS seam choose the GEMM's algorithm on it. "" or why
 // the form cannot run (a kernel or the BLAS seam missing from this build, too little workspace).
-std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, ConvGemm* out);
+std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, ConvGemm* out);
 
 // Queues im2col (when needed) and the GEMM on args.stream; bias, activation and residual are the
 // caller's (the epilogue kernel).
@@ -46,7 +47,7 @@ struct ConvForm {
   bool gemm = false;
   std::string note;  // what the timing said
 };
-std::string ConvFormKey(const dnn::Conv2dDesc& d, bool bias, bool residual, int activation);
+std::string ConvFormKey(const dnn::Conv2dDesc& d, dnn::TensorLayout layout, bool bias, bool residual, int activation);
 bool LookupConvForm(int device, const std::string& key, ConvForm* out);
 void StoreConvForm(int device, const std::string& key, const ConvForm& form);
 

@@ -12,8 +12,8 @@
 //         Z like y): float16 plans keep convolutions in the tensor cores' layout (plan-description.ts).
 //   Conv and Pool are prepared once, in the check (descriptors, algorithm, workspace: dnn::PrepareConv),
 //   and the launch only queues the library call and the epilogue.
-//   An NCHW Conv of group 1 may instead run as im2col + GEMM (plan/conv_gemm.h) with the epilogue
-//   kernel: the check times both forms on the step's buffers and keeps the faster (SWITCHYARD_CONV_GEMM:
+//   An NCHW Conv of group 1 (and an unpadded 1x1 stride-1 ConvNHWC) may instead run as im2col + GEMM
+//   (plan/conv_gemm.h) with the epilogue kernel: the check times both forms on the step's buffers and keeps the faster (SWITCHYARD_CONV_GEMM:
 //   auto, the default; always; never). im2col's buffer is the step's workspace, which the TS side gives
 //   every Conv that may need one (plan-description.ts); the step's note says what was chosen and why.
 //   BatchNormalization [epsilon]; inputs X, scale, B, mean, var
@@ -150,9 +150,10 @@ std::string Ms(float ms) {
   return text;
 }
 
-// An NCHW group-1 convolution: prepares its GEMM form and keeps it when it runs faster than the
-// library's (both timed whole, epilogue included, on the step's buffers). Sets the step's note.
-void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, ConvState* state) {
+// A convolution with a GEMM form (NCHW group 1, or channels-last 1x1): prepares that form and keeps
+// it when it runs faster than the library's (both timed whole, epilogue included, on the step's
+// buffers). Sets the step's note.
+void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, ConvState* state) {
   const ConvGemmMode mode = ConvGemmModeFromEnv();
   const std::string library = &dnn::BackendName != nullptr ? dnn::BackendName() : "the DNN library";
   if (mode == ConvGemmMode::kNever) {
@@ -170,7 +171,7 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, ConvState* state) 
   // An earlier plan or process timed this problem: take its answer (the GEMM's algorithm comes from
   // the GEMM cache the same way).
   const bool auto_mode = mode == ConvGemmMode::kAuto;
-  const std::string key = ConvFormKey(d, Optional(*args, 2) != nullptr, Optional(*args, 3) != nullptr, static_cast<int>(state->op));
+  const std::string key = ConvFormKey(d, layout, Optional(*args, 2) != nullptr, Optional(*args, 3) != nullptr, static_cast<int>(state->op));
   ConvForm cached;
   const bool known = auto_mode && LookupConvForm(args->device, key, &cached);
   if (known && !cached.gemm) {
@@ -178,7 +179,7 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, ConvState* state) 
     return;
   }
   auto gemm = std::make_unique<ConvGemm>();
-  const std::string why = PrepareConvGemm(*args, d, gemm.get());
+  const std::string why = PrepareConvGemm(*args, d, layout, gemm.get());
   if (!why.empty()) {
     args->note = library + " (im2col + GEMM: " + why + ")";
     return;
@@ -255,19 +256,22 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
   dnn::ConvOptions options;
   options.search = static_cast<dnn::AlgoSearch>(I(*args, 9));
   const dnn::Status prepared = dnn::PrepareConv(args->device, args->stream, d, layout, sample, options, &state->conv);
-  const bool gemm_form = layout == dnn::TensorLayout::kNCHW && d.group == 1;
+  // NCHW: any group-1 convolution (im2col when needed); channels-last: the unpadded 1x1 stride-1 ones.
+  const bool direct = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 &&
+                      d.pad_bottom == 0 && d.pad_right == 0;
+  const bool gemm_form = d.group == 1 && (layout == dnn::TensorLayout::kNCHW || direct);
   if (!prepared.ok) {
     // The library declines some problems (cuDNN: a begin pad unlike the end pad); the GEMM form pads
     // any way, so it runs them alone.
     if (!gemm_form || &kernels::LaunchBiasActivation == nullptr) return "cannot prepare the convolution: " + prepared.message;
     auto gemm = std::make_unique<ConvGemm>();
-    const std::string why = PrepareConvGemm(*args, d, gemm.get());
+    const std::string why = PrepareConvGemm(*args, d, layout, gemm.get());
     if (!why.empty()) return "cannot prepare the convolution: " + prepared.message + "; nor as im2col + GEMM: " + why;
     args->note = std::string(gemm->im2col ? "im2col + GEMM" : "GEMM") + " (the library declines: " + prepared.message + "; " +
                  gemm->prepared.choice + ")";
     state->gemm = std::move(gemm);
   } else if (gemm_form) {
-    ChooseConvForm(args, d, state.get());
+    ChooseConvForm(args, d, layout, state.get());
   }
   args->state = state;
   return "";
