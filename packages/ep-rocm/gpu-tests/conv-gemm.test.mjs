@@ -82,6 +82,12 @@ describe('Conv steps as im2col + GEMM', { skip }, () => {
       assert.match(byNode.c1.note, /^GEMM /, 'an unpadded 1x1 stride-1 conv needs no im2col');
       assert.equal(byNode.c1.workspace, undefined, 'and no workspace');
       assert.ok(byNode.c3.workspace?.bytes >= batch * 6 * 9 * 225 * (fp16 ? 2 : 4), 'a padded 3x3 conv gets its im2col workspace');
+      // Batch 1 with bias + ReLU and no residual: cuBLASLt takes both into the GEMM (no epilogue kernel).
+      if (loaded.binding.blasInfo().backend === 'cuBLAS') {
+        if (batch === 1) assert.match(byNode.c3.note, /with bias and ReLU in its epilogue/, byNode.c3.note);
+        else assert.doesNotMatch(byNode.c3.note, /epilogue/, byNode.c3.note);
+        assert.doesNotMatch(byNode.c1.note, /epilogue/, 'a residual keeps the epilogue kernel');
+      }
     });
   }
 

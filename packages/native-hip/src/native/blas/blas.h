@@ -37,6 +37,11 @@ struct GemmDesc {
   // (a stride of 0 broadcasts one matrix to every batch, e.g. MatMul's [B,M,K] x [K,N]).
   int64_t batch = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  // Prepared GEMMs only (PrepareGemm), honoured when PreparedGemm::epilogue_fused says so: C read from
+  // `c_source` (beta != 0; same layout as C) while the result goes to `c`, and max(0, .) applied to the
+  // result. The plain path has neither and refuses a description that asks for them.
+  const void* c_source = nullptr;
+  bool relu = false;
 };
 
 struct Status {
@@ -65,6 +70,7 @@ Status Normalize(GemmDesc* desc);
 // every row) is fused into the library's epilogue when the chosen path can; otherwise the caller adds it.
 struct PreparedGemm {
   bool bias_fused = false;
+  bool epilogue_fused = false;  // the desc's c_source / relu ride the chosen algorithm (cuBLASLt only)
   std::string choice;              // what was chosen and why, for plan descriptions and logs
   std::shared_ptr<void> backend;  // the backend's own state (nullptr: plain Gemm)
 };

@@ -87,6 +87,7 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   GemmDesc d = input;
   Status checked = Normalize(&d);
   if (!checked.ok) return checked;
+  if (d.c_source != nullptr || d.relu) return Status{false, "gemm: the plain path has no separate C or ReLU epilogue"};
   if (d.m == 0 || d.n == 0) return Status{};
   std::lock_guard<std::mutex> lock(HandleMutex());
   const Handle* entry = nullptr;
@@ -261,6 +262,7 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   GemmDesc d = input;
   Status checked = Normalize(&d);
   if (!checked.ok) return checked;
+  if (d.c_source != nullptr || d.relu) return Status{false, "gemm: the plain path has no separate C or ReLU epilogue"};
   if (const char* why = Unavailable(); why != nullptr) return Status{false, std::string("gemm: ") + why};
   if (d.m == 0 || d.n == 0) return Status{};
   std::lock_guard<std::mutex> lock(HandleMutex());

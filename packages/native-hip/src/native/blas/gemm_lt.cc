@@ -138,13 +138,14 @@ int AlignmentOf(const void* p) {
 // dimensions, batch and strides, alpha and beta, bias, the pointers' alignments (the search asks for
 // algorithms relying on them) and the workspace.
 std::string KeyOf(const GemmDesc& d, const void* bias, size_t workspace_bytes) {
-  char key[320];
-  std::snprintf(key, sizeof key, "%d|%d%d|%lld,%lld,%lld|%lld,%lld,%lld|%lld|%lld,%lld,%lld|%g,%g|%d|%d,%d,%d,%d|%zu",
+  char key[340];
+  std::snprintf(key, sizeof key, "%d|%d%d|%lld,%lld,%lld|%lld,%lld,%lld|%lld|%lld,%lld,%lld|%g,%g|%d|%d,%d,%d,%d|%zu%s%s",
                 static_cast<int>(d.dtype), d.trans_a ? 1 : 0, d.trans_b ? 1 : 0, static_cast<long long>(d.m), static_cast<long long>(d.n),
                 static_cast<long long>(d.k), static_cast<long long>(d.lda), static_cast<long long>(d.ldb), static_cast<long long>(d.ldc),
                 static_cast<long long>(d.batch), static_cast<long long>(d.stride_a), static_cast<long long>(d.stride_b),
                 static_cast<long long>(d.stride_c), d.alpha, d.beta, bias != nullptr ? 1 : 0, AlignmentOf(d.a), AlignmentOf(d.b),
-                AlignmentOf(d.c), bias != nullptr ? AlignmentOf(bias) : 0, workspace_bytes);
+                AlignmentOf(d.c), bias != nullptr ? AlignmentOf(bias) : 0, workspace_bytes,
+                d.c_source != nullptr ? ("|c" + std::to_string(AlignmentOf(d.c_source))).c_str() : "", d.relu ? "|relu" : "");
   return key;
 }
 
@@ -169,11 +170,12 @@ Status Describe(const GemmDesc& d, const void* bias, LtGemm* g) {
   const cublasOperation_t tb = d.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasStatus_t s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
   if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
-  if (s == CUBLAS_STATUS_SUCCESS && bias != nullptr) {
-    // One value per row of the column-major D, i.e. per column n of our row-major C.
-    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  if (s == CUBLAS_STATUS_SUCCESS && (bias != nullptr || d.relu)) {
+    // A bias is one value per row of the column-major D, i.e. per column n of our row-major C; ReLU
+    // applies after it (and after beta * C).
+    const cublasLtEpilogue_t epilogue = bias != nullptr ? (d.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS) : CUBLASLT_EPILOGUE_RELU;
     s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
-    if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+    if (s == CUBLAS_STATUS_SUCCESS && bias != nullptr) s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
   }
   if (s != CUBLAS_STATUS_SUCCESS) return LtFailure("cublasLtMatmulDescSetAttribute", s);
   const uint64_t m = d.m, n = d.n, k = d.k;
@@ -184,7 +186,8 @@ Status Describe(const GemmDesc& d, const void* bias, LtGemm* g) {
 }
 
 cublasStatus_t Launch(const LtGemm& g, const cublasLtMatmulAlgo_t& algo, size_t workspace_bytes, hipStream_t stream, const GemmDesc& d) {
-  return cublasLtMatmul(g.handle, g.op, &d.alpha, d.b, g.a, d.a, g.b, &d.beta, d.c, g.c, d.c, g.c, &algo, g.workspace, workspace_bytes,
+  const void* c = d.c_source != nullptr ? d.c_source : d.c;
+  return cublasLtMatmul(g.handle, g.op, &d.alpha, d.b, g.a, d.a, g.b, &d.beta, c, g.c, d.c, g.c, &algo, g.workspace, workspace_bytes,
                         stream);
 }
 
@@ -368,6 +371,7 @@ Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bi
   g->algo = choice.algo;
   g->workspace_bytes = choice.workspace;
   out->bias_fused = bias != nullptr;
+  out->epilogue_fused = d.c_source != nullptr || d.relu;
   out->backend = std::move(g);
   return Status{};
 }

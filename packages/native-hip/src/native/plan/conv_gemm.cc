@@ -38,7 +38,32 @@ int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, dnn::TensorLayout layou
   return elements >= kMaxElements ? -1 : elements * element_bytes;
 }
 
-std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, ConvGemm* out) {
+namespace {
+
+// The bias broadcast to the output's [k, oh*ow] in device memory of its own, or nullptr.
+std::shared_ptr<void> BiasMatrix(const StepArgs& args, int64_t k, int64_t pixels) {
+  if (&kernels::LaunchExpand == nullptr) return nullptr;
+  const TensorRef& bias = *args.inputs[2];
+  void* matrix = nullptr;
+  if (hipMalloc(&matrix, static_cast<size_t>(k * pixels) * DTypeSize(bias.dtype)) != hipSuccess) {
+    (void)hipGetLastError();
+    return nullptr;
+  }
+  std::shared_ptr<void> owned(matrix, [](void* p) { (void)hipFree(p); });
+  kernels::TensorShape from, to;
+  from.rank = to.rank = 2;
+  from.dims[0] = to.dims[0] = k;
+  from.dims[1] = 1;
+  to.dims[1] = pixels;
+  const kernels::DType dt = bias.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
+  if (kernels::LaunchExpand(dt, bias.data, from, matrix, to, args.stream) != hipSuccess) return nullptr;
+  return owned;
+}
+
+}  // namespace
+
+std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, kernels::UnaryOp activation,
+                            ConvGemm* out) {
   if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr || &blas::Unavailable == nullptr) return "this build has no BLAS seam";
   if (const char* why = blas::Unavailable(); why != nullptr) return why;
   const TensorRef &x = args.in(0), &w = args.in(1), &y = args.out(0);
@@ -83,6 +108,28 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
     // The search times the GEMM on this buffer: give it the real operand, not stale arena bytes.
     kernels::DType dt = x.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
     if (kernels::LaunchIm2Col(dt, x.data, out->shape, args.workspace, args.stream) != hipSuccess) return "im2col launch failed";
+  }
+  const bool has_bias = args.inputs.size() > 2 && args.inputs[2] != nullptr;
+  const bool has_residual = args.inputs.size() > 3 && args.inputs[3] != nullptr;
+  const bool fusable = activation == kernels::UnaryOp::kIdentity || activation == kernels::UnaryOp::kRelu;
+  if (d.n == 1 && has_bias && !has_residual && fusable) {
+    if (std::shared_ptr<void> matrix = BiasMatrix(args, g.m, g.n); matrix != nullptr) {
+      blas::GemmDesc fused = g;
+      fused.c_source = matrix.get();
+      fused.beta = 1.0f;
+      fused.relu = activation == kernels::UnaryOp::kRelu;
+      blas::PreparedGemm prepared;
+      const blas::Status status = blas::PrepareGemm(args.device, args.stream, fused, nullptr, &prepared, "");
+      if (status.ok && prepared.epilogue_fused) {
+        g = fused;
+        out->prepared = std::move(prepared);
+        out->prepared.choice += fused.relu ? " with bias and ReLU in its epilogue" : " with the bias as its C";
+        out->epilogue_fused = true;
+        out->bias_matrix = std::move(matrix);
+        return "";
+      }
+    }
+    (void)hipGetLastError();
   }
   const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "");
   return prepared.ok ? "" : prepared.message;

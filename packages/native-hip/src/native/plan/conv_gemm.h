@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "blas/blas.h"
@@ -24,6 +25,11 @@ struct ConvGemm {
   kernels::Im2ColShape shape;
   blas::GemmDesc gemm;  // carries the step's pointers (plans never move their buffers)
   blas::PreparedGemm prepared;
+  // Batch 1, NCHW, a bias and no residual: the bias broadcast once to [k, oh*ow] is the GEMM's C (beta
+  // 1) and a ReLU rides cuBLASLt's epilogue, so no epilogue kernel runs after the GEMM (at batch 1 that
+  // kernel cost about as much as a 1x1 convolution's GEMM). The matrix is the step's own device memory.
+  bool epilogue_fused = false;
+  std::shared_ptr<void> bias_matrix;
 };
 
 // Bytes of workspace the GEMM form needs for `d` with output oh x ow and elements of `element_bytes`
@@ -34,7 +40,9 @@ int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, dnn::TensorLayout layou
 // Prepares the GEMM form on the step's buffers (x, w, y and the workspace the plan gave the step):
 // fills the im2col buffer once, then lets the BLAS seam choose the GEMM's algorithm on it. "" or why
 // the form cannot run (a kernel or the BLAS seam missing from this build, too little workspace).
-std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, ConvGemm* out);
+// `activation` is the step's epilogue activation: bias and ReLU (or none) may fuse into the GEMM.
+std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, kernels::UnaryOp activation,
+                            ConvGemm* out);
 
 // Queues im2col (when needed) and the GEMM on args.stream; bias, activation and residual are the
 // caller's (the epilogue kernel).

@@ -120,7 +120,7 @@ hipError_t RunConv(const ConvState& state, const StepArgs& a) {
     return Report(state.conv->Run(args));
   }
   const hipError_t conv = state.gemm != nullptr ? LaunchConvGemm(a, *state.gemm) : Report(state.conv->Run(args));
-  if (conv != hipSuccess) return conv;
+  if (conv != hipSuccess || (state.gemm != nullptr && state.gemm->epilogue_fused)) return conv;
   if (bias == nullptr && residual == nullptr && state.op == kernels::UnaryOp::kIdentity) return hipSuccess;
   const TensorRef& y = a.out(0);
   const kernels::DType dt = y.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
@@ -179,7 +179,7 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, dnn::TensorLayout 
     return;
   }
   auto gemm = std::make_unique<ConvGemm>();
-  const std::string why = PrepareConvGemm(*args, d, layout, gemm.get());
+  const std::string why = PrepareConvGemm(*args, d, layout, state->op, gemm.get());
   if (!why.empty()) {
     args->note = library + " (im2col + GEMM: " + why + ")";
     return;
@@ -265,7 +265,7 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
     // any way, so it runs them alone.
     if (!gemm_form || &kernels::LaunchBiasActivation == nullptr) return "cannot prepare the convolution: " + prepared.message;
     auto gemm = std::make_unique<ConvGemm>();
-    const std::string why = PrepareConvGemm(*args, d, layout, gemm.get());
+    const std::string why = PrepareConvGemm(*args, d, layout, state->op, gemm.get());
     if (!why.empty()) return "cannot prepare the convolution: " + prepared.message + "; nor as im2col + GEMM: " + why;
     args->note = std::string(gemm->im2col ? "im2col + GEMM" : "GEMM") + " (the library declines: " + prepared.message + "; " +
                  gemm->prepared.choice + ")";
