@@ -3,6 +3,9 @@
 // the default (auto) the step notes give both timings; with never, the library runs every Conv it
 // accepts (cuDNN declines uneven pads: those run as im2col + GEMM in every mode).
 import { afterEach, describe, it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel } from '@switchyard/core/testing';
@@ -48,12 +51,12 @@ const OUTPUTS = ['stem', 'out', 'dil', 'grp'];
 // the dilated conv runs as im2col + GEMM whatever the mode.
 const uneven = (step) => step.attrs[1] !== step.attrs[3] || step.attrs[2] !== step.attrs[4];
 
-async function runWith(mode, { batch = 1, fp16 = false, graph = false, layout = 'auto' } = {}) {
+async function runWith(mode, { batch = 1, fp16 = false, graph = false, layout = 'auto', ep = {} } = {}) {
   if (mode === undefined) delete process.env.SWITCHYARD_CONV_GEMM;
   else process.env.SWITCHYARD_CONV_GEMM = mode;
   const x = new Tensor('float32', seeded(batch * 6 * 225, 69), [batch, 6, 15, 15]);
   const expected = await reference(model(batch), { x });
-  const s = await InferenceSession.fromModel(model(batch), { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: graph, fp16ConvLayout: layout }, 'cpu'] });
+  const s = await InferenceSession.fromModel(model(batch), { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: graph, fp16ConvLayout: layout, ...ep }, 'cpu'] });
   for (let run = 0; run < 3; run++) {
     const out = await s.run({ x });
     for (const name of OUTPUTS) assertClose(out[name].data, expected[name].data, fp16 ? 5e-3 : 1e-5, fp16 ? 2e-2 : 1e-4, `${name} run ${run}`);
@@ -118,6 +121,28 @@ describe('Conv steps as im2col + GEMM', { skip }, () => {
     for (const c of timed) assert.match(c.note, /over .* \(cached\)$/, c.node);
     assert.equal(after.searches, before.searches, 'nothing timed again');
     assert.equal(after.memoryHits + after.diskHits - before.memoryHits - before.diskHits, timed.length);
+  });
+
+  it('tunableOpEnable: false keeps the library for every Conv it accepts (and the plain GEMM path)', async () => {
+    const convs = await runWith(undefined, { ep: { tunableOpEnable: false } });
+    for (const c of convs.filter((c) => c.attrs[0] === 1)) {
+      if (uneven(c)) assert.match(c.note, /the library declines.*cublasGemmEx \(tuning off\)/, c.node);
+      else assert.match(c.note, /tuning off: tunableOpEnable is false/, c.node);
+    }
+  });
+
+  it('tunableOpTuningEnable: false takes cached forms only, and times nothing new', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-convform-'));
+    process.env.SWITCHYARD_CONV_ALGO_CACHE = dir; // a cache that knows nothing yet
+    try {
+      const before = loaded.binding.dnnAlgoCacheStats('convform');
+      const convs = await runWith(undefined, { batch: 3, ep: { tunableOpTuningEnable: false } });
+      for (const c of convs.filter((c) => c.attrs[0] === 1 && !uneven(c))) assert.match(c.note, /no cached form, and tunableOpTuningEnable is false/, c.node);
+      assert.equal(loaded.binding.dnnAlgoCacheStats('convform').searches, before.searches, 'nothing timed');
+    } finally {
+      delete process.env.SWITCHYARD_CONV_ALGO_CACHE;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never keeps the library for every Conv', async () => {

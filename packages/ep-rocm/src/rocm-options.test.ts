@@ -19,8 +19,8 @@ describe('resolveRocmOptions', () => {
       deviceId: 0,
       gpuMemLimit: Infinity,
       arenaExtendStrategy: 'kNextPowerOfTwo',
-      tunableOpEnable: false,
-      tunableOpTuningEnable: false,
+      tunableOpEnable: true,
+      tunableOpTuningEnable: true,
       convAlgoSearch: 'EXHAUSTIVE',
       enableHipGraph: false,
       fp16: false,
@@ -57,6 +57,11 @@ describe('resolveRocmOptions', () => {
     expect(error({ arenaExtendStrategy: 'grow' })).toContain("arenaExtendStrategy must be one of 'kNextPowerOfTwo', 'kSameAsRequested', got \"grow\"");
     expect(error({ convAlgoSearch: 'exhaustive' })).toContain("convAlgoSearch must be one of 'EXHAUSTIVE', 'HEURISTIC', 'DEFAULT'");
     expect(error({ fp16: 1 })).toBe('rocm EP: fp16 must be true or false, got 1');
-    expect(error({ tunableOpTuningEnable: true })).toContain('tunableOpTuningEnable needs tunableOpEnable: true');
+    expect(error({ tunableOpEnable: false, tunableOpTuningEnable: true })).toContain('tunableOpTuningEnable needs tunableOpEnable: true');
+  });
+
+  it('turns tuning off with tunableOpEnable alone, and keeps cached choices only without tunableOpTuningEnable', () => {
+    expect(resolveRocmOptions({ tunableOpEnable: false })).toMatchObject({ tunableOpEnable: false, tunableOpTuningEnable: false });
+    expect(resolveRocmOptions({ tunableOpTuningEnable: false })).toMatchObject({ tunableOpEnable: true, tunableOpTuningEnable: false });
   });
 });

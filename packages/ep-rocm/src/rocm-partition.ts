@@ -94,6 +94,7 @@ export class RocmPartition implements CompiledPartition {
       buildPlanDescription(graph, this.partition.nodes, this.partition.inputNames, this.partition.outputNames, {
         deviceId: this.options.deviceId,
         captureGraph: this.options.enableHipGraph,
+        tuning: !this.options.tunableOpEnable ? 0 : this.options.tunableOpTuningEnable ? 2 : 1,
         fp16: this.options.fp16,
         convAlgoSearch: this.options.convAlgoSearch,
         nhwcConv,

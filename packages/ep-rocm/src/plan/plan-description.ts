@@ -58,6 +58,8 @@ export interface PlanDescription {
   deviceId: number;
   arenaBytes: number;
   captureGraph: boolean;
+  /** What step checks may tune (native StepArgs::Tuning): 0 the libraries' defaults, 1 cached choices only, 2 time what the cache lacks. */
+  tuning: 0 | 1 | 2;
   buffers: PlanBuffer[];
   constants: Array<{ buffer: number; data: ArrayBufferView }>;
   inputs: number[];
@@ -68,6 +70,8 @@ export interface PlanDescription {
 export interface PlanBuildOptions {
   deviceId: number;
   captureGraph: boolean;
+  /** The EP's tunableOpEnable / tunableOpTuningEnable as PlanDescription.tuning; default 2 (tune). */
+  tuning?: 0 | 1 | 2;
   fp16: boolean;
   /** Convolution algorithm search (the EP's `convAlgoSearch`). */
   convAlgoSearch?: 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
@@ -348,5 +352,5 @@ export function buildPlanDescription(
   for (const [alias, root] of aliases.aliasOf) buffers[alias].offset = buffers[root].offset;
   const arenaBytes = Math.max(offset + temps.arenaBytes, unusedBytes);
 
-  return { deviceId: options.deviceId, arenaBytes, captureGraph: options.captureGraph, buffers, constants, inputs, outputs, steps };
+  return { deviceId: options.deviceId, arenaBytes, captureGraph: options.captureGraph, tuning: options.tuning ?? 2, buffers, constants, inputs, outputs, steps };
 }

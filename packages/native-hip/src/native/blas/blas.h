@@ -75,13 +75,18 @@ struct PreparedGemm {
   std::shared_ptr<void> backend;  // the backend's own state (nullptr: plain Gemm)
 };
 
+// What PrepareGemm may do (the ROCm EP's tunableOpEnable / tunableOpTuningEnable): time the candidates
+// when the cache has no answer (kSearch), take only what the cache holds and otherwise the plain path
+// (kCachedOnly), or take the plain path outright (kOff, as SWITCHYARD_GEMM_SEARCH=0).
+enum class GemmTuning : int { kSearch = 0, kCachedOnly = 1, kOff = 2 };
+
 // `desc` must carry the launch's pointers (a search runs the GEMM on them: C is overwritten).
 // Synchronizes `stream`; not capturable. SWITCHYARD_GEMM_SEARCH=0 turns the search off (and with it
 // the cache: neither read nor written). A choice is kept in the on-disk algorithm cache under
 // `cache_dir` ("" = the convolution cache's default folder, "-" = memory only), so a later process
 // with the same GPU and library takes it without timing.
 Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& desc, const void* bias, PreparedGemm* out,
-                   const std::string& cache_dir = "");
+                   const std::string& cache_dir = "", GemmTuning tuning = GemmTuning::kSearch);
 // Queues a prepared GEMM (asynchronous, capturable); `desc` and `bias` as given to PrepareGemm.
 Status RunPreparedGemm(const PreparedGemm& prepared, int device, hipStream_t stream, const GemmDesc& desc, const void* bias);
 

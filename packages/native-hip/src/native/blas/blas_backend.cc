@@ -114,7 +114,8 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   return Status{};
 }
 
-Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const void* bias, PreparedGemm* out, const std::string& cache_dir) {
+Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const void* bias, PreparedGemm* out, const std::string& cache_dir,
+                   GemmTuning tuning) {
   *out = PreparedGemm{};
   out->choice = "cublasGemmEx";
   GemmDesc d = input;
@@ -122,6 +123,10 @@ Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const 
   if (!checked.ok || d.m == 0 || d.n == 0 || d.k == 0) return checked;
 #if defined(SWITCHYARD_BLAS_CUBLASLT)
   if (const char* search = std::getenv("SWITCHYARD_GEMM_SEARCH"); search != nullptr && std::string(search) == "0") return Status{};
+  if (tuning == GemmTuning::kOff) {
+    out->choice = "cublasGemmEx (tuning off)";
+    return Status{};
+  }
   void* workspace = nullptr;
   {
     std::lock_guard<std::mutex> lock(HandleMutex());
@@ -132,7 +137,8 @@ Status PrepareGemm(int device, hipStream_t stream, const GemmDesc& input, const 
   }
   // The stream's handle and cublasLt share one workspace: both queue on this stream, one at a time.
   Status searched =
-      lt::Prepare(device, stream, d, bias, workspace, kWorkspaceBytes, cache_dir, [&] { return Gemm(device, stream, input); }, out);
+      lt::Prepare(device, stream, d, bias, workspace, kWorkspaceBytes, cache_dir, tuning == GemmTuning::kSearch,
+                  [&] { return Gemm(device, stream, input); }, out);
   if (!searched.ok) {
     // cublasLt refused the problem: the plain path still serves it.
     *out = PreparedGemm{};
@@ -295,7 +301,7 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
 
 // rocBLAS has no fused bias epilogue here and its gemm_ex picks its own solution: launches take the
 // plain path, and the caller adds a bias. (hipBLASLt would be the counterpart of cublasLt's search.)
-Status PrepareGemm(int, hipStream_t, const GemmDesc& input, const void*, PreparedGemm* out, const std::string&) {
+Status PrepareGemm(int, hipStream_t, const GemmDesc& input, const void*, PreparedGemm* out, const std::string&, GemmTuning) {
   *out = PreparedGemm{};
   out->choice = "rocblas_gemm_ex";
   GemmDesc d = input;
@@ -326,7 +332,7 @@ Status Gemm(int, hipStream_t, const GemmDesc& input) {
   return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
 }
 
-Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm* out, const std::string&) {
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm* out, const std::string&, GemmTuning) {
   *out = PreparedGemm{};
   return Status{false, std::string("gemm: ") + SWITCHYARD_BLAS_MISSING};
 }

@@ -338,7 +338,7 @@ void LogChoice(const GemmDesc& d, const std::string& text) {
 }  // namespace
 
 Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bias, void* workspace, size_t workspace_bytes,
-               const std::string& cache_dir, const std::function<Status()>& legacy, PreparedGemm* out) {
+               const std::string& cache_dir, bool search, const std::function<Status()>& legacy, PreparedGemm* out) {
   // Broadcast batches (a stride of 0) stay on cublasGemmStridedBatchedEx, which documents them.
   if (d.batch > 1 && (d.stride_a == 0 || d.stride_b == 0 || bias != nullptr)) return Status{};
   auto g = std::make_shared<LtGemm>();
@@ -359,6 +359,9 @@ Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bi
                      Parse(value, &choice) && Usable(*g, &choice);
   if (known) {
     if (from_disk) LogChoice(d, choice.text + " (cached)");
+  } else if (!search) {
+    out->choice = "cublasGemmEx (no cached choice; tuning off)";
+    return Status{};
   } else {
     choice = Choice{};
     got = Search(*g, stream, d, bias, legacy, &choice);

@@ -21,9 +21,10 @@ namespace switchyard::blas::lt {
 // (the baseline every candidate must beat). `workspace` is the stream's cuBLAS workspace. `cache_dir`
 // as ConvOptions::cache_dir ("" = the default folder, "-" = memory only). Fills out->backend (or
 // leaves it null when the baseline won or no candidate runs) and out->choice (with " (cached)" when
-// it came from the cache file).
+// it came from the cache file). Without `search`, a problem the cache lacks takes the baseline
+// untimed, and nothing is stored.
 Status Prepare(int device, hipStream_t stream, const GemmDesc& d, const void* bias, void* workspace, size_t workspace_bytes,
-               const std::string& cache_dir, const std::function<Status()>& legacy, PreparedGemm* out);
+               const std::string& cache_dir, bool search, const std::function<Status()>& legacy, PreparedGemm* out);
 
 // Queues the chosen cublasLt algorithm; `prepared.backend` is non-null.
 Status Run(const PreparedGemm& prepared, hipStream_t stream, const GemmDesc& d);

@@ -8,7 +8,7 @@
 namespace switchyard::blas {
 // Weak, as in step_ops_blas.cc: a build without the BLAS seam keeps the library convolution.
 const char* Unavailable() __attribute__((weak));
-Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&) __attribute__((weak));
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&, GemmTuning) __attribute__((weak));
 Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc&, const void*) __attribute__((weak));
 }  // namespace switchyard::blas
 
@@ -68,6 +68,7 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
   if (const char* why = blas::Unavailable(); why != nullptr) return why;
   const TensorRef &x = args.in(0), &w = args.in(1), &y = args.out(0);
   const bool nhwc = layout == dnn::TensorLayout::kNHWC;
+  const auto tuning = static_cast<blas::GemmTuning>(GemmTuningNumber(args));
   const int64_t oh = nhwc ? y.dims[1] : y.dims[2], ow = nhwc ? y.dims[2] : y.dims[3];
   const int64_t needed = ConvGemmWorkspaceBytes(d, layout, oh, ow, static_cast<int64_t>(DTypeSize(x.dtype)));
   if (needed < 0) return nhwc ? "channels-last, only an unpadded 1x1 stride-1 convolution is one GEMM" : "grouped, or too large for one GEMM per image";
@@ -82,7 +83,7 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
     g.a = x.data;
     g.b = w.data;
     g.c = y.data;
-    const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "");
+    const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "", tuning);
     return prepared.ok ? "" : prepared.message;
   }
   if (needed > 0 && &kernels::LaunchIm2Col == nullptr) return "this build has no im2col kernel";
@@ -119,7 +120,7 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
       fused.beta = 1.0f;
       fused.relu = activation == kernels::UnaryOp::kRelu;
       blas::PreparedGemm prepared;
-      const blas::Status status = blas::PrepareGemm(args.device, args.stream, fused, nullptr, &prepared, "");
+      const blas::Status status = blas::PrepareGemm(args.device, args.stream, fused, nullptr, &prepared, "", tuning);
       if (status.ok && prepared.epilogue_fused) {
         g = fused;
         out->prepared = std::move(prepared);
@@ -131,7 +132,7 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
     }
     (void)hipGetLastError();
   }
-  const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "");
+  const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "", tuning);
   return prepared.ok ? "" : prepared.message;
 }
 

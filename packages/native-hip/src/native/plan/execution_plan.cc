@@ -109,6 +109,13 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   device_id_ = static_cast<int>(NumberAt(env, d, "deviceId", "description"));
   arena_bytes_ = static_cast<size_t>(NumberAt(env, d, "arenaBytes", "description"));
   capture_graph_ = d.Get("captureGraph").ToBoolean().Value();
+  // Optional: 0 library defaults, 1 cached choices only, 2 time what the cache lacks (the default).
+  StepArgs::Tuning tuning = StepArgs::Tuning::kTune;
+  if (Napi::Value t = d.Get("tuning"); !t.IsUndefined()) {
+    const double v = t.IsNumber() ? t.As<Napi::Number>().DoubleValue() : -1;
+    if (v != 0 && v != 1 && v != 2) throw Napi::RangeError::New(env, "ExecutionPlan: description.tuning must be 0, 1 or 2");
+    tuning = static_cast<StepArgs::Tuning>(static_cast<int>(v));
+  }
 
   Napi::Array buffers = ArrayAt(env, d, "buffers", "description");
   for (uint32_t i = 0; i < buffers.Length(); ++i) {
@@ -200,6 +207,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     }
     step.args.stream = stream_;
     step.args.device = device_id_;
+    step.args.tuning = tuning;
     step.args.warp_size = props.warpSize;
     Napi::Value ws = s.Get("workspace");
     if (ws.IsObject()) {

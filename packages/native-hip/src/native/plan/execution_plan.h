@@ -4,7 +4,7 @@
 // copy the outputs out, wait -- on a worker thread, so the JS thread never blocks.
 //
 // Description (the TS side builds it: packages/ep-rocm/src/plan/plan-description.ts):
-//   { deviceId, arenaBytes, captureGraph,
+//   { deviceId, arenaBytes, captureGraph, tuning?,            tuning: 0 | 1 | 2 (StepArgs::Tuning; default 2)
 //     buffers:   [{ offset, bytes, dtype, dims }],          dtype: ONNX TensorProto number
 //     constants: [{ buffer, data: TypedArray }],           uploaded once, at construction
 //     inputs:    [bufferId], outputs: [bufferId],          in the partition's order

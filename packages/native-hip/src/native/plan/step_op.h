@@ -57,6 +57,11 @@ struct StepArgs {
   // What the check chose and why, when there was a choice (a Conv's form and timings); "" otherwise.
   // Plans expose it per step (ExecutionPlan.stepNotes).
   std::string note;
+  // The plan's tuning (the description's `tuning`: the EP's tunableOpEnable / tunableOpTuningEnable):
+  // whether checks may time GEMM algorithms and Conv forms (kTune), take only cached answers
+  // (kCachedOnly), or keep the libraries' defaults (kOff).
+  enum class Tuning : int { kOff = 0, kCachedOnly = 1, kTune = 2 };
+  Tuning tuning = Tuning::kTune;
 
   const TensorRef& in(size_t i) const { return *inputs.at(i); }
   const TensorRef& out(size_t i) const { return *outputs.at(i); }
@@ -95,6 +100,12 @@ struct StepOpRegistrar {
 #define SWITCHYARD_STEP_OP_CONCAT(a, b) SWITCHYARD_STEP_OP_CONCAT2(a, b)
 #define SWITCHYARD_STEP_OP(name, check, launch, ...) \
   static ::switchyard::plan::StepOpRegistrar SWITCHYARD_STEP_OP_CONCAT(step_op_registrar_, __LINE__)(name, check, launch, ##__VA_ARGS__)
+
+// The BLAS seam's tuning for a step (blas::GemmTuning's numbers, without including blas.h here):
+// kTune -> 0 (search), kCachedOnly -> 1, kOff -> 2.
+inline int GemmTuningNumber(const StepArgs& args) {
+  return args.tuning == StepArgs::Tuning::kTune ? 0 : args.tuning == StepArgs::Tuning::kCachedOnly ? 1 : 2;
+}
 
 // Helpers for checks.
 std::string ExpectArity(const StepArgs& args, size_t min_inputs, size_t max_inputs, size_t outputs);

@@ -17,7 +17,7 @@ namespace switchyard::blas {
 // Weak, as kernel_refs.h: a build without the seam's backend declines these ops instead of failing to load.
 const char* Unavailable() __attribute__((weak));
 Status Gemm(int device, hipStream_t stream, const GemmDesc& desc) __attribute__((weak));
-Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&) __attribute__((weak));
+Status PrepareGemm(int, hipStream_t, const GemmDesc&, const void*, PreparedGemm*, const std::string&, GemmTuning) __attribute__((weak));
 Status RunPreparedGemm(const PreparedGemm&, int, hipStream_t, const GemmDesc&, const void*) __attribute__((weak));
 }  // namespace switchyard::blas
 
@@ -85,7 +85,8 @@ const TensorRef* BiasOf(const StepArgs& args) { return args.inputs.size() > 2 ? 
 // it as the step's state; "" or the library's message.
 std::string PrepareStepGemm(StepArgs* args, const blas::GemmDesc& d, const TensorRef* bias) {
   auto state = std::make_shared<blas::PreparedGemm>();
-  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get());
+  const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get(), "",
+                                                  static_cast<blas::GemmTuning>(GemmTuningNumber(*args)));
   if (!prepared.ok) return prepared.message;
   args->state = state;
   return "";

@@ -160,6 +160,10 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, dnn::TensorLayout 
     args->note = library + " (SWITCHYARD_CONV_GEMM=never)";
     return;
   }
+  if (mode == ConvGemmMode::kAuto && args->tuning == StepArgs::Tuning::kOff) {
+    args->note = library + " (tuning off: tunableOpEnable is false)";
+    return;
+  }
   if (&kernels::LaunchBiasActivation == nullptr) {
     args->note = library + " (im2col + GEMM needs the epilogue kernel, which this build lacks)";
     return;
@@ -176,6 +180,10 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, dnn::TensorLayout 
   const bool known = auto_mode && LookupConvForm(args->device, key, &cached);
   if (known && !cached.gemm) {
     args->note = cached.note + " (cached)";
+    return;
+  }
+  if (!known && auto_mode && args->tuning == StepArgs::Tuning::kCachedOnly) {
+    args->note = library + " (no cached form, and tunableOpTuningEnable is false)";
     return;
   }
   auto gemm = std::make_unique<ConvGemm>();
