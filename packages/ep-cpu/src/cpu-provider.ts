@@ -12,6 +12,12 @@ import { cpuGraphPassesFor } from './fusions/index.js';
 export interface CpuProviderOptions {
   /** Use the oneDNN addon when it loads. Default true (`SWITCHYARD_CPU_NATIVE=0` also turns it off). */
   useNative?: boolean;
+  /**
+   * Run Gemm and Softmax problems too small to pay for a oneDNN call in TypeScript (below 2048
+   * multiply-adds / 128 elements, shapes known at session creation; the placement says so). Default
+   * true; false sends every problem the addon supports to it (its tests do).
+   */
+  smallOpsInTs?: boolean;
 }
 
 export class CpuExecutionProvider implements ExecutionProvider {
@@ -27,7 +33,7 @@ export class CpuExecutionProvider implements ExecutionProvider {
     this.options = options;
     const native = options.useNative === false ? { ok: false as const, reason: 'disabled by useNative: false' } : nativeBinding();
     // Native kernels first: lookup tries kernels in registration order.
-    this.kernels = native.ok ? [...nativeKernels(native.binding), ...typescriptKernels] : typescriptKernels;
+    this.kernels = native.ok ? [...nativeKernels(native.binding, options.smallOpsInTs !== false), ...typescriptKernels] : typescriptKernels;
     this.nativeUnavailable = native.ok ? undefined : native.reason;
     this.graphPasses = cpuGraphPassesFor(native.ok ? native.binding : undefined);
   }

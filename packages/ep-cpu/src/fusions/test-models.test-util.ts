@@ -52,7 +52,7 @@ export async function compareLevels(
   options: { tol?: number; useNative?: boolean; intraOpNumThreads?: number } = {},
 ): Promise<LevelComparison> {
   const tol = options.tol ?? 1e-5;
-  const provider = () => new CpuExecutionProvider({ useNative: options.useNative });
+  const provider = () => new CpuExecutionProvider({ useNative: options.useNative, smallOpsInTs: false });
   const reference = await InferenceSession.fromModel(build(), { executionProviders: [provider()], graphOptimizationLevel: 'disabled' });
   const optimized = await InferenceSession.fromModel(build(), {
     executionProviders: [provider()],

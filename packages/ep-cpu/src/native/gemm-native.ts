@@ -4,6 +4,7 @@
  * operands (which oneDNN rejects) go to the TS kernel, built beside this one for that purpose.
  */
 import {
+  AttributeReader,
   type Graph,
   type Kernel,
   type KernelDef,
@@ -20,6 +21,8 @@ import {
   float32Reason,
   hasZeroDim,
   sameDims,
+  SMALL_GEMM_MACS,
+  smallProblem,
   staticDims,
   staticRank,
 } from './native-support.js';
@@ -118,8 +121,19 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   };
 }
 
-/** The Gemm kernel def on oneDNN, when the loaded addon has GemmPrimitive. */
-export function nativeGemmKernels(binding: NativeBinding): KernelDef[] {
+/** m·k·n of a Gemm whose A and B shapes are static, else undefined. */
+function gemmMacs(node: Node, graph: Graph): number | undefined {
+  const a = staticDims(graph.typeOf(node.inputs[0]));
+  const b = staticDims(graph.typeOf(node.inputs[1]));
+  if (a?.length !== 2 || b?.length !== 2) return undefined;
+  const attrs = new AttributeReader(node);
+  const [m, k] = attrs.int('transA', 0) ? [a[1], a[0]] : a;
+  const n = attrs.int('transB', 0) ? b[0] : b[1];
+  return m * k * n;
+}
+
+/** The Gemm kernel def on oneDNN, when the loaded addon has GemmPrimitive; `smallOpsInTs` leaves tiny ones to TS. */
+export function nativeGemmKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
   const Primitive = binding.GemmPrimitive;
   if (!Primitive) return [];
   return [
@@ -131,7 +145,10 @@ export function nativeGemmKernels(binding: NativeBinding): KernelDef[] {
       sinceVersion: 7,
       typeConstraints: { T: ['float32'] },
       implementation: 'onednn',
-      supports: supportsGemm,
+      supports: (node, graph) => {
+        const ok = supportsGemm(node, graph);
+        return ok !== true || !smallOpsInTs ? ok : smallProblem(gemmMacs(node, graph), SMALL_GEMM_MACS, 'multiply-adds');
+      },
       create: (init) => createGemm(binding, Primitive, init),
     },
   ];

@@ -16,6 +16,7 @@ import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
-export function nativeKernels(binding: NativeBinding): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
+/** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
+export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
+  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
 }

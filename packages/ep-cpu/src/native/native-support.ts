@@ -14,6 +14,23 @@ export function staticDims(type: ValueType | undefined): number[] | undefined {
 }
 
 /** Rank of a value when shape inference (or an initializer) fixed it. */
+/**
+ * Problems below these sizes run in TypeScript unless the provider says otherwise (`smallOpsInTs`):
+ * a oneDNN call's fixed cost (primitive lookup, argument marshalling, the addon crossing) is more
+ * than their work. `node bench/small-ops.mjs 2` on the 2-core CI machine (one-node sessions, p50,
+ * oneDNN vs TS): Softmax [1,10] 9.7 vs 5.3 µs, [4,64] 10.0 vs 6.6, [1,1000] 7.3 vs 19.4; Gemm 1x64x10
+ * (640 multiply-adds) 8.5 vs 3.8 µs, 1x128x64 (8192) 8.4 vs 9.4, 1x256x256 12.5 vs 67.3. The
+ * crossovers move between runs (Softmax 100–1000 elements, Gemm ~8000 multiply-adds); these sizes sit
+ * below both. The demo model's classifier head (Gemm 1x64x10, Softmax [1,10]) is where it shows.
+ */
+export const SMALL_GEMM_MACS = 2048;
+export const SMALL_SOFTMAX_ELEMENTS = 128;
+
+/** "n ...: faster in TypeScript" when a static problem is below `limit`; true otherwise (or when not static). */
+export function smallProblem(work: number | undefined, limit: number, what: string): true | string {
+  return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a oneDNN call` : true;
+}
+
 export function staticRank(graph: Graph, name: string): number | undefined {
   const type = graph.typeOf(name);
   return type?.kind === 'tensor' ? type.shape?.length : undefined;

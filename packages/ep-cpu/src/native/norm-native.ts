@@ -8,7 +8,7 @@
 import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { withNativeErrors, withNodeErrors } from './native-errors.js';
-import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
+import { effectiveThreads, float32Data, float32Reason, SMALL_SOFTMAX_ELEMENTS, smallProblem, staticDims } from './native-support.js';
 import { softmaxKernels } from '../kernels/Softmax.js';
 import { layerNormalizationKernel } from '../kernels/LayerNormalization.js';
 import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalization.js';
@@ -156,8 +156,8 @@ function createSkipLayerNorm(binding: NativeBinding, skipLayerNormRows: NonNulla
   };
 }
 
-/** Softmax and LayerNormalization defs, for what the loaded addon exports. */
-export function nativeNormKernels(binding: NativeBinding): KernelDef[] {
+/** Softmax and LayerNormalization defs, for what the loaded addon exports; `smallOpsInTs` leaves tiny Softmaxes to TS. */
+export function nativeNormKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
   const defs: KernelDef[] = [];
   const softmaxRows = binding.softmaxRows?.bind(binding);
   if (softmaxRows) {
@@ -171,7 +171,12 @@ export function nativeNormKernels(binding: NativeBinding): KernelDef[] {
         endVersion: fallback.endVersion,
         typeConstraints: { T: ['float32'] },
         implementation: 'onednn',
-        supports: supportsFloat32X,
+        supports: (node, graph) => {
+          const ok = supportsFloat32X(node, graph);
+          const x = staticDims(graph.typeOf(node.inputs[0]));
+          const elements = x?.reduce((a, b) => a * b, 1);
+          return ok !== true || !smallOpsInTs ? ok : smallProblem(elements, SMALL_SOFTMAX_ELEMENTS, 'elements');
+        },
         create: (init) => createSoftmax(binding, softmaxRows, fallback, coerce2d, init),
       });
     }
