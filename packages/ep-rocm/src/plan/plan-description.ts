@@ -338,15 +338,18 @@ export function buildPlanDescription(
     requests.push({ name: String(id), bytes: alignUp(Math.max(b.bytes, 1), alignment), start: l.start, end: l.end });
   });
   // Step workspaces live during their step only: every buffer the step touches is live then, so none overlaps them.
+  const workspaceBytes = new Map<number, number>();
   steps.forEach((s, at) => {
     const bytes = im2colBytes(s, buffers);
-    if (bytes > 0) requests.push({ name: `workspace:${at}`, bytes: alignUp(bytes, alignment), start: at, end: at });
+    if (bytes === 0) return;
+    workspaceBytes.set(at, bytes);
+    requests.push({ name: `workspace:${at}`, bytes: alignUp(bytes, alignment), start: at, end: at });
   });
   const temps = assignOffsets(requests);
   for (const [name, off] of temps.offsets) {
     if (name.startsWith('workspace:')) {
       const at = Number(name.slice('workspace:'.length));
-      steps[at].workspace = { offset: offset + off, bytes: im2colBytes(steps[at], buffers) };
+      steps[at].workspace = { offset: offset + off, bytes: workspaceBytes.get(at)! };
     } else buffers[Number(name)].offset = offset + off;
   }
   for (const [alias, root] of aliases.aliasOf) buffers[alias].offset = buffers[root].offset;

@@ -22,17 +22,17 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t{1} << 31;
 
-bool Direct(const dnn::Conv2dDesc& d) {
+}  // namespace
+
+bool ConvGemmDirect(const dnn::Conv2dDesc& d) {
   return d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 && d.pad_bottom == 0 &&
          d.pad_right == 0;
 }
 
-}  // namespace
-
 int64_t ConvGemmWorkspaceBytes(const dnn::Conv2dDesc& d, dnn::TensorLayout layout, int64_t oh, int64_t ow, int64_t element_bytes) {
   if (d.group != 1 || oh < 1 || ow < 1 || d.n < 1 || d.c < 1 || d.kh < 1 || d.kw < 1) return -1;
   if (int64_t{d.n} * d.c * d.h * d.w >= kMaxElements) return -1;
-  if (Direct(d)) return 0;
+  if (ConvGemmDirect(d)) return 0;
   if (layout == dnn::TensorLayout::kNHWC) return -1;  // no channels-last im2col
   const int64_t elements = int64_t{d.n} * d.c * d.kh * d.kw * oh * ow;
   return elements >= kMaxElements ? -1 : elements * element_bytes;

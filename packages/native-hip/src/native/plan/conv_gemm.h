@@ -32,6 +32,12 @@ struct ConvGemm {
   std::shared_ptr<void> bias_matrix;
 };
 
+// An unpadded 1x1 stride-1 convolution: x itself is the GEMM's operand (both layouts).
+bool ConvGemmDirect(const dnn::Conv2dDesc& d);
+
+// "im2col + GEMM" or "GEMM" (x read as it is), for step notes.
+inline const char* ConvGemmFormName(const ConvGemm& g) { return g.im2col ? "im2col + GEMM" : "GEMM"; }
+
 // Bytes of workspace the GEMM form needs for `d` with output oh x ow and elements of `element_bytes`
 // (im2col's buffer; 0 when x serves as B), or -1 when the form does not serve it: a grouped
 // convolution, a channels-last one that is not 1x1 stride 1 unpadded, or a buffer of 2^31 elements or more.

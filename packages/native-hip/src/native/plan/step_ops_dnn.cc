@@ -13,8 +13,8 @@
 //   Conv and Pool are prepared once, in the check (descriptors, algorithm, workspace: dnn::PrepareConv),
 //   and the launch only queues the library call and the epilogue.
 //   An NCHW Conv of group 1 (and an unpadded 1x1 stride-1 ConvNHWC) may instead run as im2col + GEMM
-//   (plan/conv_gemm.h) with the epilogue kernel: the check times both forms on the step's buffers and keeps the faster (SWITCHYARD_CONV_GEMM:
-//   auto, the default; always; never). im2col's buffer is the step's workspace, which the TS side gives
+//   (plan/conv_gemm.h) with the epilogue kernel: the check times both forms on the step's buffers and
+//   keeps the faster (SWITCHYARD_CONV_GEMM: auto, the default; always; never). im2col's buffer is the step's workspace, which the TS side gives
 //   every Conv that may need one (plan-description.ts); the step's note says what was chosen and why.
 //   BatchNormalization [epsilon]; inputs X, scale, B, mean, var
 #include <cstdlib>
@@ -197,7 +197,7 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, dnn::TensorLayout 
     state->gemm = std::move(gemm);
     return;
   }
-  const char* form = gemm->im2col ? "im2col + GEMM" : "GEMM";
+  const char* form = ConvGemmFormName(*gemm);
   if (mode == ConvGemmMode::kAlways) {
     args->note = std::string(form) + " (SWITCHYARD_CONV_GEMM=always; " + gemm->prepared.choice + ")";
     state->gemm = std::move(gemm);
@@ -265,9 +265,7 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
   options.search = static_cast<dnn::AlgoSearch>(I(*args, 9));
   const dnn::Status prepared = dnn::PrepareConv(args->device, args->stream, d, layout, sample, options, &state->conv);
   // NCHW: any group-1 convolution (im2col when needed); channels-last: the unpadded 1x1 stride-1 ones.
-  const bool direct = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 &&
-                      d.pad_bottom == 0 && d.pad_right == 0;
-  const bool gemm_form = d.group == 1 && (layout == dnn::TensorLayout::kNCHW || direct);
+  const bool gemm_form = d.group == 1 && (layout == dnn::TensorLayout::kNCHW || ConvGemmDirect(d));
   if (!prepared.ok) {
     // The library declines some problems (cuDNN: a begin pad unlike the end pad); the GEMM form pads
     // any way, so it runs them alone.
@@ -275,7 +273,7 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
     auto gemm = std::make_unique<ConvGemm>();
     const std::string why = PrepareConvGemm(*args, d, layout, state->op, gemm.get());
     if (!why.empty()) return "cannot prepare the convolution: " + prepared.message + "; nor as im2col + GEMM: " + why;
-    args->note = std::string(gemm->im2col ? "im2col + GEMM" : "GEMM") + " (the library declines: " + prepared.message + "; " +
+    args->note = std::string(ConvGemmFormName(*gemm)) + " (the library declines: " + prepared.message + "; " +
                  gemm->prepared.choice + ")";
     state->gemm = std::move(gemm);
   } else if (gemm_form) {
