@@ -92,9 +92,38 @@ for (const spec of specs) {
     delete plan.run;
     calls.push({ plan, args });
   }
+  // The direct calls' wall time against the native Execute's phases (summed over partitions): what
+  // is left is the worker-thread hop and the promise's resolution.
+  // (A second pass reads the phases, so that reading them is not timed.)
   const direct = await timed(async () => {
     for (const c of calls) await c.plan.run(...c.args);
   });
+  const phaseRuns = [];
+  for (let i = 0; i < iterations; i++) {
+    const sum = {};
+    for (const c of calls) {
+      await c.plan.run(...c.args);
+      for (const [k, v] of Object.entries(c.plan.lastRunPhasesMs ?? {})) sum[k] = (sum[k] ?? 0) + v;
+    }
+    phaseRuns.push(sum);
+  }
+  const phases = {};
+  for (const k of Object.keys(phaseRuns[0] ?? {})) phases[k] = +p50(phaseRuns.map((r) => r[k])).toFixed(4);
+  // A graph replay begins on the JS thread unless SWITCHYARD_PLAN_LAUNCH=worker (read per run):
+  // the session's wall time both ways, in interleaved blocks.
+  const launchAb = { caller: [], worker: [] };
+  for (let block = 0; block < 6; block++) {
+    for (const mode of ['caller', 'worker']) {
+      process.env.SWITCHYARD_PLAN_LAUNCH = mode;
+      for (let i = 0; i < 3; i++) await s.run(feeds);
+      for (let i = 0; i < Math.ceil(iterations / 3); i++) {
+        const t = performance.now();
+        await s.run(feeds);
+        launchAb[mode].push(performance.now() - t);
+      }
+    }
+  }
+  delete process.env.SWITCHYARD_PLAN_LAUNCH;
   const profiled = process.env.SWITCHYARD_OVERHEAD_PROFILE === '1' ? await jsProfile(async () => {
     for (let i = 0; i < iterations; i++) await s.run(feeds);
   }) : [];
@@ -106,6 +135,9 @@ for (const spec of specs) {
     copyInP50Ms: p50(copyIn),
     copyOutP50Ms: p50(copyOut),
     directPlanP50Ms: direct,
+    directPhasesP50Ms: phases,
+    launchOnCallerP50Ms: +p50(launchAb.caller).toFixed(4),
+    launchOnWorkerP50Ms: +p50(launchAb.worker).toFixed(4),
     partitions: parts.length,
     partitionInputs: parts.map((p) => p.partition.inputNames.length),
     outputPlacement: parts.map((p) => p.outputPlacement?.join(',')),
@@ -116,7 +148,7 @@ for (const spec of specs) {
   if (profiled.length) console.log(`  JS self ms/run: ${r.jsSelfMsPerRun.map(([k, ms]) => `${k} ${ms}`).join('; ')}`);
   console.log(
     `${spec}: p50 ${r.p50Ms.toFixed(3)} | plan direct ${direct.toFixed(3)} | gpu ${r.gpuP50Ms.toFixed(3)} | copy in ${r.copyInP50Ms.toFixed(3)} out ${r.copyOutP50Ms.toFixed(3)} | ` +
-      `session JS ${(r.p50Ms - direct).toFixed(3)} | ${r.partitions} partition(s), inputs ${r.partitionInputs}, outputs ${r.outputPlacement} | off rocm ${JSON.stringify(r.offRocm)}`,
+      `session JS ${(r.p50Ms - direct).toFixed(3)} | phases ${JSON.stringify(phases)} | launch on caller ${r.launchOnCallerP50Ms} vs worker ${r.launchOnWorkerP50Ms} | ${r.partitions} partition(s), inputs ${r.partitionInputs}, outputs ${r.outputPlacement} | off rocm ${JSON.stringify(r.offRocm)}`,
   );
   await s.release();
 }

@@ -19,6 +19,22 @@ export interface NativeExecutionPlan {
   readonly lastHostLaunchMs?: number;
   /** Host milliseconds of the last run's input copies and host output copies; absent in older builds. */
   readonly lastCopyMs?: { in: number; out: number };
+  /**
+   * Where the last run's time went, in ms: host wall time of the whole run (from its first copy)
+   * and of its phases (queuing the input copies, launching, waiting for the steps, draining host outputs), and
+   * the device time of the input and output copies; absent in older builds.
+   */
+  readonly lastRunPhasesMs?: {
+    execute: number;
+    copyIn: number;
+    launch: number;
+    waitSteps: number;
+    drain: number;
+    deviceCopyIn: number;
+    deviceCopyOut: number;
+    /** Whether the run began on the JS thread (a graph replay with small host inputs). */
+    onCaller: boolean;
+  };
   /** Each step's device ms in the last eager run when the plan was built with SWITCHYARD_PLAN_PROFILE=1; else empty. */
   readonly lastStepMs?: number[];
   /**

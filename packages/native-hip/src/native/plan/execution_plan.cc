@@ -53,13 +53,12 @@ class RunWorker : public Napi::AsyncWorker {
   Napi::Promise Promise() { return deferred_.Promise(); }
 
   void Keep(const Napi::Value& v) { keep_.push_back(Napi::Persistent(v)); }
-  std::vector<const void*> input_sources;
-  std::vector<hipMemcpyKind> input_kinds;
-  std::vector<void*> output_targets;
-  std::vector<hipMemcpyKind> output_kinds;
+  // A run that failed to begin on the JS thread: the worker only reports it.
+  void Fail(std::string error) { error_ = std::move(error); }
+  RunIo io;
 
   void Execute() override {
-    error_ = plan_->Execute(input_sources, input_kinds, output_targets, output_kinds);
+    if (error_.empty()) error_ = io.launched_on_caller ? plan_->Complete(io) : plan_->Execute(io);
     if (!error_.empty()) SetError(error_);
   }
   void OnOK() override { deferred_.Resolve(Env().Undefined()); }
@@ -87,6 +86,7 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
                          InstanceAccessor<&ExecutionPlan::GetLastGpuMs>("lastGpuMs"),
                          InstanceAccessor<&ExecutionPlan::GetLastHostLaunchMs>("lastHostLaunchMs"),
                          InstanceAccessor<&ExecutionPlan::GetLastCopyMs>("lastCopyMs"),
+                         InstanceAccessor<&ExecutionPlan::GetLastRunPhasesMs>("lastRunPhasesMs"),
                          InstanceAccessor<&ExecutionPlan::GetLastStepMs>("lastStepMs"),
                          InstanceAccessor<&ExecutionPlan::GetStepNotes>("stepNotes"),
                      });
@@ -162,6 +162,8 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamCreateWithFlags), hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking));
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&steps_begin_));
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&steps_end_));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&run_begin_));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&run_end_));
 
   Napi::Array constants = ArrayAt(env, d, "constants", "description");
   for (uint32_t i = 0; i < constants.Length(); ++i) {
@@ -252,9 +254,63 @@ std::string ExecutionPlan::LaunchSteps(bool capturing) {
   return "";
 }
 
-std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources, const std::vector<hipMemcpyKind>& input_kinds,
-                                   const std::vector<void*>& output_targets, const std::vector<hipMemcpyKind>& output_kinds) {
+void ExecutionPlan::AcquireRun() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  run_done_.wait(lock, [this] { return !in_flight_; });
+  in_flight_ = true;
+}
+
+bool ExecutionPlan::TryAcquireRun() {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (in_flight_) return false;
+  in_flight_ = true;
+  return true;
+}
+
+void ExecutionPlan::ReleaseRun() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_ = false;
+  }
+  run_done_.notify_all();
+}
+
+bool ExecutionPlan::LaunchOnCaller(const RunIo& io) const {
+  // Only a graph replay: an eager launch is the libraries' host work (up to ~1.5 ms for BERT), which
+  // belongs on the worker. And only small host inputs, whose memcpy into the mirrors is short.
+  if (graph_exec_ == nullptr || disposed_) return false;
+  const char* mode = std::getenv("SWITCHYARD_PLAN_LAUNCH");
+  if (mode != nullptr && std::strcmp(mode, "worker") == 0) return false;
+  size_t host_bytes = 0;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (io.input_kinds[i] == hipMemcpyHostToDevice) host_bytes += buffers_[inputs_[i]].bytes;
+  }
+  return host_bytes <= kCallerCopyBytes;
+}
+
+std::string ExecutionPlan::Execute(RunIo& io) {
+  AcquireRun();
+  const std::string error = BeginRun(io);
+  if (error.empty()) return Complete(io);
+  AbortRun();
+  ReleaseRun();
+  return error;
+}
+
+std::string ExecutionPlan::Complete(RunIo& io) {
+  const std::string error = FinishRun(io);
+  if (!error.empty()) AbortRun();
+  ReleaseRun();
+  return error;
+}
+
+void ExecutionPlan::AbortRun() {
+  // Whatever was queued before the failure finishes before the slots are reused.
+  if (stream_ != nullptr) (void)hipStreamSynchronize(stream_);
+  (void)hipGetLastError();
+}
+
+std::string ExecutionPlan::BeginRun(RunIo& io) {
   if (disposed_) return "the plan was disposed";
   hipError_t status = hipSetDevice(device_id_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipSetDevice), status);
@@ -263,22 +319,24 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
   // synchronization comes at its end. (A plain async copy from pageable JS memory would be staged by
   // the driver, synchronously and in small pieces.) Past the mirrors' budget, the runtime's shared
   // staging path, which returns once the bytes are on the device. Device inputs are copied on the
-  // plan's stream. The previous run finished (Execute ends with a sync), so overwriting the input
+  // plan's stream. The previous run finished (FinishRun ends with a sync), so overwriting the input
   // slots and mirrors is safe.
-  const auto copy_in_begin = std::chrono::steady_clock::now();
+  io.begin = std::chrono::steady_clock::now();
+  status = hipEventRecord(run_begin_, stream_);
+  if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const TensorRef& slot = buffers_[inputs_[i]];
     if (slot.bytes == 0) continue;
-    if (input_kinds[i] == hipMemcpyHostToDevice) {
+    if (io.input_kinds[i] == hipMemcpyHostToDevice) {
       HostMirror* mirror = input_mirrors_.Get(i, slot.bytes);
-      status = mirror != nullptr ? QueueHostToDevice(device_id_, stream_, slot.data, mirror->host, input_sources[i], slot.bytes)
-                                 : runtime::CopyHostToDevice(device_id_, slot.data, input_sources[i], slot.bytes);
+      status = mirror != nullptr ? QueueHostToDevice(device_id_, stream_, slot.data, mirror->host, io.input_sources[i], slot.bytes)
+                                 : runtime::CopyHostToDevice(device_id_, slot.data, io.input_sources[i], slot.bytes);
     } else {
-      status = hipMemcpyAsync(slot.data, input_sources[i], slot.bytes, input_kinds[i], stream_);
+      status = hipMemcpyAsync(slot.data, io.input_sources[i], slot.bytes, io.input_kinds[i], stream_);
     }
     if (status != hipSuccess) return Status("input copy", status);
   }
-  last_copy_in_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - copy_in_begin).count();
+  io.copy_in_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - io.begin).count();
   // The first run is eager (libraries may allocate workspaces on first use, which a capture forbids);
   // the second captures; later runs replay.
   if (capture_graph_ && graph_exec_ == nullptr && runs_ >= 1) {
@@ -317,47 +375,64 @@ std::string ExecutionPlan::Execute(const std::vector<const void*>& input_sources
     const std::string launched = LaunchSteps(false);
     if (!launched.empty()) return launched;
   }
-  last_host_launch_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_begin).count();
+  io.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_begin).count();
   status = hipEventRecord(steps_end_, stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
   // Outputs: device targets copied on the stream; host targets DMA'd into their pinned mirror on the
   // stream too, slice by slice, and drained into the JS array as each slice lands (past the mirrors'
-  // budget: the runtime's staging path, after the sync). While the GPU still works, the JS arrays'
-  // pages are touched so that the drain does not fault them in.
-  std::vector<HostMirror*> out_mirrors(outputs_.size(), nullptr);
+  // budget: the runtime's staging path, after the sync).
+  io.out_mirrors.assign(outputs_.size(), nullptr);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
     if (slot.bytes == 0) continue;
-    if (output_kinds[i] == hipMemcpyDeviceToHost) {
-      out_mirrors[i] = output_mirrors_.Get(i, slot.bytes);
-      if (out_mirrors[i] == nullptr) continue;
-      status = QueueDeviceToHost(stream_, out_mirrors[i], slot.data, slot.bytes);
+    if (io.output_kinds[i] == hipMemcpyDeviceToHost) {
+      io.out_mirrors[i] = output_mirrors_.Get(i, slot.bytes);
+      if (io.out_mirrors[i] == nullptr) continue;
+      status = QueueDeviceToHost(stream_, io.out_mirrors[i], slot.data, slot.bytes);
     } else {
-      status = hipMemcpyAsync(output_targets[i], slot.data, slot.bytes, output_kinds[i], stream_);
+      status = hipMemcpyAsync(io.output_targets[i], slot.data, slot.bytes, io.output_kinds[i], stream_);
     }
     if (status != hipSuccess) return Status("output copy", status);
   }
+  status = hipEventRecord(run_end_, stream_);
+  if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventRecord), status);
+  return "";
+}
+
+std::string ExecutionPlan::FinishRun(RunIo& io) {
+  hipError_t status = hipSetDevice(device_id_);  // the current device is per thread (BeginRun may have run on another)
+  if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipSetDevice), status);
+  // While the GPU still works, the JS arrays' pages are touched so that the drain does not fault them in.
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(output_targets[i], buffers_[outputs_[i]].bytes);
+    if (io.output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(io.output_targets[i], buffers_[outputs_[i]].bytes);
   }
   // lastCopyMs.out: from the end of the steps until the host outputs are in place (DMA and drain).
+  const auto wait_begin = std::chrono::steady_clock::now();
   status = hipEventSynchronize(steps_end_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipEventSynchronize), status);
   const auto copy_out_begin = std::chrono::steady_clock::now();
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (out_mirrors[i] == nullptr) continue;
-    status = DrainDeviceToHost(device_id_, output_targets[i], out_mirrors[i], buffers_[outputs_[i]].bytes);
+    if (io.out_mirrors[i] == nullptr) continue;
+    status = DrainDeviceToHost(device_id_, io.output_targets[i], io.out_mirrors[i], buffers_[outputs_[i]].bytes);
     if (status != hipSuccess) return Status("output copy", status);
   }
   status = hipStreamSynchronize(stream_);
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const TensorRef& slot = buffers_[outputs_[i]];
-    if (slot.bytes == 0 || output_kinds[i] != hipMemcpyDeviceToHost || out_mirrors[i] != nullptr) continue;
-    status = runtime::CopyDeviceToHost(device_id_, output_targets[i], slot.data, slot.bytes);
+    if (slot.bytes == 0 || io.output_kinds[i] != hipMemcpyDeviceToHost || io.out_mirrors[i] != nullptr) continue;
+    status = runtime::CopyDeviceToHost(device_id_, io.output_targets[i], slot.data, slot.bytes);
     if (status != hipSuccess) return Status("output copy", status);
   }
-  last_copy_out_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - copy_out_begin).count();
+  const auto run_done = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);  // the accessors read what follows
+  last_copy_in_ms_ = io.copy_in_ms;
+  last_host_launch_ms_ = io.launch_ms;
+  last_copy_out_ms_ = std::chrono::duration<double, std::milli>(run_done - copy_out_begin).count();
+  last_phases_.execute = std::chrono::duration<double, std::milli>(run_done - io.begin).count();
+  last_phases_.wait_steps = std::chrono::duration<double, std::milli>(copy_out_begin - wait_begin).count();
+  last_phases_.drain = last_copy_out_ms_;
+  last_phases_.on_caller = io.launched_on_caller;
   if (!step_events_.empty() && graph_exec_ == nullptr) {
     last_step_ms_.assign(steps_.size(), -1.0);
     for (size_t i = 0; i < steps_.size(); ++i) {
@@ -393,14 +468,14 @@ Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
       const std::string what = "ExecutionPlan.run: inputs[" + std::to_string(i) + "]";
       if (HostBytesOf(v, &host)) {
         if (host.bytes != slot.bytes) throw Napi::RangeError::New(env, what + " has " + std::to_string(host.bytes) + " bytes, the plan expects " + std::to_string(slot.bytes));
-        worker->input_sources.push_back(host.data);
-        worker->input_kinds.push_back(hipMemcpyHostToDevice);
+        worker->io.input_sources.push_back(host.data);
+        worker->io.input_kinds.push_back(hipMemcpyHostToDevice);
       } else {
         DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
         if (b->byte_length() < slot.bytes) throw Napi::RangeError::New(env, what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan expects " + std::to_string(slot.bytes));
         if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
-        worker->input_sources.push_back(b->data());
-        worker->input_kinds.push_back(hipMemcpyDeviceToDevice);
+        worker->io.input_sources.push_back(b->data());
+        worker->io.input_kinds.push_back(hipMemcpyDeviceToDevice);
       }
       worker->Keep(v);
     }
@@ -411,14 +486,14 @@ Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
       const std::string what = "ExecutionPlan.run: outputs[" + std::to_string(i) + "]";
       if (HostBytesOf(v, &host)) {
         if (host.bytes != slot.bytes) throw Napi::RangeError::New(env, what + " has " + std::to_string(host.bytes) + " bytes, the plan makes " + std::to_string(slot.bytes));
-        worker->output_targets.push_back(host.data);
-        worker->output_kinds.push_back(hipMemcpyDeviceToHost);
+        worker->io.output_targets.push_back(host.data);
+        worker->io.output_kinds.push_back(hipMemcpyDeviceToHost);
       } else {
         DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
         if (b->byte_length() < slot.bytes) throw Napi::RangeError::New(env, what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan makes " + std::to_string(slot.bytes));
         if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
-        worker->output_targets.push_back(b->data());
-        worker->output_kinds.push_back(hipMemcpyDeviceToDevice);
+        worker->io.output_targets.push_back(b->data());
+        worker->io.output_kinds.push_back(hipMemcpyDeviceToDevice);
       }
       worker->Keep(v);
     }
@@ -427,6 +502,21 @@ Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
     throw;
   }
   Napi::Promise promise = worker->Promise();
+  // A graph replay begins here, on the JS thread (see execution_plan.h); anything else, or a run
+  // while another is in flight, goes to the worker whole.
+  if (TryAcquireRun()) {
+    if (LaunchOnCaller(worker->io)) {
+      worker->io.launched_on_caller = true;
+      const std::string error = BeginRun(worker->io);
+      if (!error.empty()) {
+        AbortRun();
+        ReleaseRun();
+        worker->Fail(error);
+      }
+    } else {
+      ReleaseRun();
+    }
+  }
   worker->Queue();
   return promise;
 }
@@ -443,9 +533,10 @@ void ExecutionPlan::Release() {
     if (e != nullptr) (void)hipEventDestroy(e);
   }
   step_events_.clear();
-  if (steps_begin_ != nullptr) (void)hipEventDestroy(steps_begin_);
-  if (steps_end_ != nullptr) (void)hipEventDestroy(steps_end_);
-  steps_begin_ = steps_end_ = nullptr;
+  for (hipEvent_t* e : {&steps_begin_, &steps_end_, &run_begin_, &run_end_}) {
+    if (*e != nullptr) (void)hipEventDestroy(*e);
+    *e = nullptr;
+  }
   input_mirrors_.Release();  // the stream was synchronized above: no DMA reads or writes them now
   output_mirrors_.Release();
   if (arena_ != nullptr) {
@@ -456,7 +547,8 @@ void ExecutionPlan::Release() {
 }
 
 Napi::Value ExecutionPlan::Dispose(const Napi::CallbackInfo& info) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  run_done_.wait(lock, [this] { return !in_flight_; });
   disposed_ = true;
   Release();
   return info.Env().Undefined();
@@ -482,6 +574,24 @@ Napi::Value ExecutionPlan::GetLastCopyMs(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("in", Napi::Number::New(info.Env(), last_copy_in_ms_));
   out.Set("out", Napi::Number::New(info.Env(), last_copy_out_ms_));
+  return out;
+}
+
+Napi::Value ExecutionPlan::GetLastRunPhasesMs(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("execute", Napi::Number::New(env, last_phases_.execute));
+  out.Set("copyIn", Napi::Number::New(env, last_copy_in_ms_));
+  out.Set("launch", Napi::Number::New(env, last_host_launch_ms_));
+  out.Set("waitSteps", Napi::Number::New(env, last_phases_.wait_steps));
+  out.Set("drain", Napi::Number::New(env, last_phases_.drain));
+  out.Set("onCaller", Napi::Boolean::New(env, last_phases_.on_caller));
+  // Device time of the input copies (before the steps) and the output copies (after them).
+  float in_ms = -1, out_ms = -1;
+  const bool ran = runs_ > 0;
+  out.Set("deviceCopyIn", Napi::Number::New(env, ran && hipEventElapsedTime(&in_ms, run_begin_, steps_begin_) == hipSuccess ? in_ms : -1));
+  out.Set("deviceCopyOut", Napi::Number::New(env, ran && hipEventElapsedTime(&out_ms, steps_end_, run_end_) == hipSuccess ? out_ms : -1));
   return out;
 }
 

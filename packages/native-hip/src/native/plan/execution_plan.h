@@ -1,7 +1,7 @@
 // ExecutionPlan: one GPU partition of a model, built once from a plain description (buffers laid
 // out in one arena allocation, constants uploaded, steps resolved to step ops) and run in ONE
 // native call: copy the inputs in, launch every step (or replay them as a captured HIP/CUDA graph),
-// copy the outputs out, wait -- on a worker thread, so the JS thread never blocks.
+// copy the outputs out, wait -- the waiting on a worker thread, so the JS thread never blocks on the GPU.
 //
 // Description (the TS side builds it: packages/ep-rocm/src/plan/plan-description.ts):
 //   { deviceId, arenaBytes, captureGraph, tuning?,            tuning: 0 | 1 | 2 (StepArgs::Tuning; default 2)
@@ -14,6 +14,8 @@
 
 #include <napi.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +31,19 @@ struct PlanStep {
   StepArgs args;
 };
 
+// One run's copies (filled by Run on the JS thread) and what its phases hand on to each other.
+struct RunIo {
+  std::vector<const void*> input_sources;
+  std::vector<hipMemcpyKind> input_kinds;
+  std::vector<void*> output_targets;
+  std::vector<hipMemcpyKind> output_kinds;
+  std::vector<HostMirror*> out_mirrors;  // BeginRun -> FinishRun
+  std::chrono::steady_clock::time_point begin;
+  double copy_in_ms = -1;
+  double launch_ms = -1;
+  bool launched_on_caller = false;
+};
+
 class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
  public:
   static Napi::Function Define(Napi::Env env);
@@ -38,9 +53,14 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   explicit ExecutionPlan(const Napi::CallbackInfo& info);
   ~ExecutionPlan() override;
 
-  // Runs on the worker thread, holding the plan's lock. Returns "" or the failure.
-  std::string Execute(const std::vector<const void*>& input_sources, const std::vector<hipMemcpyKind>& input_kinds,
-                      const std::vector<void*>& output_targets, const std::vector<hipMemcpyKind>& output_kinds);
+  // A run is two phases: BeginRun queues the input copies, the steps (or the graph) and the output
+  // DMA; FinishRun waits and drains the host outputs. One run at a time (AcquireRun). Both phases
+  // normally run on the worker (Execute). A graph replay with small host inputs begins on the JS
+  // thread instead (Run): it costs the JS thread the input memcpy and one graph launch (tens of
+  // microseconds), and the GPU starts without waiting for a worker thread to wake.
+  // Worker side. Each returns "" or the failure.
+  std::string Execute(RunIo& io);   // the whole run
+  std::string Complete(RunIo& io);  // a run begun on the JS thread
 
  private:
   // [async] run(inputs, outputs) -> Promise<void>. inputs[i]: TypedArray (host) or DeviceBuffer,
@@ -56,14 +76,26 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   Napi::Value GetLastGpuMs(const Napi::CallbackInfo& info);
   Napi::Value GetLastHostLaunchMs(const Napi::CallbackInfo& info);
   Napi::Value GetLastCopyMs(const Napi::CallbackInfo& info);
+  Napi::Value GetLastRunPhasesMs(const Napi::CallbackInfo& info);
   Napi::Value GetLastStepMs(const Napi::CallbackInfo& info);
   Napi::Value GetStepNotes(const Napi::CallbackInfo& info);
 
   void Parse(Napi::Env env, const Napi::Object& description);
+  void AcquireRun();     // waits until no run is in flight, then owns the plan's run
+  bool TryAcquireRun();  // the same, or false at once when one is in flight
+  void ReleaseRun();
+  bool LaunchOnCaller(const RunIo& io) const;
+  std::string BeginRun(RunIo& io);
+  std::string FinishRun(RunIo& io);
+  void AbortRun();       // after a failed phase: lets queued work finish before the slots are reused
   std::string LaunchSteps(bool capturing);
   void Release();
 
-  std::mutex mutex_;
+  // Host inputs up to this many bytes may be copied in on the JS thread (~0.1 ms of memcpy).
+  static constexpr size_t kCallerCopyBytes = size_t{1} << 20;
+  std::mutex mutex_;             // guards in_flight_ and the last_* results
+  std::condition_variable run_done_;
+  bool in_flight_ = false;       // a run owns the stream, slots and mirrors
   int device_id_ = 0;
   void* arena_ = nullptr;
   size_t arena_bytes_ = 0;
@@ -80,6 +112,17 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   // model itself, comparable with a framework timed by CUDA/HIP events on device-resident data.
   hipEvent_t steps_begin_ = nullptr;
   hipEvent_t steps_end_ = nullptr;
+  // Events before the input copies and after the output copies are queued: with the two above,
+  // the device time of the copies (lastRunPhasesMs).
+  hipEvent_t run_begin_ = nullptr;
+  hipEvent_t run_end_ = nullptr;
+  // Host wall time of the last run's phases, for locating overhead outside the steps' device time.
+  struct RunPhases {
+    double execute = -1;     // the whole Execute call on the worker thread
+    double wait_steps = -1;  // blocked until the steps' end event
+    double drain = -1;       // after that, until the outputs are in the JS arrays
+    bool on_caller = false;  // whether the run began on the JS thread
+  } last_phases_;
   double last_gpu_ms_ = -1;
   double last_host_launch_ms_ = -1;  // host wall time of the last run's step launches (or graph launch)
   double last_copy_in_ms_ = -1;      // host wall time of the last run's input copies (until on the device)
