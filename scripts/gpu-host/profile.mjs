@@ -46,7 +46,7 @@ for (const spec of specs) {
   const total = median.reduce((a, b) => a + b, 0);
   const ops = Object.values(byOp).sort((a, b) => b.ms - a.ms);
   const top = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i], note: notes[i] })).sort((a, b) => b.ms - a.ms).slice(0, 12);
-  const choices = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i], note: notes[i] })).filter((c) => c.note !== '');
+  const choices = steps.map((st, i) => ({ op: st.op, node: st.node, ms: median[i], note: notes[i] })).filter((c) => c.note !== '' && /^Conv/.test(c.op));
   const gemmConvs = choices.filter((c) => /^(im2col \+ )?GEMM/.test(c.note)).length;
   console.log(`${spec}: ${steps.length} steps, ${total.toFixed(2)} ms; copies ${JSON.stringify(copies[copies.length - 1])}`);
   console.log(`  by op: ${ops.map((o) => `${o.op}×${o.count} ${o.ms.toFixed(2)}`).join(', ')}`);

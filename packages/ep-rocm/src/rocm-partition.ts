@@ -102,6 +102,10 @@ export class RocmPartition implements CompiledPartition {
         residualNormFold: this.#stepOps().has('LayerNormalizationResidual'),
         matmulBiasFold: this.#stepOps().has('MatMulBias'),
         attentionFold: this.#stepOps().has('MatMulStrided') && this.#stepOps().has('MatMulBias'),
+        // float32 only: in float16 plans the head products' tensor-core GEMMs beat the fused kernel
+        // (H200, BERT-base s128, one run: float16 0.564 ms of GPU time unfused vs 0.617 fused;
+        // float32 1.342 unfused vs 1.229 fused). SWITCHYARD_ATTENTION_FUSE=0 turns it off (A/B runs).
+        attentionFuse: this.#stepOps().has('Attention') && !this.options.fp16 && process.env.SWITCHYARD_ATTENTION_FUSE !== '0',
       });
     let description = describe(this.#nhwcConv());
     let plan: NativeExecutionPlan;

@@ -25,6 +25,7 @@ import { foldableConvChains } from './conv-activation.js';
 import { im2colBytes } from './conv-workspace.js';
 import { aliasCopies } from './copy-alias.js';
 import { foldAttention } from './attention-fold.js';
+import { fuseAttention } from './attention-fuse.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
@@ -88,6 +89,8 @@ export interface PlanBuildOptions {
   matmulBiasFold?: boolean;
   /** Batch-1 attention without Transposes, Q/K/V as one GEMM (attention-fold.ts; needs MatMulStrided). */
   attentionFold?: boolean;
+  /** After the attention fold: Q·Kᵀ, mask, Softmax and P·V as one Attention step (attention-fuse.ts). */
+  attentionFuse?: boolean;
   /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
   alignment?: number;
 }
@@ -304,8 +307,10 @@ export function buildPlanDescription(
   // Byte copies between temps become aliases (copy-alias.ts); an alias's uses keep its root alive.
   const aliases = aliasCopies(steps, buffers, region);
   steps = aliases.steps;
-  // Batch-1 attention reads its heads in place, Q/K/V in one GEMM (attention-fold.ts).
-  const attention = options.attentionFold ? foldAttention({ steps, buffers, constants, region, aliasOf: aliases.aliasOf }) : undefined;
+  // Batch-1 attention reads its heads in place, Q/K/V in one GEMM (attention-fold.ts); then the
+  // scores' chain becomes one Attention step (attention-fuse.ts).
+  const folded = options.attentionFold ? foldAttention({ steps, buffers, constants, region, aliasOf: aliases.aliasOf }) : undefined;
+  const attention = folded && options.attentionFuse ? (fuseAttention(folded) ?? folded) : folded;
   if (attention) ({ steps, buffers, constants, region } = attention);
   if (aliases.aliasOf.size > 0 || attention) {
     lifetime.clear();

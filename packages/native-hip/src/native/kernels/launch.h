@@ -184,6 +184,28 @@ struct Im2ColShape {
 // the GEMM Y[ni] (k x oh*ow) = W (k x c*kh*kw) * col[ni]. f32/f16; x and col below 2^31 elements.
 hipError_t LaunchIm2Col(DType dtype, const void* x, const Im2ColShape& shape, void* col, hipStream_t stream);
 
+// ---------------------------------------------------------------- attention.hip
+
+// Scaled dot-product attention of one sequence, every head at once: for head h and query row i,
+//   out[h, i, :] = softmax_j(scale * q[h, i, :] . k[h, j, :] + mask[h, i, j]) . v[h, j, :]
+// Each operand is a strided view: element (h, row, d) of q sits at q[h * q_head + row * q_ld + d]
+// (likewise k, v and out), so the heads can be read in place from a [seq, heads*depth] projection
+// and written into one. The additive mask (optional, nullptr for none) is read at
+// mask[h * m_head + i * m_row + j * m_col]: strides of 0 broadcast it. Softmax in float32 whatever
+// the storage type, in one pass over the keys (a running maximum and sum). depth <= kAttentionMaxDepth.
+constexpr int64_t kAttentionMaxDepth = 128;
+struct AttentionShape {
+  int64_t heads = 0, seq_q = 0, seq_k = 0, depth = 0;
+  int64_t q_ld = 0, q_head = 0;
+  int64_t k_ld = 0, k_head = 0;
+  int64_t v_ld = 0, v_head = 0;
+  int64_t o_ld = 0, o_head = 0;
+  int64_t m_head = 0, m_row = 0, m_col = 0;
+  float scale = 1.0f;
+};
+hipError_t LaunchAttention(DType dtype, const void* q, const void* k, const void* v, const void* mask, void* out,
+                           const AttentionShape& shape, hipStream_t stream);
+
 // ---------------------------------------------------------------- host helpers
 
 // Numpy broadcast of two shapes into *out; false when incompatible.

@@ -88,6 +88,7 @@ std::string PrepareStepGemm(StepArgs* args, const blas::GemmDesc& d, const Tenso
   const blas::Status prepared = blas::PrepareGemm(args->device, args->stream, d, bias != nullptr ? bias->data : nullptr, state.get(), "",
                                                   static_cast<blas::GemmTuning>(GemmTuningNumber(*args)));
   if (!prepared.ok) return prepared.message;
+  args->note = state->choice;  // the algorithm chosen and how, in the plan's stepNotes
   args->state = state;
   return "";
 }

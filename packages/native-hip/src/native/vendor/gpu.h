@@ -106,6 +106,8 @@ template <typename T>
 __device__ __forceinline__ T SwitchyardShflXor(T value, int lane_mask) {
   return __shfl_xor_sync(0xffffffffu, value, lane_mask);
 }
+// Orders a warp's shared-memory writes before its lanes read each other's (lanes may diverge).
+__device__ __forceinline__ void SwitchyardSyncWarp() { __syncwarp(); }
 #endif
 
 #else  // AMD: real HIP
@@ -124,6 +126,8 @@ template <typename T>
 __device__ __forceinline__ T SwitchyardShflXor(T value, int lane_mask) {
   return __shfl_xor(value, lane_mask);
 }
+// A wavefront runs in lockstep; the barrier keeps the compiler from moving LDS accesses across it.
+__device__ __forceinline__ void SwitchyardSyncWarp() { __builtin_amdgcn_wave_barrier(); }
 #endif
 
 #endif
