@@ -25,6 +25,7 @@ describe('resolveRocmOptions', () => {
       enableHipGraph: false,
       fp16: false,
       fp16ConvLayout: 'auto',
+      fp32MatmulPrecision: 'high',
     });
   });
 
@@ -39,6 +40,7 @@ describe('resolveRocmOptions', () => {
       enableHipGraph: true,
       fp16: true,
       fp16ConvLayout: 'NCHW',
+      fp32MatmulPrecision: 'highest',
     } as const;
     expect(resolveRocmOptions(given)).toEqual(given);
     expect(Object.keys(ROCM_OPTION_DEFAULTS).sort()).toEqual(Object.keys(given).sort());
@@ -56,6 +58,7 @@ describe('resolveRocmOptions', () => {
     expect(error({ gpuMemLimit: 1.5 })).toContain('gpuMemLimit');
     expect(error({ arenaExtendStrategy: 'grow' })).toContain("arenaExtendStrategy must be one of 'kNextPowerOfTwo', 'kSameAsRequested', got \"grow\"");
     expect(error({ convAlgoSearch: 'exhaustive' })).toContain("convAlgoSearch must be one of 'EXHAUSTIVE', 'HEURISTIC', 'DEFAULT'");
+    expect(error({ fp32MatmulPrecision: 'medium' })).toContain("fp32MatmulPrecision must be one of 'high', 'highest'");
     expect(error({ fp16: 1 })).toBe('rocm EP: fp16 must be true or false, got 1');
     expect(error({ tunableOpEnable: false, tunableOpTuningEnable: true })).toContain('tunableOpTuningEnable needs tunableOpEnable: true');
   });

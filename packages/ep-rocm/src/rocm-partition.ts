@@ -75,6 +75,8 @@ export class RocmPartition implements CompiledPartition {
     private readonly binding: PlanBinding,
     private readonly memory: RocmDeviceMemory,
     private readonly options: ResolvedRocmOptions,
+    /** The device multiplies TF32 on tensor cores through cuBLAS (NVIDIA sm_80+): 3xTF32 products pay off. */
+    private readonly tf32TensorCores = false,
   ) {
     this.outputPlacement = partition.outputNames.map(() => 'host');
   }
@@ -106,6 +108,7 @@ export class RocmPartition implements CompiledPartition {
         // (H200, BERT-base s128, one run: float16 0.564 ms of GPU time unfused vs 0.617 fused;
         // float32 1.342 unfused vs 1.229 fused). SWITCHYARD_ATTENTION_FUSE=0 turns it off (A/B runs).
         attentionFuse: this.#stepOps().has('Attention') && !this.options.fp16 && process.env.SWITCHYARD_ATTENTION_FUSE !== '0',
+        splitTf32: this.options.fp32MatmulPrecision === 'high' && this.tf32TensorCores && this.#stepOps().has('MatMulSplitTf32'),
       });
     let description = describe(this.#nhwcConv());
     let plan: NativeExecutionPlan;

@@ -52,6 +52,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
   #plans: PlanBinding | undefined;
   readonly #partitions: RocmPartition[] = [];
   #deviceInfo: UsableDevice | undefined;
+  #tf32TensorCores = false;
   #runtime: RuntimeInfo | undefined;
 
   constructor(options: RocmProviderOptions | Readonly<Record<string, unknown>> = {}) {
@@ -75,6 +76,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
     }
     if (!chosen.usable) throw new SwitchyardError('EP_FAILED', chosen.reason ?? `device ${deviceId} cannot run this build's kernels`);
     this.#deviceInfo = chosen;
+    this.#tf32TensorCores = binding.blasInfo().backend === 'cuBLAS' && chosen.major >= 8;
     this.#runtime = probe.runtime;
     if (!hasPlanBinding(binding)) {
       throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: pnpm --filter @switchyard/native-hip run build:native`);
@@ -91,7 +93,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
 
   async compile(partition: FusedPartition): Promise<CompiledPartition> {
     const memory = this.#ready();
-    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options);
+    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options, this.#tf32TensorCores);
     this.#partitions.push(compiled);
     return compiled;
   }

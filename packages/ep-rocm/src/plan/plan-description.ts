@@ -26,6 +26,7 @@ import { im2colBytes } from './conv-workspace.js';
 import { aliasCopies } from './copy-alias.js';
 import { foldAttention } from './attention-fold.js';
 import { fuseAttention } from './attention-fuse.js';
+import { splitLargeMatMuls, splitWorkspaceBytes } from './split-tf32.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
@@ -91,6 +92,8 @@ export interface PlanBuildOptions {
   attentionFold?: boolean;
   /** After the attention fold: Q·Kᵀ, mask, Softmax and P·V as one Attention step (attention-fuse.ts). */
   attentionFuse?: boolean;
+  /** float32 plans: large products over constant weights as 3xTF32 MatMulSplitTf32 steps (split-tf32.ts). */
+  splitTf32?: boolean;
   /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
   alignment?: number;
 }
@@ -312,7 +315,9 @@ export function buildPlanDescription(
   const folded = options.attentionFold ? foldAttention({ steps, buffers, constants, region, aliasOf: aliases.aliasOf }) : undefined;
   const attention = folded && options.attentionFuse ? (fuseAttention(folded) ?? folded) : folded;
   if (attention) ({ steps, buffers, constants, region } = attention);
-  if (aliases.aliasOf.size > 0 || attention) {
+  const split = options.splitTf32 && !half ? splitLargeMatMuls({ steps, buffers, constants, region }) : undefined;
+  if (split) ({ steps, buffers, constants, region } = split);
+  if (aliases.aliasOf.size > 0 || attention || split) {
     lifetime.clear();
     steps.forEach((s, at) => {
       for (const id of [...s.inputs, ...s.outputs]) if (id >= 0) touch(aliases.aliasOf.get(id) ?? id, at);
@@ -345,7 +350,7 @@ export function buildPlanDescription(
   // Step workspaces live during their step only: every buffer the step touches is live then, so none overlaps them.
   const workspaceBytes = new Map<number, number>();
   steps.forEach((s, at) => {
-    const bytes = im2colBytes(s, buffers);
+    const bytes = im2colBytes(s, buffers) || splitWorkspaceBytes(s, buffers);
     if (bytes === 0) return;
     workspaceBytes.set(at, bytes);
     requests.push({ name: `workspace:${at}`, bytes: alignUp(bytes, alignment), start: at, end: at });

@@ -42,6 +42,10 @@ struct GemmDesc {
   // result. The plain path has neither and refuses a description that asks for them.
   const void* c_source = nullptr;
   bool relu = false;
+  // float32 only: both operands hold values TF32 represents exactly (the split operands of a 3xTF32
+  // product: the MatMulSplitTf32 step), so the library may multiply them on TF32 tensor cores (cuBLAS
+  // CUBLAS_COMPUTE_32F_FAST_TF32) without changing the result. rocBLAS computes them in fp32.
+  bool tf32 = false;
 };
 
 struct Status {

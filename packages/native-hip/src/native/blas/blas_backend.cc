@@ -99,16 +99,17 @@ Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   const cublasOperation_t op_b = d.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = d.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasStatus_t status;
+  const cublasComputeType_t compute = d.tf32 && d.dtype == DataType::kFloat32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   if (d.batch == 1) {
     status = cublasGemmEx(handle, op_b, op_a, static_cast<int>(d.n), static_cast<int>(d.m), static_cast<int>(d.k), &d.alpha,
                           d.b, type, static_cast<int>(d.ldb), d.a, type, static_cast<int>(d.lda), &d.beta, d.c, type,
-                          static_cast<int>(d.ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                          static_cast<int>(d.ldc), compute, CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasGemmEx", status);
   } else {
     status = cublasGemmStridedBatchedEx(handle, op_b, op_a, static_cast<int>(d.n), static_cast<int>(d.m),
                                         static_cast<int>(d.k), &d.alpha, d.b, type, static_cast<int>(d.ldb), d.stride_b, d.a,
                                         type, static_cast<int>(d.lda), d.stride_a, &d.beta, d.c, type, static_cast<int>(d.ldc),
-                                        d.stride_c, static_cast<int>(d.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                                        d.stride_c, static_cast<int>(d.batch), compute, CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasGemmStridedBatchedEx", status);
   }
   return Status{};

@@ -146,7 +146,7 @@ std::string KeyOf(const GemmDesc& d, const void* bias, size_t workspace_bytes) {
                 static_cast<long long>(d.stride_c), d.alpha, d.beta, bias != nullptr ? 1 : 0, AlignmentOf(d.a), AlignmentOf(d.b),
                 AlignmentOf(d.c), bias != nullptr ? AlignmentOf(bias) : 0, workspace_bytes,
                 d.c_source != nullptr ? ("|c" + std::to_string(AlignmentOf(d.c_source))).c_str() : "", d.relu ? "|relu" : "");
-  return key;
+  return d.tf32 ? std::string(key) + "|tf32" : std::string(key);
 }
 
 Status Layout(cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld, const GemmDesc& d, int64_t stride, cublasLtMatrixLayout_t* out) {
@@ -162,8 +162,10 @@ Status Layout(cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld, const
 
 Status Describe(const GemmDesc& d, const void* bias, LtGemm* g) {
   const cudaDataType type = d.dtype == DataType::kFloat16 ? CUDA_R_16F : CUDA_R_32F;
-  // fp32 math for both types: no TF32 for float32 (the references and PyTorch's baseline use none).
-  if (cublasStatus_t s = cublasLtMatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F, CUDA_R_32F); s != CUBLAS_STATUS_SUCCESS) {
+  // fp32 math for both types: no TF32 for float32 (the references and PyTorch's baseline use none),
+  // except for operands TF32 represents exactly (GemmDesc::tf32: a 3xTF32 product's split operands).
+  const cublasComputeType_t compute = d.tf32 && d.dtype == DataType::kFloat32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  if (cublasStatus_t s = cublasLtMatmulDescCreate(&g->op, compute, CUDA_R_32F); s != CUBLAS_STATUS_SUCCESS) {
     return LtFailure("cublasLtMatmulDescCreate", s);
   }
   const cublasOperation_t ta = d.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;

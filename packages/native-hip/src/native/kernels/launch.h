@@ -206,6 +206,14 @@ struct AttentionShape {
 hipError_t LaunchAttention(DType dtype, const void* q, const void* k, const void* v, const void* mask, void* out,
                            const AttentionShape& shape, hipStream_t stream);
 
+// ---------------------------------------------------------------- split_tf32.hip
+
+// Writes src [rows, cols] (rows ld_src apart) three times into dst -- at dst, dst + part_stride and
+// dst + 2 * part_stride, rows ld_dst apart -- as its TF32 high part, except part `lo_part` (0..2),
+// which gets the TF32 low part x - hi. The activation side of a 3xTF32 product. Every index below 2^31.
+hipError_t LaunchSplitTf32(const float* src, int64_t rows, int64_t cols, int64_t ld_src, float* dst, int64_t ld_dst,
+                           int64_t part_stride, int lo_part, hipStream_t stream);
+
 // ---------------------------------------------------------------- host helpers
 
 // Numpy broadcast of two shapes into *out; false when incompatible.

@@ -30,6 +30,7 @@ hipError_t LaunchPad(DType, const void*, const TensorShape&, const int64_t*, voi
 hipError_t LaunchBiasActivation(DType, const void*, const void*, const void*, void*, int64_t, int64_t, int64_t, UnaryOp,
                                 UnaryParams, ResidualPlacement, hipStream_t) __attribute__((weak));
 hipError_t LaunchIm2Col(DType, const void*, const Im2ColShape&, void*, hipStream_t) __attribute__((weak));
+hipError_t LaunchSplitTf32(const float*, int64_t, int64_t, int64_t, float*, int64_t, int64_t, int, hipStream_t) __attribute__((weak));
 hipError_t LaunchAttention(DType, const void*, const void*, const void*, const void*, void*, const AttentionShape&, hipStream_t)
     __attribute__((weak));
 }  // namespace switchyard::kernels

@@ -2,6 +2,7 @@
 //   MatMul / MatMulBias []; inputs A, B, bias (MatMulBias: [n], a Linear layer's bias the TS side folded in)
 //   Gemm [transA, transB, alpha, beta]; inputs A, B, C (-1 when absent).
 //   MatMulStrided [16 view attributes, below]; inputs A, B.
+//   MatMulSplitTf32 []; inputs A [.., K], B3 [3K, N], bias [N] or [1, N] (optional); a workspace of rows(A) x 3K floats.
 // MatMul batches: both operands share the output's batch dims, or one has none (stride 0).
 // MatMul is prepared in its check (blas::PrepareGemm: on cuBLAS, cublasLt's algorithms timed against
 // cublasGemmEx on the step's own buffers); a bias the chosen path cannot fuse is broadcast into Y
@@ -265,6 +266,78 @@ hipError_t LaunchMatMulStrided(const StepArgs& args) {
   return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, nullptr));
 }
 
+// MatMulSplitTf32: a float32 MatMul as "3xTF32" (kernels/split_tf32.hip): the TS side (ep-rocm
+// plan/split-tf32.ts) replaced the constant weight B by B3 = [lo(B); hi(B); hi(B)]; each launch writes
+// A3 = [hi(A) | lo(A) | hi(A)] into the step's workspace, and A3.B3 = hi.lo + lo.hi + hi.hi runs as one
+// GEMM on TF32 tensor cores (blas::GemmDesc::tf32) with fp32's accuracy (~1e-6 relative per product).
+std::string SplitDesc(const StepArgs& args, blas::GemmDesc* d) {
+  const TensorRef &a = args.in(0), &b3 = args.in(1), &y = args.out(0);
+  if (b3.dims.size() != 2 || b3.dims[0] % 3 != 0 || b3.dims[0] == 0) return "B3 must be 2-D with 3K rows";
+  const int64_t k = b3.dims[0] / 3, n = b3.dims[1];
+  if (a.dims.empty() || a.dims.back() != k) return "A's last dimension must be B3's rows / 3";
+  const int64_t m = a.count() / k;
+  if (y.count() != m * n || y.dims.empty() || y.dims.back() != n) return "output size differs from the product";
+  d->dtype = blas::DataType::kFloat32;
+  d->m = m;
+  d->n = n;
+  d->k = 3 * k;
+  d->lda = 3 * k;
+  d->a = args.workspace;
+  d->b = b3.data;
+  d->c = y.data;
+  d->tf32 = true;
+  return "";
+}
+
+hipError_t SplitActivation(const StepArgs& args, const blas::GemmDesc& d) {
+  const int64_t k = d.k / 3;
+  return kernels::LaunchSplitTf32(static_cast<const float*>(args.in(0).data), d.m, k, k, static_cast<float*>(args.workspace), d.k, k, 1,
+                                  args.stream);
+}
+
+std::string CheckMatMulSplitTf32(StepArgs* args) {
+  std::string p = ExpectArity(*args, 2, 3, 1);
+  if (p.empty()) p = FloatSame(*args);
+  if (!p.empty()) return p;
+  if (args->in(0).dtype != kFloat32) return "float32 only";
+  if (&kernels::LaunchSplitTf32 == nullptr) return "this build has no split_tf32 kernel";
+  blas::GemmDesc d;
+  p = SplitDesc(*args, &d);
+  if (!p.empty()) return p;
+  const TensorRef* bias = BiasOf(*args);
+  if (bias != nullptr && (bias->count() != d.n || bias->dims.empty() || bias->dims.back() != d.n)) return "the bias must hold one row of n values";
+  const size_t needed = static_cast<size_t>(d.m * d.k) * sizeof(float);
+  if (args->workspace_bytes < needed) {
+    return "needs " + std::to_string(needed) + " bytes of workspace for the split activation, the plan gives " + std::to_string(args->workspace_bytes);
+  }
+  // The search times the GEMM on the workspace: give it the real split operand.
+  if (SplitActivation(*args, d) != hipSuccess) return "the activation split failed to launch";
+  if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) {
+    return bias != nullptr ? "a folded bias needs blas::PrepareGemm, which this build lacks" : "";
+  }
+  const std::string failed = PrepareStepGemm(args, d, bias);
+  if (!failed.empty()) return failed;
+  const bool fused = static_cast<const blas::PreparedGemm*>(args->state.get())->bias_fused;
+  if (bias != nullptr && !fused && &kernels::LaunchExpand == nullptr) return "an unfused bias needs the Expand kernel, which this build lacks";
+  return "";
+}
+
+hipError_t LaunchMatMulSplitTf32(const StepArgs& args) {
+  blas::GemmDesc d;
+  SplitDesc(args, &d);
+  const hipError_t split = SplitActivation(args, d);
+  if (split != hipSuccess) return split;
+  const auto* prepared = static_cast<const blas::PreparedGemm*>(args.state.get());
+  const TensorRef* bias = BiasOf(args);
+  if (bias != nullptr && (prepared == nullptr || !prepared->bias_fused)) {
+    const hipError_t s = ExpandRows(args, *bias);
+    if (s != hipSuccess) return s;
+    d.beta = 1.0f;
+  }
+  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
+  return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, bias != nullptr ? bias->data : nullptr));
+}
+
 }  // namespace
 
 SWITCHYARD_STEP_OP("MatMul", CheckMatMul, LaunchMatMul, BlasLinked());
@@ -272,5 +345,6 @@ SWITCHYARD_STEP_OP("MatMulStrided", CheckMatMulStrided, LaunchMatMulStrided, Bla
 // The same step with its bias input (the name tells the EP this build folds MatMul + Add(bias)).
 SWITCHYARD_STEP_OP("MatMulBias", CheckMatMul, LaunchMatMul, BlasLinked() && &blas::PrepareGemm != nullptr && GemmSearchOn());
 SWITCHYARD_STEP_OP("Gemm", CheckGemm, LaunchGemm, BlasLinked());
+SWITCHYARD_STEP_OP("MatMulSplitTf32", CheckMatMulSplitTf32, LaunchMatMulSplitTf32, BlasLinked() && &kernels::LaunchSplitTf32 != nullptr);
 
 }  // namespace switchyard::plan
