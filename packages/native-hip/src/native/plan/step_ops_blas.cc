@@ -103,14 +103,9 @@ hipError_t ExpandRows(const StepArgs& args, const TensorRef& row) {
   return kernels::LaunchExpand(dt, row.data, cs, args.out(0).data, ys, args.stream);
 }
 
-std::string CheckMatMul(StepArgs* args) {
-  std::string p = ExpectArity(*args, 2, 3, 1);
-  if (p.empty()) p = FloatSame(*args);
-  blas::GemmDesc d;
-  if (p.empty()) p = MatMulDesc(*args, &d);
-  if (!p.empty()) return p;
-  const TensorRef* bias = BiasOf(*args);
-  if (bias != nullptr && (bias->dims.size() != 1 || bias->dims[0] != d.n)) return "the bias must be 1-D with the output's last dimension";
+// A MatMul-like step's GEMM with its folded bias (MatMul, MatMulBias, MatMulSplitTf32): prepared once,
+// the bias in the chosen algorithm's epilogue where it can be, else broadcast into Y first. "" or why not.
+std::string PrepareBiasedGemm(StepArgs* args, const blas::GemmDesc& d, const TensorRef* bias) {
   if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) {
     return bias != nullptr ? "a folded bias needs blas::PrepareGemm, which this build lacks" : "";
   }
@@ -123,18 +118,32 @@ std::string CheckMatMul(StepArgs* args) {
 
 hipError_t Report(const blas::Status& s) { return s.ok ? hipSuccess : hipErrorInvalidValue; }
 
-hipError_t LaunchMatMul(const StepArgs& args) {
-  blas::GemmDesc d;
-  MatMulDesc(args, &d);
+hipError_t LaunchBiasedGemm(const StepArgs& args, blas::GemmDesc d, const TensorRef* bias) {
   const auto* prepared = static_cast<const blas::PreparedGemm*>(args.state.get());
-  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
-  const TensorRef* bias = BiasOf(args);
-  if (bias != nullptr && !prepared->bias_fused) {
+  if (bias != nullptr && (prepared == nullptr || !prepared->bias_fused)) {
     const hipError_t s = ExpandRows(args, *bias);
     if (s != hipSuccess) return s;
     d.beta = 1.0f;
   }
+  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
   return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, bias != nullptr ? bias->data : nullptr));
+}
+
+std::string CheckMatMul(StepArgs* args) {
+  std::string p = ExpectArity(*args, 2, 3, 1);
+  if (p.empty()) p = FloatSame(*args);
+  blas::GemmDesc d;
+  if (p.empty()) p = MatMulDesc(*args, &d);
+  if (!p.empty()) return p;
+  const TensorRef* bias = BiasOf(*args);
+  if (bias != nullptr && (bias->dims.size() != 1 || bias->dims[0] != d.n)) return "the bias must be 1-D with the output's last dimension";
+  return PrepareBiasedGemm(args, d, bias);
+}
+
+hipError_t LaunchMatMul(const StepArgs& args) {
+  blas::GemmDesc d;
+  MatMulDesc(args, &d);
+  return LaunchBiasedGemm(args, d, BiasOf(args));
 }
 
 void GemmStepDesc(const StepArgs& args, blas::GemmDesc* d) {
@@ -312,14 +321,7 @@ std::string CheckMatMulSplitTf32(StepArgs* args) {
   }
   // The search times the GEMM on the workspace: give it the real split operand.
   if (SplitActivation(*args, d) != hipSuccess) return "the activation split failed to launch";
-  if (&blas::PrepareGemm == nullptr || &blas::RunPreparedGemm == nullptr) {
-    return bias != nullptr ? "a folded bias needs blas::PrepareGemm, which this build lacks" : "";
-  }
-  const std::string failed = PrepareStepGemm(args, d, bias);
-  if (!failed.empty()) return failed;
-  const bool fused = static_cast<const blas::PreparedGemm*>(args->state.get())->bias_fused;
-  if (bias != nullptr && !fused && &kernels::LaunchExpand == nullptr) return "an unfused bias needs the Expand kernel, which this build lacks";
-  return "";
+  return PrepareBiasedGemm(args, d, bias);
 }
 
 hipError_t LaunchMatMulSplitTf32(const StepArgs& args) {
@@ -327,15 +329,7 @@ hipError_t LaunchMatMulSplitTf32(const StepArgs& args) {
   SplitDesc(args, &d);
   const hipError_t split = SplitActivation(args, d);
   if (split != hipSuccess) return split;
-  const auto* prepared = static_cast<const blas::PreparedGemm*>(args.state.get());
-  const TensorRef* bias = BiasOf(args);
-  if (bias != nullptr && (prepared == nullptr || !prepared->bias_fused)) {
-    const hipError_t s = ExpandRows(args, *bias);
-    if (s != hipSuccess) return s;
-    d.beta = 1.0f;
-  }
-  if (prepared == nullptr) return Report(blas::Gemm(args.device, args.stream, d));
-  return Report(blas::RunPreparedGemm(*prepared, args.device, args.stream, d, bias != nullptr ? bias->data : nullptr));
+  return LaunchBiasedGemm(args, d, BiasOf(args));
 }
 
 }  // namespace
