@@ -25,7 +25,7 @@ constexpr int kHeuristics = 24;
 // Split-K variants are tried on the best few heuristic answers only: enough to fill the SMs when m*n
 // is small (batch 1), without timing hundreds of configurations per shape.
 constexpr int kSplitBases = 4;
-constexpr int32_t kSplits[] = {2, 3, 4, 6, 8};
+constexpr int32_t kSplits[] = {2, 3, 4, 6, 8, 12, 16};
 
 Status LtFailure(const char* call, cublasStatus_t status) {
   return Status{false, std::string(call) + ": " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")"};
