@@ -109,6 +109,7 @@ export class RocmPartition implements CompiledPartition {
         // float32 1.342 unfused vs 1.229 fused). SWITCHYARD_ATTENTION_FUSE=0 turns it off (A/B runs).
         attentionFuse: this.#stepOps().has('Attention') && !this.options.fp16 && process.env.SWITCHYARD_ATTENTION_FUSE !== '0',
         splitTf32: this.options.fp32MatmulPrecision === 'high' && this.tf32TensorCores && this.#stepOps().has('MatMulSplitTf32'),
+        splitWeights: this.binding.planSplitTf32?.bind(this.binding),
       });
     let description = describe(this.#nhwcConv());
     let plan: NativeExecutionPlan;

@@ -52,6 +52,8 @@ export interface PlanBinding {
   planStepOps(): string[];
   /** The device's free and total memory as the driver reports it (absent in older builds). */
   planDeviceMemory?(deviceId: number): { free: number; total: number };
+  /** [lo | hi | hi] TF32 parts of a 3xTF32 product's weight (absent in older builds). */
+  planSplitTf32?(weights: Float32Array): Float32Array;
 }
 
 export function hasPlanBinding(binding: object): binding is PlanBinding {

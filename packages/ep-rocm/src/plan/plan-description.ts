@@ -26,7 +26,7 @@ import { im2colBytes } from './conv-workspace.js';
 import { aliasCopies } from './copy-alias.js';
 import { foldAttention } from './attention-fold.js';
 import { fuseAttention } from './attention-fuse.js';
-import { splitLargeMatMuls, splitWorkspaceBytes } from './split-tf32.js';
+import { splitLargeMatMuls, splitWorkspaceBytes, type WeightSplitter } from './split-tf32.js';
 import { constantOf, product, staticDims } from './graph-values.js';
 import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
@@ -94,6 +94,8 @@ export interface PlanBuildOptions {
   attentionFuse?: boolean;
   /** float32 plans: large products over constant weights as 3xTF32 MatMulSplitTf32 steps (split-tf32.ts). */
   splitTf32?: boolean;
+  /** How those steps' weights are split (default: split-tf32.ts's splitWeights; the EP passes native-hip's). */
+  splitWeights?: WeightSplitter;
   /** Offsets are multiples of this (default 256: what the GPU allocators align to). */
   alignment?: number;
 }
@@ -315,7 +317,7 @@ export function buildPlanDescription(
   const folded = options.attentionFold ? foldAttention({ steps, buffers, constants, region, aliasOf: aliases.aliasOf }) : undefined;
   const attention = folded && options.attentionFuse ? (fuseAttention(folded) ?? folded) : folded;
   if (attention) ({ steps, buffers, constants, region } = attention);
-  const split = options.splitTf32 && !half ? splitLargeMatMuls({ steps, buffers, constants, region }) : undefined;
+  const split = options.splitTf32 && !half ? splitLargeMatMuls({ steps, buffers, constants, region }, options.splitWeights) : undefined;
   if (split) ({ steps, buffers, constants, region } = split);
   if (aliases.aliasOf.size > 0 || attention || split) {
     lifetime.clear();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Tensor, inferShapes } from '@switchyard/core';
 import { buildModel } from '@switchyard/core/testing';
+import { nativeHipBinding } from '@switchyard/native-hip';
 import { concreteGraph } from '../rocm-partition.js';
 import { buildPlanDescription } from './plan-description.js';
 import { MIN_SPLIT_MACS, roundTf32, splitWeights } from './split-tf32.js';
@@ -28,7 +29,7 @@ describe('3xTF32 split', () => {
     const k = 7;
     const n = 5;
     const b = seeded(k * n, 3);
-    const b3 = splitWeights(b, k, n);
+    const b3 = splitWeights(b);
     expect(b3.length).toBe(3 * k * n);
     for (let i = 0; i < k * n; i++) {
       const [lo, hi, hi2] = [b3[i], b3[k * n + i], b3[2 * k * n + i]];
@@ -44,7 +45,7 @@ describe('3xTF32 split', () => {
     const [m, k, n] = [6, 64, 4];
     const a = seeded(m * k, 5);
     const b = seeded(k * n, 6);
-    const b3 = splitWeights(b, k, n);
+    const b3 = splitWeights(b);
     let worst3 = 0;
     let worst1 = 0;
     for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
@@ -88,6 +89,28 @@ function describeLinear(m: number, k: number, n: number, options: { splitTf32?: 
   return buildPlanDescription(g, p.nodes, p.inputNames, p.outputNames, { deviceId: 0, captureGraph: false, fp16: options.fp16 ?? false, matmulBiasFold: true, splitTf32: options.splitTf32 ?? true });
 }
 
+const native = nativeHipBinding();
+const nativeSplit = native.ok ? (native.binding as { planSplitTf32?: (w: Float32Array) => Float32Array }).planSplitTf32 : undefined;
+
+// The addon builds on CI's machine (for AMD, no GPU needed for this host function), so this runs there.
+describe.runIf(nativeSplit !== undefined)('native-hip planSplitTf32', () => {
+  it('gives the same bits as the JS split, special values and a multi-threaded size included', () => {
+    const special = Float32Array.of(0, -0, 1, -1.5, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 3.4028234663852886e38, -3.4028234663852886e38, 1e-40, -1e-45, Infinity, -Infinity, NaN);
+    const big = seeded(3 * 2 ** 20 + 7, 17);
+    for (const w of [special, big, new Float32Array(0)]) {
+      const got = nativeSplit!(w);
+      const want = splitWeights(w);
+      expect(got.length).toBe(3 * w.length);
+      expect(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength))).toBe(true);
+    }
+  });
+
+  it('takes only a Float32Array', () => {
+    expect(() => (nativeSplit as unknown as (w: unknown) => unknown)(new Float64Array(2))).toThrow(/must be a Float32Array/);
+    expect(() => (nativeSplit as unknown as (w: unknown) => unknown)([1, 2])).toThrow(/must be a Float32Array/);
+  });
+});
+
 describe('large float32 Linear layers as MatMulSplitTf32', () => {
   it('replaces the weight by its split and gives the step its activation workspace', () => {
     expect(1024 * 1024 * 1024).toBe(MIN_SPLIT_MACS);
@@ -104,7 +127,7 @@ describe('large float32 Linear layers as MatMulSplitTf32', () => {
     expect(uploaded).toContain(`${d.buffers[b3].name}`);
     expect(uploaded).not.toContain('w');
     const b3Data = d.constants.find((c) => c.buffer === b3)!.data as Float32Array;
-    expect(b3Data.subarray(1024 * 1024, 1024 * 1024 + 4)).toEqual(splitWeights(seeded(1024 * 1024, 9), 1024, 1024).subarray(1024 * 1024, 1024 * 1024 + 4));
+    expect(b3Data.subarray(1024 * 1024, 1024 * 1024 + 4)).toEqual(splitWeights(seeded(1024 * 1024, 9)).subarray(1024 * 1024, 1024 * 1024 + 4));
     // The workspace lies inside the arena.
     expect(step.workspace!.offset + step.workspace!.bytes).toBeLessThanOrEqual(d.arenaBytes);
   });

@@ -30,6 +30,9 @@ export interface SplitParts {
   region: Map<number, BufferRegion>;
 }
 
+/** Splits a weight into [lo | hi | hi] (splitWeights, or native-hip's planSplitTf32). */
+export type WeightSplitter = (weights: Float32Array) => Float32Array;
+
 /** TF32 rounding of float32 bits: to nearest, ties to even, at 10 explicit mantissa bits; inf and NaN unchanged. */
 function roundTf32Bits(u: number): number {
   return (u & 0x7f800000) === 0x7f800000 ? u : ((u + 0x0fff + ((u >>> 13) & 1)) & 0xffffe000) >>> 0;
@@ -45,9 +48,13 @@ export function roundTf32(x: number): number {
   return scratch[0];
 }
 
-/** B3 = [lo(B); hi(B); hi(B)] of a row-major [k, n] B: the constant side of a split product. */
-export function splitWeights(b: Float32Array, k: number, n: number): Float32Array {
-  const size = k * n;
+/**
+ * B3 = [lo(B); hi(B); hi(B)] of a row-major B (three flat copies): the constant side of a split
+ * product. native-hip's planSplitTf32 does the same on a few threads, ~10x faster; this is the
+ * fallback for builds without it (and the reference its test compares with).
+ */
+export function splitWeights(b: Float32Array): Float32Array {
+  const size = b.length;
   const out = new Float32Array(3 * size);
   const bits = new Uint32Array(b.buffer, b.byteOffset, size);
   const outBits = new Uint32Array(out.buffer);
@@ -79,7 +86,7 @@ function plainGemm(s: PlanStepDescription, buffers: readonly PlanBuffer[]): bool
   return s.attrs[3] === 1 && cd.reduce((x, y) => x * y, 1) === n && cd[cd.length - 1] === n;
 }
 
-export function splitLargeMatMuls(parts: SplitParts): SplitParts | undefined {
+export function splitLargeMatMuls(parts: SplitParts, split: WeightSplitter = splitWeights): SplitParts | undefined {
   const { buffers, region } = parts;
   const data = new Map(parts.constants.map((c) => [c.buffer, c.data]));
   const readers = new Map<number, number>();
@@ -103,7 +110,7 @@ export function splitLargeMatMuls(parts: SplitParts): SplitParts | undefined {
     buffersOut.push({ offset: -1, bytes: 3 * k * n * 4, dtype: ONNX_DATA_TYPE.float32, dims: [3 * k, n], name: `${buffers[b].name}:tf32x3` });
     const b3 = buffersOut.length - 1;
     regionOut.set(b3, 'constant');
-    constants.push({ buffer: b3, data: splitWeights(w, k, n) });
+    constants.push({ buffer: b3, data: split(w) });
     if (readers.get(b) === 1) dropped.add(b);
     changed = true;
     const bias = s.inputs.length > 2 && s.inputs[2] >= 0 ? [s.inputs[2]] : [];
