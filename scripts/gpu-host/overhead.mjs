@@ -98,6 +98,13 @@ for (const spec of specs) {
   const direct = await timed(async () => {
     for (const c of calls) await c.plan.run(...c.args);
   });
+  // The same, with fresh host output arrays each call as the session allocates them (Buffer's
+  // allocUnsafeSlow: new pages, faulted in by the plan's TouchPages): does the session's extra time
+  // come from its JS or from new memory?
+  const fresh = (a) => (ArrayBuffer.isView(a) ? new a.constructor(Buffer.allocUnsafeSlow(a.byteLength).buffer, 0, a.length) : a);
+  const directFresh = await timed(async () => {
+    for (const c of calls) await c.plan.run(c.args[0], c.args[1].map(fresh));
+  });
   const phaseRuns = [];
   for (let i = 0; i < iterations; i++) {
     const sum = {};
@@ -135,6 +142,7 @@ for (const spec of specs) {
     copyInP50Ms: p50(copyIn),
     copyOutP50Ms: p50(copyOut),
     directPlanP50Ms: direct,
+    directFreshOutputsP50Ms: directFresh,
     directPhasesP50Ms: phases,
     launchOnCallerP50Ms: +p50(launchAb.caller).toFixed(4),
     launchOnWorkerP50Ms: +p50(launchAb.worker).toFixed(4),
