@@ -1,7 +1,9 @@
 // Where a warm run's wall time goes besides the GPU: for each `name:case:precision` (precision fp32 |
 // fp16; enableHipGraph on), the session's p50 against the plan's own numbers, the same plan called
-// directly (`plan.run` with the arguments the session last gave it: the native call's cost without
-// the session's JS), and an empty plan (the worker-thread hop and one stream sync alone).
+// directly (with the arguments the session last gave it: the native call's cost without the
+// session's JS) both ways a run can end (the worker, or start/poll on the event loop), the session
+// in each of its three completion modes, and an empty plan (the worker-thread hop and one stream
+// sync alone).
 //   node scripts/gpu-host/overhead.mjs OUT_DIR [iterations] name:case:precision...
 // Writes OUT_DIR/overhead.json.
 import { writeFileSync } from 'node:fs';
@@ -84,12 +86,14 @@ for (const spec of specs) {
   const calls = [];
   for (const p of parts) {
     const plan = p.stats.lastPlan;
-    const run = plan.run;
+    // The EP begins runs with `start` (`run` in older builds).
+    const method = typeof plan.start === 'function' ? 'start' : 'run';
+    const original = plan[method];
     let args;
-    // The addon's methods are read-only on the prototype: shadow `run` on the instance for one call.
-    Object.defineProperty(plan, 'run', { value: (i, o) => ((args = [i, o]), run.call(plan, i, o)), configurable: true });
+    // The addon's methods are read-only on the prototype: shadow the method on the instance for one call.
+    Object.defineProperty(plan, method, { value: (i, o) => ((args = [i, o]), original.call(plan, i, o)), configurable: true });
     await s.run(feeds);
-    delete plan.run;
+    delete plan[method];
     calls.push({ plan, args });
   }
   // The direct calls' wall time against the native Execute's phases (summed over partitions): what
@@ -98,6 +102,24 @@ for (const spec of specs) {
   const direct = await timed(async () => {
     for (const c of calls) await c.plan.run(...c.args);
   });
+  // Begun on the JS thread and polled from the event loop, as the EP's runPlan does.
+  const untilPolled = (plan) => new Promise((resolve, reject) => {
+    const turn = () => {
+      try {
+        if (plan.poll()) resolve();
+        else setImmediate(turn);
+      } catch (e) {
+        reject(e);
+      }
+    };
+    setImmediate(turn);
+  });
+  const directPolled = typeof calls[0]?.plan.start === 'function' ? await timed(async () => {
+    for (const c of calls) {
+      const started = c.plan.start(...c.args);
+      await (started === true ? untilPolled(c.plan) : started);
+    }
+  }) : null;
   // The same, with fresh host output arrays each call as the session allocates them (Buffer's
   // allocUnsafeSlow: new pages, faulted in by the plan's TouchPages): does the session's extra time
   // come from its JS or from new memory?
@@ -116,21 +138,50 @@ for (const spec of specs) {
   }
   const phases = {};
   for (const k of Object.keys(phaseRuns[0] ?? {})) phases[k] = +p50(phaseRuns.map((r) => r[k])).toFixed(4);
-  // A graph replay begins on the JS thread unless SWITCHYARD_PLAN_LAUNCH=worker (read per run):
-  // the session's wall time both ways, in interleaved blocks.
-  const launchAb = { caller: [], worker: [] };
+  // The session's wall time in its three completion modes (both variables are read per run), in
+  // interleaved blocks: a graph replay begun on the JS thread and polled there (the default), begun
+  // there and waited for by the worker (SWITCHYARD_PLAN_WAIT=worker), all on the worker
+  // (SWITCHYARD_PLAN_LAUNCH=worker).
+  const modes = { polled: {}, caller: { SWITCHYARD_PLAN_WAIT: 'worker' }, worker: { SWITCHYARD_PLAN_LAUNCH: 'worker' } };
+  const modeWall = { polled: [], caller: [], worker: [] };
   for (let block = 0; block < 6; block++) {
-    for (const mode of ['caller', 'worker']) {
-      process.env.SWITCHYARD_PLAN_LAUNCH = mode;
+    for (const [mode, env] of Object.entries(modes)) {
+      delete process.env.SWITCHYARD_PLAN_WAIT;
+      delete process.env.SWITCHYARD_PLAN_LAUNCH;
+      Object.assign(process.env, env);
       for (let i = 0; i < 3; i++) await s.run(feeds);
       for (let i = 0; i < Math.ceil(iterations / 3); i++) {
         const t = performance.now();
         await s.run(feeds);
-        launchAb[mode].push(performance.now() - t);
+        modeWall[mode].push(performance.now() - t);
       }
     }
   }
+  delete process.env.SWITCHYARD_PLAN_WAIT;
   delete process.env.SWITCHYARD_PLAN_LAUNCH;
+  // A polled session run cut in three (one partition only): the session's JS before the plan's
+  // start, start to the poll that saw the end, and from there until the session's promise settles.
+  let split = null;
+  if (parts.length === 1 && typeof parts[0].stats.lastPlan.start === 'function') {
+    const plan = parts[0].stats.lastPlan;
+    const { start, poll } = plan;
+    let tStart = 0;
+    let tDone = 0;
+    Object.defineProperty(plan, 'start', { value: (i, o) => ((tStart = performance.now()), start.call(plan, i, o)), configurable: true });
+    Object.defineProperty(plan, 'poll', { value: () => (poll.call(plan) ? ((tDone = performance.now()), true) : false), configurable: true });
+    const cuts = { before: [], plan: [], after: [] };
+    for (let i = 0; i < iterations; i++) {
+      const t0 = performance.now();
+      await s.run(feeds);
+      const t1 = performance.now();
+      cuts.before.push(tStart - t0);
+      cuts.plan.push(tDone - tStart);
+      cuts.after.push(t1 - tDone);
+    }
+    delete plan.start;
+    delete plan.poll;
+    split = Object.fromEntries(Object.entries(cuts).map(([k, v]) => [k, +p50(v).toFixed(4)]));
+  }
   const profiled = process.env.SWITCHYARD_OVERHEAD_PROFILE === '1' ? await jsProfile(async () => {
     for (let i = 0; i < iterations; i++) await s.run(feeds);
   }) : [];
@@ -142,10 +193,13 @@ for (const spec of specs) {
     copyInP50Ms: p50(copyIn),
     copyOutP50Ms: p50(copyOut),
     directPlanP50Ms: direct,
+    directPolledP50Ms: directPolled,
     directFreshOutputsP50Ms: directFresh,
     directPhasesP50Ms: phases,
-    launchOnCallerP50Ms: +p50(launchAb.caller).toFixed(4),
-    launchOnWorkerP50Ms: +p50(launchAb.worker).toFixed(4),
+    polledP50Ms: +p50(modeWall.polled).toFixed(4),
+    polledSplitP50Ms: split,
+    launchOnCallerP50Ms: +p50(modeWall.caller).toFixed(4),
+    launchOnWorkerP50Ms: +p50(modeWall.worker).toFixed(4),
     partitions: parts.length,
     partitionInputs: parts.map((p) => p.partition.inputNames.length),
     outputPlacement: parts.map((p) => p.outputPlacement?.join(',')),
@@ -156,7 +210,7 @@ for (const spec of specs) {
   if (profiled.length) console.log(`  JS self ms/run: ${r.jsSelfMsPerRun.map(([k, ms]) => `${k} ${ms}`).join('; ')}`);
   console.log(
     `${spec}: p50 ${r.p50Ms.toFixed(3)} | plan direct ${direct.toFixed(3)} | gpu ${r.gpuP50Ms.toFixed(3)} | copy in ${r.copyInP50Ms.toFixed(3)} out ${r.copyOutP50Ms.toFixed(3)} | ` +
-      `session JS ${(r.p50Ms - direct).toFixed(3)} | phases ${JSON.stringify(phases)} | launch on caller ${r.launchOnCallerP50Ms} vs worker ${r.launchOnWorkerP50Ms} | ${r.partitions} partition(s), inputs ${r.partitionInputs}, outputs ${r.outputPlacement} | off rocm ${JSON.stringify(r.offRocm)}`,
+      `direct polled ${directPolled?.toFixed(3)} | phases ${JSON.stringify(phases)} | session polled ${r.polledP50Ms} (split ${JSON.stringify(split)}), launch on caller ${r.launchOnCallerP50Ms}, worker ${r.launchOnWorkerP50Ms} | ${r.partitions} partition(s), inputs ${r.partitionInputs}, outputs ${r.outputPlacement} | off rocm ${JSON.stringify(r.offRocm)}`,
   );
   await s.release();
 }

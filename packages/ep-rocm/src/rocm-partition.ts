@@ -6,7 +6,7 @@
 import { Graph, SwitchyardError, Tensor, dataTypeFromOnnx, elementCount, inferShapes, type DataType, type NumericDataType, type CompiledPartition, type FusedPartition, type Node, type RuntimeValue, type ValueInfo } from '@switchyard/core';
 import type { DeviceBuffer } from '@switchyard/native-hip';
 import { allocateForCopy, type RocmDeviceMemory } from './device-memory.js';
-import type { NativeExecutionPlan, PlanBinding } from './plan/native-plan.js';
+import { runPlan, type NativeExecutionPlan, type PlanBinding } from './plan/native-plan.js';
 import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
 import type { ResolvedRocmOptions } from './rocm-options.js';
 
@@ -174,7 +174,7 @@ export class RocmPartition implements CompiledPartition {
     });
     const targets = outputs.map(({ type, dims }, i) => this.#outputTarget(type, dims, i));
     try {
-      await plan.run(sources, targets.map((t) => t.target));
+      await runPlan(plan, sources, targets.map((t) => t.target));
     } catch (error) {
       for (const t of targets) t.tensor.dispose();
       throw new SwitchyardError('RUNTIME', `rocm partition '${this.partition.name}': ${(error as Error).message}`, { cause: error });

@@ -40,7 +40,7 @@ describe('softmax', { skip }, () => {
   for (const dtype of FLOAT_TYPES) {
     for (const log of [false, true]) {
       it(`${log ? 'LogSoftmax' : 'Softmax'} ${dtype}`, () => {
-        for (const dims of [[5, 7], [3, 1500], [2, 3, 4, 5, 6, 3], [1, 1], [1000, 10]]) {
+        for (const dims of [[5, 7], [3, 1500], [2, 3, 4, 5, 6, 3], [1, 1], [1000, 10], [130, 768]]) {
           const x = tensor(dtype, dims, values(dims, -6, 6));
           const expected = ref.softmax(x.values, dims, log);
           check('softmax', { inputs: [x], outputs: [{ dims, dtype }], attrs: { log } }, [expected.data], SUM_TOLERANCE[dtype]);
@@ -57,6 +57,13 @@ describe('layerNorm', { skip }, () => {
     { dims: [4, 3000], residual: true, beta: false, extras: true },
     { dims: [2, 3, 64], residual: false, beta: true, extras: true },
     { dims: [1, 2, 1, 2, 3, 7], residual: true, beta: true, extras: false },
+    // Rows held in registers: 2, 3 (BERT's 768), 4 and 8 slots a thread, the last at its limit, and
+    // one past it (the three-pass kernel).
+    { dims: [3, 250], residual: true, beta: false, extras: true },
+    { dims: [130, 768], residual: true, beta: true, extras: true },
+    { dims: [5, 1000], residual: false, beta: true, extras: true },
+    { dims: [5, 2048], residual: true, beta: true, extras: true },
+    { dims: [5, 2049], residual: true, beta: true, extras: true },
   ];
   for (const dtype of FLOAT_TYPES) {
     it(dtype, () => {

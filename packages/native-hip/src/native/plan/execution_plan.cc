@@ -33,6 +33,8 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
   return DefineClass(env, "ExecutionPlan",
                      {
                          InstanceMethod<&ExecutionPlan::Run>("run"),
+                         InstanceMethod<&ExecutionPlan::Start>("start"),
+                         InstanceMethod<&ExecutionPlan::Poll>("poll"),
                          InstanceMethod<&ExecutionPlan::Dispose>("dispose"),
                          InstanceAccessor<&ExecutionPlan::GetArenaBytes>("arenaBytes"),
                          InstanceAccessor<&ExecutionPlan::GetStepCount>("stepCount"),
@@ -223,6 +225,9 @@ void ExecutionPlan::Release() {
 }
 
 Napi::Value ExecutionPlan::Dispose(const Napi::CallbackInfo& info) {
+  // A run start() began is finished by this (JS) thread: waiting for it below would wait forever.
+  // Its poller's next poll() reports the disposal.
+  if (polled_ != nullptr) (void)FinishPolledRun();
   std::unique_lock<std::mutex> lock(mutex_);
   run_done_.wait(lock, [this] { return !in_flight_; });
   disposed_ = true;
@@ -263,6 +268,7 @@ Napi::Value ExecutionPlan::GetLastRunPhasesMs(const Napi::CallbackInfo& info) {
   out.Set("waitSteps", Napi::Number::New(env, last_phases_.wait_steps));
   out.Set("drain", Napi::Number::New(env, last_phases_.drain));
   out.Set("onCaller", Napi::Boolean::New(env, last_phases_.on_caller));
+  out.Set("polled", Napi::Boolean::New(env, last_phases_.polled));
   // Device time of the input copies (before the steps) and the output copies (after them).
   float in_ms = -1, out_ms = -1;
   const bool ran = runs_ > 0;

@@ -209,7 +209,7 @@ std::string ExecutionPlan::FinishRun(RunIo& io) {
   hipError_t status = hipSetDevice(device_id_);  // the current device is per thread (BeginRun may have run on another)
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipSetDevice), status);
   // While the GPU still works, the JS arrays' pages are touched so that the drain does not fault them in.
-  for (size_t i = 0; i < outputs_.size(); ++i) {
+  for (size_t i = 0; i < outputs_.size() && !io.polled; ++i) {  // start() touched them already
     if (io.output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(io.output_targets[i], buffers_[outputs_[i]].bytes);
   }
   // lastCopyMs.out: from the end of the steps until the host outputs are in place (DMA and drain).
@@ -239,6 +239,7 @@ std::string ExecutionPlan::FinishRun(RunIo& io) {
   last_phases_.wait_steps = std::chrono::duration<double, std::milli>(copy_out_begin - wait_begin).count();
   last_phases_.drain = last_copy_out_ms_;
   last_phases_.on_caller = io.launched_on_caller;
+  last_phases_.polled = io.polled;
   if (!step_events_.empty() && graph_exec_ == nullptr) {
     last_step_ms_.assign(steps_.size(), -1.0);
     for (size_t i = 0; i < steps_.size(); ++i) {
@@ -252,61 +253,57 @@ std::string ExecutionPlan::FinishRun(RunIo& io) {
   return "";
 }
 
-Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
+void ExecutionPlan::ReadRunArgs(const Napi::CallbackInfo& info, const char* method, RunIo& io, std::vector<Napi::Value>& values) {
   Napi::Env env = info.Env();
-  if (disposed_) throw Napi::Error::New(env, "ExecutionPlan.run: the plan was disposed");
+  const std::string call = std::string("ExecutionPlan.") + method;
+  if (disposed_) throw Napi::Error::New(env, call + ": the plan was disposed");
   if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsArray()) {
-    throw Napi::TypeError::New(env, "ExecutionPlan.run(inputs, outputs): both must be arrays");
+    throw Napi::TypeError::New(env, call + "(inputs, outputs): both must be arrays");
   }
   Napi::Array inputs = info[0].As<Napi::Array>();
   Napi::Array outputs = info[1].As<Napi::Array>();
   if (inputs.Length() != inputs_.size() || outputs.Length() != outputs_.size()) {
-    throw Napi::RangeError::New(env, "ExecutionPlan.run: the plan takes " + std::to_string(inputs_.size()) + " inputs and " +
+    throw Napi::RangeError::New(env, call + ": the plan takes " + std::to_string(inputs_.size()) + " inputs and " +
                                          std::to_string(outputs_.size()) + " outputs, got " + std::to_string(inputs.Length()) + " and " +
                                          std::to_string(outputs.Length()));
   }
-  auto* worker = new RunWorker(env, this, info.This().As<Napi::Object>());
-  try {
-    for (uint32_t i = 0; i < inputs.Length(); ++i) {
-      Napi::Value v = inputs.Get(i);
-      const TensorRef& slot = buffers_[inputs_[i]];
-      HostBytes host;
-      const std::string what = "ExecutionPlan.run: inputs[" + std::to_string(i) + "]";
-      if (HostBytesOf(v, &host)) {
-        if (host.bytes != slot.bytes) throw Napi::RangeError::New(env, what + " has " + std::to_string(host.bytes) + " bytes, the plan expects " + std::to_string(slot.bytes));
-        worker->io.input_sources.push_back(host.data);
-        worker->io.input_kinds.push_back(hipMemcpyHostToDevice);
-      } else {
-        DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
-        if (b->byte_length() < slot.bytes) throw Napi::RangeError::New(env, what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan expects " + std::to_string(slot.bytes));
-        if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
-        worker->io.input_sources.push_back(b->data());
-        worker->io.input_kinds.push_back(hipMemcpyDeviceToDevice);
-      }
-      worker->Keep(v);
+  // One check for both directions: a host array must match the slot exactly, a device buffer hold it.
+  // Returns the memory and whether it is on the host.
+  auto read = [&](Napi::Value v, const TensorRef& slot, const std::string& what, const char* verb) -> std::pair<void*, bool> {
+    values.push_back(v);
+    HostBytes host;
+    if (HostBytesOf(v, &host)) {
+      if (host.bytes != slot.bytes) throw Napi::RangeError::New(env, what + " has " + std::to_string(host.bytes) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
+      return {host.data, true};
     }
-    for (uint32_t i = 0; i < outputs.Length(); ++i) {
-      Napi::Value v = outputs.Get(i);
-      const TensorRef& slot = buffers_[outputs_[i]];
-      HostBytes host;
-      const std::string what = "ExecutionPlan.run: outputs[" + std::to_string(i) + "]";
-      if (HostBytesOf(v, &host)) {
-        if (host.bytes != slot.bytes) throw Napi::RangeError::New(env, what + " has " + std::to_string(host.bytes) + " bytes, the plan makes " + std::to_string(slot.bytes));
-        worker->io.output_targets.push_back(host.data);
-        worker->io.output_kinds.push_back(hipMemcpyDeviceToHost);
-      } else {
-        DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
-        if (b->byte_length() < slot.bytes) throw Napi::RangeError::New(env, what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan makes " + std::to_string(slot.bytes));
-        if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
-        worker->io.output_targets.push_back(b->data());
-        worker->io.output_kinds.push_back(hipMemcpyDeviceToDevice);
-      }
-      worker->Keep(v);
-    }
-  } catch (...) {
-    delete worker;
-    throw;
+    DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
+    if (b->byte_length() < slot.bytes) throw Napi::RangeError::New(env, what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
+    if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
+    return {b->data(), false};
+  };
+  for (uint32_t i = 0; i < inputs.Length(); ++i) {
+    const auto [data, on_host] = read(inputs.Get(i), buffers_[inputs_[i]], call + ": inputs[" + std::to_string(i) + "]", "expects");
+    io.input_sources.push_back(data);
+    io.input_kinds.push_back(on_host ? hipMemcpyHostToDevice : hipMemcpyDeviceToDevice);
   }
+  for (uint32_t i = 0; i < outputs.Length(); ++i) {
+    const auto [data, on_host] = read(outputs.Get(i), buffers_[outputs_[i]], call + ": outputs[" + std::to_string(i) + "]", "makes");
+    io.output_targets.push_back(data);
+    io.output_kinds.push_back(on_host ? hipMemcpyDeviceToHost : hipMemcpyDeviceToDevice);
+  }
+}
+
+Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
+  RunIo io;
+  std::vector<Napi::Value> values;
+  ReadRunArgs(info, "run", io, values);
+  return QueueRun(info.Env(), info.This().As<Napi::Object>(), std::move(io), values);
+}
+
+Napi::Value ExecutionPlan::QueueRun(Napi::Env env, Napi::Object self, RunIo io, const std::vector<Napi::Value>& values) {
+  auto* worker = new RunWorker(env, this, self);
+  worker->io = std::move(io);
+  for (const Napi::Value& v : values) worker->Keep(v);
   Napi::Promise promise = worker->Promise();
   // A graph replay begins here, on the JS thread (see execution_plan.h); anything else, or a run
   // while another is in flight, goes to the worker whole.
@@ -325,6 +322,63 @@ Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
   }
   worker->Queue();
   return promise;
+}
+
+bool ExecutionPlan::PollEligible(const RunIo& io) const {
+  const char* mode = std::getenv("SWITCHYARD_PLAN_WAIT");
+  if (mode != nullptr && std::strcmp(mode, "worker") == 0) return false;
+  size_t host_bytes = 0;
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (io.output_kinds[i] == hipMemcpyDeviceToHost) host_bytes += buffers_[outputs_[i]].bytes;
+  }
+  return host_bytes <= kCallerDrainBytes && LaunchOnCaller(io);
+}
+
+Napi::Value ExecutionPlan::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto run = std::make_unique<PolledRun>();
+  std::vector<Napi::Value> values;
+  ReadRunArgs(info, "start", run->io, values);
+  // Polled only when nothing is in flight: a second run while one is polled waits on the worker.
+  if (polled_ == nullptr && PollEligible(run->io) && TryAcquireRun()) {
+    run->io.launched_on_caller = true;
+    run->io.polled = true;
+    const std::string error = BeginRun(run->io);
+    if (!error.empty()) {
+      AbortRun();
+      ReleaseRun();
+      throw Napi::Error::New(env, "ExecutionPlan.start: " + error);
+    }
+    // While the GPU works, fault in the host outputs' pages (FinishRun's worker does the same).
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (run->io.output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(run->io.output_targets[i], buffers_[outputs_[i]].bytes);
+    }
+    for (const Napi::Value& v : values) run->keep.push_back(Napi::Persistent(v));
+    polled_ = std::move(run);
+    return Napi::Boolean::New(env, true);
+  }
+  return QueueRun(env, info.This().As<Napi::Object>(), std::move(run->io), values);
+}
+
+std::string ExecutionPlan::FinishPolledRun() {
+  std::unique_ptr<PolledRun> run = std::move(polled_);
+  const std::string error = FinishRun(run->io);
+  if (!error.empty()) AbortRun();
+  ReleaseRun();
+  return error;
+}
+
+Napi::Value ExecutionPlan::Poll(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (polled_ == nullptr) {
+    throw Napi::Error::New(env, disposed_ ? "ExecutionPlan.poll: the plan was disposed while the run was in flight"
+                                          : "ExecutionPlan.poll: no run begun by start() is in flight");
+  }
+  // hipErrorNotReady: still running. Any other failure surfaces from FinishRun's synchronization.
+  if (hipEventQuery(steps_end_) == hipErrorNotReady) return Napi::Boolean::New(env, false);
+  const std::string error = FinishPolledRun();
+  if (!error.empty()) throw Napi::Error::New(env, "ExecutionPlan.run: " + error);
+  return Napi::Boolean::New(env, true);
 }
 
 }  // namespace switchyard::plan

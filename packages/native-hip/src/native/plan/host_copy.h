@@ -52,8 +52,9 @@ hipError_t QueueHostToDevice(int device, hipStream_t stream, void* device_dst, v
 // followed by its event (the slices DrainDeviceToHost copies out).
 hipError_t QueueDeviceToHost(hipStream_t stream, HostMirror* mirror, const void* device_src, size_t bytes);
 
-// Copies the mirror into pageable `dst`, each slice on its own thread as soon as its DMA is done,
-// so the memcpy of one slice overlaps the DMA of the next. Returns when `dst` holds every byte.
+// Copies the mirror into pageable `dst` slice by slice as each slice's DMA is done, so the memcpy of
+// one slice overlaps the DMA of the next: on a few threads for large copies, on the caller's alone
+// under 4 MiB. Returns when `dst` holds every byte.
 hipError_t DrainDeviceToHost(int device, void* dst, const HostMirror* mirror, size_t bytes);
 
 // Writes one byte per 4 KiB page of `dst`, over a few threads when large: memory a JS array got
