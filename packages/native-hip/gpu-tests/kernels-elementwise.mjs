@@ -115,6 +115,11 @@ describe('biasActivation', { skip }, () => {
     { dims: [2, 5, 7, 3], axis: 1, bias: true, residual: true, residualBeforeActivation: false },
     { dims: [4, 9], axis: 1, bias: false, residual: true },
     { dims: [1, 3, 2, 2, 2, 5], axis: 5, bias: true, residual: false },
+    // Rows a multiple of 4 wide: four elements a thread, one vector access each.
+    { dims: [33, 72], axis: 1, bias: true, residual: true, residualBeforeActivation: false },
+    { dims: [5, 3072], axis: 1, bias: true, residual: true, residualBeforeActivation: true },
+    { dims: [6, 8], axis: 1, bias: false, residual: true },
+    { dims: [7, 12], axis: 1, bias: true, residual: false },
   ];
   for (const dtype of FLOAT_TYPES) {
     for (const activation of ['Identity', 'Relu', 'GeluErf', 'GeluTanh', 'LeakyRelu']) {

@@ -371,7 +371,8 @@ std::string ExecutionPlan::FinishPolledRun() {
 Napi::Value ExecutionPlan::Poll(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (polled_ == nullptr) {
-    throw Napi::Error::New(env, disposed_ ? "ExecutionPlan.poll: the plan was disposed while the run was in flight"
+    // After dispose(): it finished the run in flight, if there was one, before freeing the plan.
+    throw Napi::Error::New(env, disposed_ ? "ExecutionPlan.poll: the plan was disposed"
                                           : "ExecutionPlan.poll: no run begun by start() is in flight");
   }
   // hipErrorNotReady: still running. Any other failure surfaces from FinishRun's synchronization.
