@@ -19,6 +19,11 @@ const BINARY_SHAPES = [
   [[2, 1, 3, 1, 2, 3], [1, 2, 1, 4, 1, 3]],
   [[100003], [1]],
   [[0, 3], [1, 3]],
+  // Rows along which both operands run contiguous or constant: a block a row (long rows, or few),
+  // a warp a row (many short rows, as BERT b32's mask add).
+  [[3, 300], [300]],
+  [[40, 70], [40, 1, 70]],
+  [[8, 640, 100], [8, 1, 100]],
 ];
 
 describe('binary', { skip }, () => {
