@@ -100,6 +100,7 @@ class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
   bool LaunchOnCaller(const RunIo& io) const;
   std::string BeginRun(RunIo& io);
   std::string FinishRun(RunIo& io);
+  void TouchHostOutputs(const RunIo& io) const;  // faults in the host outputs' pages, during the GPU's work
   std::string FinishPolledRun();  // poll()'s end of a run, and dispose()'s when one is in flight
   bool PollEligible(const RunIo& io) const;
   void AbortRun();       // after a failed phase: lets queued work finish before the slots are reused

@@ -205,13 +205,17 @@ std::string ExecutionPlan::BeginRun(RunIo& io) {
   return "";
 }
 
+void ExecutionPlan::TouchHostOutputs(const RunIo& io) const {
+  // While the GPU still works, the JS arrays' pages are touched so that the drain does not fault them in.
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (io.output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(io.output_targets[i], buffers_[outputs_[i]].bytes);
+  }
+}
+
 std::string ExecutionPlan::FinishRun(RunIo& io) {
   hipError_t status = hipSetDevice(device_id_);  // the current device is per thread (BeginRun may have run on another)
   if (status != hipSuccess) return Status(SWITCHYARD_GPU_NAME(hipSetDevice), status);
-  // While the GPU still works, the JS arrays' pages are touched so that the drain does not fault them in.
-  for (size_t i = 0; i < outputs_.size() && !io.polled; ++i) {  // start() touched them already
-    if (io.output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(io.output_targets[i], buffers_[outputs_[i]].bytes);
-  }
+  if (!io.polled) TouchHostOutputs(io);  // start() touched them already
   // lastCopyMs.out: from the end of the steps until the host outputs are in place (DMA and drain).
   const auto wait_begin = std::chrono::steady_clock::now();
   status = hipEventSynchronize(steps_end_);
@@ -349,10 +353,7 @@ Napi::Value ExecutionPlan::Start(const Napi::CallbackInfo& info) {
       ReleaseRun();
       throw Napi::Error::New(env, "ExecutionPlan.start: " + error);
     }
-    // While the GPU works, fault in the host outputs' pages (FinishRun's worker does the same).
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (run->io.output_kinds[i] == hipMemcpyDeviceToHost) TouchPages(run->io.output_targets[i], buffers_[outputs_[i]].bytes);
-    }
+    TouchHostOutputs(run->io);
     for (const Napi::Value& v : values) run->keep.push_back(Napi::Persistent(v));
     polled_ = std::move(run);
     return Napi::Boolean::New(env, true);
