@@ -1,5 +1,8 @@
 #include "conv_dw_kernel.h"
 
+#include <optional>
+#include <string>
+
 #include <omp.h>
 
 #include <cstring>
@@ -15,15 +18,6 @@ namespace {
 
 void Require(bool ok, const std::string& message) {
   if (!ok) throw CodedError("INVALID_ARGUMENT", "ConvDw: " + message);
-}
-
-void AppendActivation(dnnl::post_ops& ops, const Epilogue& e) {
-  switch (e.activation) {
-    case Activation::kNone: break;
-    case Activation::kRelu: ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); break;
-    case Activation::kLeakyRelu: ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, e.alpha, 0.0f); break;
-    case Activation::kClip: ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, e.alpha, e.beta); break;
-  }
 }
 
 // Copies `data` (dense, in `user` layout) into memory of the primitive's `packed` layout.
@@ -63,11 +57,11 @@ ConvDwKernel::ConvDwKernel(const ConvDwParams& params, const float* weights, con
 
   dnnl::primitive_attr attr = UserScratchpadAttr();
   dnnl::post_ops ops;
-  AppendActivation(ops, p.pointwise);
+  AppendActivation(ops, p.pointwise.activation, p.pointwise.alpha, p.pointwise.beta);
   const auto f32 = dnnl::memory::data_type::f32;
   if (p.stride == 1) ops.append_dw_k3s1p1(f32, f32, f32, 0, {});
   else ops.append_dw_k3s2p1(f32, f32, f32, 0, {});
-  AppendActivation(ops, p.depthwise);
+  AppendActivation(ops, p.depthwise.activation, p.depthwise.alpha, p.depthwise.beta);
   attr.set_post_ops(ops);
 
   // The 1x1 conv's own descriptor: its dst is the wide [N, M, H, W]; the primitive's dst is the depthwise output.
@@ -76,12 +70,28 @@ ConvDwKernel::ConvDwKernel(const ConvDwParams& params, const float* weights, con
   ThreadScope threads(p.threads);
   const auto prop = dnnl::prop_kind::forward_inference;
   const auto alg = dnnl::algorithm::convolution_direct;
-  const auto src = AnyDesc(p.input), wts = AnyDesc(wDims), dst = AnyDesc({n, m, h, w});
+  const auto wts = AnyDesc(wDims);
   const auto biasDesc = PlainDesc({m});
-  dnnl::convolution_forward::desc desc = p.hasBias
-      ? dnnl::convolution_forward::desc(prop, alg, src, wts, biasDesc, dst, ones, zeros, zeros)
-      : dnnl::convolution_forward::desc(prop, alg, src, wts, dst, ones, zeros, zeros);
-  pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+  auto makePd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+    dnnl::convolution_forward::desc desc = p.hasBias
+        ? dnnl::convolution_forward::desc(prop, alg, src, wts, biasDesc, dst, ones, zeros, zeros)
+        : dnnl::convolution_forward::desc(prop, alg, src, wts, dst, ones, zeros, zeros);
+    return dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+  };
+  // As for plain convs (conv_primitive_desc.h): blocked callers ask for their layout first (with `any`,
+  // oneDNN 2.6 on AVX-512 picks channels-last brgconv kernels) unless a part would be a reference
+  // kernel. The pair always runs in oneDNN's ref_fused_convolution wrapper around two jit primitives
+  // ("ref_fused_convolution:any:jit_1x1:...:jit_dw:..."): only a "ref:any" part is slow.
+  std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+  if (p.srcBlock > 0 && p.dstBlock > 0) {
+    try {
+      auto pd = makePd(userSrc_, LayoutDesc({n, m, h, w}, p.dstBlock));
+      if (std::string(pd.impl_info_str()).find("ref:any") == std::string::npos) chosen = pd;
+    } catch (const dnnl::error&) {
+      // No fused kernel for these layouts: `any` below.
+    }
+  }
+  pd_ = chosen ? *chosen : makePd(AnyDesc(p.input), AnyDesc({n, m, h, w}));
   primitive_ = dnnl::convolution_forward(pd_);
   Require(pd_.dst_desc().dims() == outputDims_, "oneDNN's fused output " + DimsToString(pd_.dst_desc().dims()) + " differs from " +
                                                     DimsToString(outputDims_));

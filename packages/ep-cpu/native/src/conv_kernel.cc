@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "conv_primitive_desc.h"
 #include "engine.h"
 #include "errors.h"
 
@@ -55,7 +56,7 @@ Dims ConvOutputDims(ConvParams& p) {
 bool ServedByAvx2Blocked8(const ConvParams& p, const Dims& out, bool constWeights) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   constexpr int64_t kBlock = 8;
-  if (!constWeights || !avx2 || p.input.size() != 4 || p.group != 1) return false;
+  if (!constWeights || !avx2 || p.input.size() != 4 || p.group != 1 || !Avx2Activates(p.epilogue.activation)) return false;
   if (p.srcBlock != kBlock || p.dstBlock != kBlock) return false;
   if (p.epilogue.sum && (p.sumBlock != kBlock || p.epilogue.sumScale != 1.0f)) return false;
   return p.input[1] % kBlock == 0 && p.weights[0] % kBlock == 0 && out[0] > 0 && out[2] > 0 && out[3] > 0;
@@ -74,31 +75,10 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   userDst_ = LayoutDesc(outputDims_, p.dstBlock);
   userSum_ = LayoutDesc(outputDims_, p.sumBlock);
   userBias_ = PlainDesc({filters});
-  // ONNX's M x C/g x k... weights are, byte for byte, oneDNN's g x M/g x C/g x k... grouped weights.
-  Dims weightDims = p.weights;
-  if (p.group > 1) {
-    weightDims = {p.group, filters / p.group};
-    weightDims.insert(weightDims.end(), p.weights.begin() + 1, p.weights.end());
-  }
-  userWeights_ = PlainDesc(weightDims);
+  userWeights_ = PlainDesc(GroupedWeightDims(p));
 
-  Dims dilations(p.dilations.size());
-  for (size_t i = 0; i < dilations.size(); ++i) dilations[i] = p.dilations[i] - 1;  // oneDNN counts gaps
-
-  dnnl::primitive_attr attr = UserScratchpadAttr();
-  AppendEpilogue(attr, p.epilogue);
-
-  const auto prop = dnnl::prop_kind::forward_inference;
-  const auto alg = dnnl::algorithm::convolution_direct;
-  const auto srcAny = AnyDesc(p.input), weightsAny = AnyDesc(weightDims), dstAny = AnyDesc(outputDims_);
   ThreadScope threads(p.threads);  // creation and execution must agree on the team size
-  if (p.hasBias) {
-    dnnl::convolution_forward::desc desc(prop, alg, srcAny, weightsAny, userBias_, dstAny, p.strides, dilations, p.padsBegin, p.padsEnd);
-    pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
-  } else {
-    dnnl::convolution_forward::desc desc(prop, alg, srcAny, weightsAny, dstAny, p.strides, dilations, p.padsBegin, p.padsEnd);
-    pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
-  }
+  pd_ = ChooseConvPrimitiveDesc(p, outputDims_, constWeights != nullptr);
   // The primitive descriptor stays (it answers primitiveLayouts); the primitive and packed weights are skipped.
   winograd_ = WinogradConv::TryCreate(p, outputDims_, constWeights, constBias, p.winograd);
   if (winograd_) return;

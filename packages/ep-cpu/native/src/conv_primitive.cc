@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "conv_primitive_desc.h"
+#include "engine.h"
 #include "errors.h"
 #include "js_args.h"
 
@@ -102,7 +104,9 @@ Napi::Value ConvPrimitive::Algorithm(const Napi::CallbackInfo& info) {
   const char* algorithm = GuardSync(env, ctx, [&] {
     const Dims out = ConvOutputDims(p);
     if (WinogradConv::Chooses(p, out, constWeights, p.winograd)) return "winograd";
-    return Im2colConv::Chooses(p, out, constWeights, p.im2col) ? "im2col" : "onednn";
+    if (Im2colConv::Chooses(p, out, constWeights, p.im2col)) return "im2col";
+    ThreadScope threads(p.threads);
+    return IsOneDnnWinograd(ChooseConvPrimitiveDesc(p, out, constWeights)) ? "winograd" : "onednn";
   });
   return Napi::String::New(env, algorithm);
 }

@@ -1,35 +1,14 @@
 /**
- * Conv → [Add(Z)] → [Relu | LeakyRelu | Clip] becomes one com.microsoft FusedConv
+ * Conv → [Add(Z)] → [activation] becomes one com.microsoft FusedConv
  * (Y = activation(Conv(X, W, B) + Z), onnxruntime's contrib op), which oneDNN runs as a convolution
  * with `sum` and eltwise post-ops. The Add is absorbed only when Z certainly has the Conv output's shape
- * (a residual connection; equal dims or equal symbols), so no broadcasting hides in it; Clip only with
- * constant bounds.
+ * (a residual connection; equal dims or equal symbols), so no broadcasting hides in it. The activation
+ * is any that activation-match.ts recognises: a single node (Relu, Clip with constant bounds, Sigmoid,
+ * HardSwish, Gelu, …) or an idiom of several (x·sigmoid(x), decomposed HardSwish).
  */
 import type { AttributeValue, GraphPass, Node } from '@switchyard/core';
-import { GraphRewriter, hasOp, isOp, otherInput } from './graph-rewriter.js';
-
-interface Activation {
-  name: 'Relu' | 'LeakyRelu' | 'Clip';
-  params?: number[];
-}
-
-/** The activation a node computes, when FusedConv can express it exactly. */
-function activationOf(rw: GraphRewriter, node: Node): Activation | undefined {
-  if (hasOp(node, 'Relu')) return { name: 'Relu' };
-  if (hasOp(node, 'LeakyRelu')) return { name: 'LeakyRelu', params: [rw.attrs(node).float('alpha', 0.01)] };
-  if (hasOp(node, 'Clip')) {
-    if ((rw.opset() ?? 1) < 11) {
-      const a = rw.attrs(node);
-      return { name: 'Clip', params: [a.float('min', -Infinity), a.float('max', Infinity)] };
-    }
-    const [, lo, hi] = node.inputs;
-    const min = lo ? rw.scalar(lo) : -Infinity;
-    const max = hi ? rw.scalar(hi) : Infinity;
-    if (min === undefined || max === undefined) return undefined;
-    return { name: 'Clip', params: [min, max] };
-  }
-  return undefined;
-}
+import { matchActivation } from './activation-match.js';
+import { GraphRewriter, isOp, otherInput } from './graph-rewriter.js';
 
 /**
  * Whether two values certainly have one shape: same rank, and each dim the same number or the same
@@ -59,21 +38,17 @@ function fuseOne(rw: GraphRewriter, conv: Node): void {
       out = add.outputs[0];
     }
   }
-  let activation: Activation | undefined;
-  const next = rw.soleReader(out);
-  if (next && next.inputs[0] === out) {
-    activation = activationOf(rw, next);
-    if (activation) {
-      matched.push(next);
-      out = next.outputs[0];
-    }
+  const activation = matchActivation(rw, out);
+  if (activation) {
+    matched.push(...activation.nodes);
+    out = activation.output;
   }
   if (matched.length === 1 || !rw.owned(matched)) return;
 
   const attributes = new Map<string, AttributeValue>(conv.attributes);
   if (activation) {
     attributes.set('activation', { type: 'string', value: activation.name, bytes: new TextEncoder().encode(activation.name) });
-    if (activation.params) attributes.set('activation_params', { type: 'floats', value: activation.params });
+    if (activation.params.length) attributes.set('activation_params', { type: 'floats', value: activation.params });
   }
   const [x, w, b = ''] = conv.inputs;
   rw.replace(matched, {

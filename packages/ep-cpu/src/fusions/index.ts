@@ -1,7 +1,8 @@
 /**
  * The CPU EP's graph fusions for graphOptimizationLevel 'extended' and 'all', in the order they run:
- * BatchNormalization folds into Conv weights before Conv+Add+activation fuses, and the transformer
- * patterns (LayerNorm, GELU) are matched before MatMul+Add so no pass breaks another's chain.
+ * BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
+ * Conv+Add+activation fuses, and the transformer patterns (LayerNorm, GELU) are matched before
+ * MatMul+Add so no pass breaks another's chain.
  */
 import type { GraphPass } from '@switchyard/core';
 import { convBatchNormFolding } from './conv-batchnorm-folding.js';
@@ -20,7 +21,8 @@ import { isChannelBlock } from '../native/channel-blocked.js';
 import { supportsStridedMatMulOp } from '../native/strided-matmul-native.js';
 import { supportsSkipLayerNorm } from '../native/norm-native.js';
 
-export const cpuGraphPasses: GraphPass[] = [convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion];
+// GELU's erf form becomes one Gelu node before the conv fusion, which then takes it as a conv's activation.
+export const cpuGraphPasses: GraphPass[] = [convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
 
 /**
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay

@@ -37,6 +37,8 @@ export interface LevelComparison {
   ops: string[];
   /** Implementation per node of the optimized session (`ts`, `onednn`). */
   implementations: string[];
+  /** Each node's `activation` attribute in the optimized graph ('' when it has none), in order. */
+  activations: string[];
   /** Names of the passes that changed something. */
   fired: string[];
   maxAbsDiff: number;
@@ -78,6 +80,10 @@ export async function compareLevels(
     return {
       ops: optimized.placement.nodes.map((n) => (n.domain ? `${n.domain}::${n.opType}` : n.opType)),
       implementations: optimized.placement.nodes.map((n) => n.implementation),
+      activations: optimized.model.graph.nodes.map((n) => {
+        const a = n.attributes.get('activation');
+        return a?.type === 'string' ? a.value : '';
+      }),
       fired: optimized.optimization.report.passes.filter((p) => p.name.startsWith('cpu:') && p.count > 0).map((p) => p.name),
       maxAbsDiff,
     };

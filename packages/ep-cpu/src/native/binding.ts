@@ -11,8 +11,12 @@
  * implementation for this configuration), 'OUT_OF_MEMORY', 'RELEASED' (used after dispose), 'RUNTIME'.
  */
 
-/** Epilogue activations the addon fuses (oneDNN eltwise post-ops). */
-export type NativeActivation = 'none' | 'relu' | 'leakyRelu' | 'clip';
+/**
+ * Epilogue activations the addon fuses (oneDNN eltwise post-ops; nn/fused-activation.ts maps FusedConv's
+ * names to these). `activationAlpha` / `activationBeta`: LeakyRelu slope; Clip min / max; HardSigmoid
+ * α / β; Swish α (x·sigmoid(αx)); Elu α; unused by the others.
+ */
+export type NativeActivation = 'none' | 'relu' | 'leakyRelu' | 'clip' | 'sigmoid' | 'tanh' | 'hardSigmoid' | 'hardSwish' | 'swish' | 'gelu' | 'geluTanh' | 'elu' | 'softplus' | 'mish';
 
 /** Options of `new ConvPrimitive(...)`: ONNX Conv semantics, with shapes fixed at construction. */
 export interface ConvPrimitiveOptions {
@@ -35,9 +39,9 @@ export interface ConvPrimitiveOptions {
   fuseRelu?: boolean;
   /** Activation applied last, as a oneDNN post-op. Default 'none' (or 'relu' with `fuseRelu`). */
   activation?: NativeActivation;
-  /** LeakyRelu: the slope; Clip: the lower bound. */
+  /** See NativeActivation: LeakyRelu slope, Clip min, HardSigmoid α, Swish α, Elu α. */
   activationAlpha?: number;
-  /** Clip: the upper bound. */
+  /** See NativeActivation: Clip max, HardSigmoid β. */
   activationBeta?: number;
   /** Adds Z (shaped like Y) before the activation: `run` then takes `z` (FusedConv's residual input). */
   hasSum?: boolean;

@@ -13,8 +13,11 @@ import { blockedConvOptions, convOutputDims, expectCloseArrays, referenceConv, s
 
 const native = loadNative({ env: {} });
 const binding: NativeBinding | undefined = native.ok ? native.binding : undefined;
-// Slices are whole 8-channel blocks: the layout AVX2 CPUs get (AVX-512 ones block by 16).
-const servesHere = /avx2/.test(binding?.runtimeInfo().cpuIsa ?? '') && binding?.preferredChannelBlock?.() === 8;
+// Slices are whole channel blocks of the layout this CPU gets (8 on AVX2, 16 on AVX-512); the cases'
+// channel counts scale with the block, so each splits (or not) for the same reason on both.
+const B = binding?.preferredChannelBlock?.() ?? 0;
+const servesHere = /avx2|avx512/.test(binding?.runtimeInfo().cpuIsa ?? '') && (B === 8 || B === 16);
+const ch = (n: number) => (n * B) / 8;
 const SPLIT = /output-channel split/;
 
 type Mode = 'always' | 'never' | 'auto';
@@ -22,7 +25,7 @@ type Mode = 'always' | 'never' | 'auto';
 type ConvCase = BlockedConvCase;
 
 const convOptions = (t: ConvCase, w: Float32Array, b: Float32Array | undefined, channelSplit: Mode, threads = 2) =>
-  blockedConvOptions(t, w, b, { threads, winograd: 'never', im2col: 'never', channelSplit });
+  blockedConvOptions(t, w, b, { threads, winograd: 'never', im2col: 'never', channelSplit, srcBlock: B as 8 | 16, dstBlock: B as 8 | 16 });
 
 /** Runs split and unsplit: each says which it is, and their outputs agree. Returns the split run. */
 function splitAgreesWithWhole(run: (mode: Mode) => { y: Float32Array; implementation: string }) {
@@ -42,8 +45,8 @@ function checkConv(b: NativeBinding, t: ConvCase, seed: number): void {
   const yDims = convOutputDims(t);
   const z = seededFloats(yDims.reduce((a, d) => a * d, 1), seed + 3);
   const expected = referenceConv(t, x, w, bias, t.sum ? z : undefined);
-  const xb = toBlocked(x, [t.n, t.c, t.h, t.w], 8);
-  const zb = toBlocked(z, yDims, 8);
+  const xb = toBlocked(x, [t.n, t.c, t.h, t.w], B);
+  const zb = toBlocked(z, yDims, B);
   const run = (mode: Mode) => {
     const p = new b.ConvPrimitive(convOptions(t, w, bias, mode));
     // With a sum, Y starts as Z (in place); without, as NaN, so a lane left unwritten fails.
@@ -54,37 +57,37 @@ function checkConv(b: NativeBinding, t: ConvCase, seed: number): void {
     return { y, implementation };
   };
   const split = splitAgreesWithWhole(run);
-  expectCloseArrays(fromBlocked(split.y, yDims, 8), expected, 1e-4);
+  expectCloseArrays(fromBlocked(split.y, yDims, B), expected, 1e-4);
 }
 
 describe.skipIf(!binding || !servesHere)('output-channel split', () => {
   const b = binding!;
 
   it('a 1x1 conv on 7x7 with bias, an in-place residual sum and Relu', () => {
-    checkConv(b, { n: 1, c: 32, k: 48, h: 7, w: 7, kernel: [1, 1], bias: true, sum: true, activation: 'relu' }, 11);
+    checkConv(b, { n: 1, c: ch(32), k: ch(48), h: 7, w: 7, kernel: [1, 1], bias: true, sum: true, activation: 'relu' }, 11);
   });
 
   it('a padded, strided 3x3 conv with Clip, and a 1x1 with LeakyRelu', () => {
-    checkConv(b, { n: 1, c: 16, k: 32, h: 9, w: 8, kernel: [3, 3], strides: [2, 2], padsBegin: [1, 0], padsEnd: [0, 1], activation: 'clip', alpha: -0.25, beta: 0.5 }, 21);
-    checkConv(b, { n: 1, c: 8, k: 16, h: 5, w: 5, kernel: [1, 1], activation: 'leakyRelu', alpha: 0.2 }, 22);
+    checkConv(b, { n: 1, c: ch(16), k: ch(32), h: 9, w: 8, kernel: [3, 3], strides: [2, 2], padsBegin: [1, 0], padsEnd: [0, 1], activation: 'clip', alpha: -0.25, beta: 0.5 }, 21);
+    checkConv(b, { n: 1, c: ch(8), k: ch(16), h: 5, w: 5, kernel: [1, 1], activation: 'leakyRelu', alpha: 0.2 }, 22);
   });
 
   it('applies only to whole channel blocks of one image at 2+ threads, and in auto mode to small images', () => {
     const w = (k: number, c: number) => seededFloats(k * c, 3);
     const built = (o: Partial<ConvPrimitiveOptions>, mode: Mode, threads = 2) => {
-      const t: ConvCase = { n: 1, c: 16, k: 32, h: 7, w: 7, kernel: [1, 1] };
-      const options = { ...convOptions(t, w(32, 16), undefined, mode, threads), ...o };
+      const t: ConvCase = { n: 1, c: ch(16), k: ch(32), h: 7, w: 7, kernel: [1, 1] };
+      const options = { ...convOptions(t, w(ch(32), ch(16)), undefined, mode, threads), ...o };
       const p = new b.ConvPrimitive(options);
       const implementation = p.implementation;
       p.dispose();
       return implementation;
     };
     expect(built({}, 'auto')).toMatch(SPLIT); // 49 pixels
-    expect(built({ inputDims: [1, 16, 14, 14] }, 'auto')).not.toMatch(SPLIT); // 196: oneDNN's own split
-    expect(built({ inputDims: [1, 16, 14, 14] }, 'always')).toMatch(SPLIT);
-    expect(built({ inputDims: [2, 16, 7, 7] }, 'always')).not.toMatch(SPLIT); // a batch: slices are not contiguous
+    expect(built({ inputDims: [1, ch(16), 14, 14] }, 'auto')).not.toMatch(SPLIT); // 196: oneDNN's own split
+    expect(built({ inputDims: [1, ch(16), 14, 14] }, 'always')).toMatch(SPLIT);
+    expect(built({ inputDims: [2, ch(16), 7, 7] }, 'always')).not.toMatch(SPLIT); // a batch: slices are not contiguous
     expect(built({}, 'always', 1)).not.toMatch(SPLIT); // one thread: nothing to split
-    expect(built({ weightDims: [24, 16, 1, 1], weights: w(24, 16) }, 'always')).not.toMatch(SPLIT); // 24 = 3 blocks, not 2 whole halves
+    expect(built({ weightDims: [ch(24), ch(16), 1, 1], weights: w(ch(24), ch(16)) }, 'always')).not.toMatch(SPLIT); // 3 blocks, not 2 whole halves
     expect(built({ srcBlock: 0, dstBlock: 0 }, 'always')).not.toMatch(SPLIT); // plain layouts
     expect(() => built({}, 'sometimes' as Mode)).toThrow(/channelSplit must be 'auto', 'always' or 'never'/);
   });
@@ -93,13 +96,13 @@ describe.skipIf(!binding || !servesHere)('output-channel split', () => {
     const dw = b.ConvDwPrimitive;
     if (!dw) return;
     for (const stride of [1, 2] as const) {
-      const c = 16, m = 32, h = 7, wd = 7;
+      const c = ch(16), m = ch(32), h = 7, wd = 7;
       const options = (channelSplit: Mode): ConvDwPrimitiveOptions => ({
         inputDims: [1, c, h, wd], channels: m, stride,
         weights: seededFloats(m * c, 1, 0.5), bias: seededFloats(m, 2, 0.2),
         dwWeights: seededFloats(m * 9, 3, 0.5), dwBias: seededFloats(m, 4, 0.2),
         activation: 'clip', activationAlpha: 0, activationBeta: 6, dwActivation: 'relu',
-        threads: 2, srcBlock: 8, dstBlock: 8, channelSplit,
+        threads: 2, srcBlock: B as 8 | 16, dstBlock: B as 8 | 16, channelSplit,
       });
       const x = seededFloats(c * h * wd, 5, 2);
       const run = (mode: Mode) => {

@@ -28,9 +28,15 @@ import {
   staticRank,
 } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
+import { nodeActivation, type FusedActivation } from '../nn/fused-activation.js';
 
 type AutoPad = 'NOTSET' | 'SAME_UPPER' | 'SAME_LOWER' | 'VALID';
 const AUTO_PADS: readonly string[] = ['NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID'];
+
+/** A conv implementation that is a Winograd algorithm: the addon's own (AVX2) or oneDNN's (AVX-512: jit_*wino*). */
+function isWinograd(implementation: string): boolean {
+  return implementation.startsWith('winograd') || implementation.includes('wino_');
+}
 
 function isAutoPad(s: string): s is AutoPad {
   return AUTO_PADS.includes(s);
@@ -46,18 +52,17 @@ interface ConvAttributes {
   epilogue: ConvEpilogue;
 }
 
-/** FusedConv's activation as the addon takes it; plain Conv has none. */
+/** FusedConv's activation as the addon takes it (plain Conv has none), with its TS form for empty inputs. */
 export interface ConvEpilogue {
   activation: NativeActivation;
   alpha: number;
   beta: number;
+  apply(v: number): number;
 }
 
-const NO_EPILOGUE: ConvEpilogue = { activation: 'none', alpha: 0, beta: 0 };
-
 /**
- * FusedConv's `activation` / `activation_params` (onnxruntime's contrib schema) → the addon's epilogue,
- * or the reason oneDNN does not serve it.
+ * FusedConv's / BlockedConv's `activation` / `activation_params` → the addon's epilogue, or the reason
+ * it does not serve it. Plain Conv has none.
  */
 export function convEpilogue(node: Node): ConvEpilogue | string {
   if (node.opType !== 'FusedConv' && node.opType !== 'BlockedConv') return NO_EPILOGUE;
@@ -66,36 +71,14 @@ export function convEpilogue(node: Node): ConvEpilogue | string {
 
 /** The epilogue in attributes `${prefix}activation` / `${prefix}activation_params` (FusedConv's names with no prefix). */
 export function epilogueAttributes(node: Node, prefix: string): ConvEpilogue | string {
-  const act = node.attributes.get(`${prefix}activation`);
-  const name = act === undefined ? '' : act.type === 'string' ? act.value : undefined;
-  const paramsAttr = node.attributes.get(`${prefix}activation_params`);
-  const params = paramsAttr?.type === 'floats' ? paramsAttr.value : [];
-  switch (name) {
-    case '':
-      return NO_EPILOGUE;
-    case 'Relu':
-      return { activation: 'relu', alpha: 0, beta: 0 };
-    case 'LeakyRelu':
-      return { activation: 'leakyRelu', alpha: params[0] ?? 0.01, beta: 0 };
-    case 'Clip':
-      if (params.length !== 2) return 'FusedConv: Clip needs activation_params [min, max]';
-      return { activation: 'clip', alpha: params[0], beta: params[1] };
-    default:
-      return `FusedConv: onednn fuses activation Relu, LeakyRelu or Clip, not '${String(name)}'`;
-  }
+  const a = nodeActivation(node, prefix);
+  return typeof a === 'string' ? `${node.opType}: ${a}` : epilogueOf(a);
 }
 
-function applyEpilogue(v: number, e: ConvEpilogue): number {
-  switch (e.activation) {
-    case 'relu':
-      return v < 0 ? 0 : v;
-    case 'leakyRelu':
-      return v < 0 ? v * e.alpha : v;
-    case 'clip':
-      return v < e.alpha ? e.alpha : v > e.beta ? e.beta : v;
-    default:
-      return v;
-  }
+const NO_EPILOGUE: ConvEpilogue = { activation: 'none', alpha: 0, beta: 0, apply: (v) => v };
+
+function epilogueOf(a: FusedActivation): ConvEpilogue {
+  return { activation: a.native, alpha: a.alpha, beta: a.beta, apply: a.apply };
 }
 
 /**
@@ -224,7 +207,7 @@ function fillWithoutInput(y: Tensor, bias: Float32Array | null, z: Float32Array 
   const perChannel = y.size / (y.dims[0] * y.dims[1]);
   for (let i = 0; i < y.size; i++) {
     const v = (bias ? bias[Math.floor(i / perChannel) % y.dims[1]] : 0) + (z ? z[i] : 0);
-    out[i] = applyEpilogue(v, epilogue);
+    out[i] = epilogue.apply(v);
   }
 }
 
@@ -279,7 +262,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   const xTyped = staticDims(init.inputTypes[0]);
   // Packed now for the only shape runs will see: W's data is never read again (the session may free it).
   let packedAtCreate = false;
-  // The placement says `winograd` or `im2col` for convs the addon runs with its own algorithms rather than oneDNN.
+  // The placement says `winograd` or `im2col` for convs run with those algorithms rather than oneDNN's direct conv.
   let implementation = 'onednn';
   if (xTyped && constW && !hasZeroDim(xTyped)) {
     try {
@@ -287,7 +270,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       const geometry = convGeometry(node, attrs, xStatic, constW.dims);
       const primitive = primitiveFor(xStatic, constW, geometry, effectiveThreads(binding, init.threads));
       packedAtCreate = primitive.weightsPacked;
-      if (primitive.implementation.startsWith('winograd')) implementation = 'winograd';
+      if (isWinograd(primitive.implementation)) implementation = 'winograd';
       else if (primitive.implementation.startsWith('im2col')) implementation = 'im2col';
     } catch (error) {
       throw fromNativeError(node, error);

@@ -125,7 +125,7 @@ describe.skipIf(!binding || !servesHere)(`im2col conv (${isa || 'no addon'})`, (
     expect(() => new b.ConvPrimitive({ ...base, im2col: 'often' as 'always' })).toThrow(/im2col must be 'auto', 'always' or 'never'/);
   });
 
-  it('runs a ResNet downsampling block in a session, reported as im2col in the placement', async () => {
+  it('runs a ResNet downsampling block in a session, reported as im2col in the placement on AVX2 (8-channel blocks)', async () => {
     const C = 16;
     const block = () =>
       buildModel({
@@ -146,6 +146,8 @@ describe.skipIf(!binding || !servesHere)(`im2col conv (${isa || 'no addon'})`, (
         ],
       });
     const r = await compareLevels(block, { x: tensor([1, C, 14, 14], 4) }, { tol: 1e-4 });
-    expect(r.implementations).toContain('im2col');
+    // The kernel works on 8-channel blocks: AVX-512 CPUs block by 16, where oneDNN's direct conv serves strided convs.
+    if (binding?.preferredChannelBlock?.() === 8) expect(r.implementations).toContain('im2col');
+    else expect(r.implementations).not.toContain('im2col');
   });
 });

@@ -164,7 +164,8 @@ describe.skipIf(!binding || !servesHere)(`Winograd conv (${isa || 'no addon'})`,
   });
 
   it('runs a blocked ResNet block in a session, reported as winograd in the placement (static and symbolic batch)', async () => {
-    const C = 32;
+    // 64 channels: enough work for Winograd on either ISA (the addon's on AVX2's 8-blocks, oneDNN's on AVX-512's 16-blocks).
+    const C = 64;
     // A 1x1 stem first: the block's convs then read blocked activations (the graph input is NCHW).
     const block = (batch: number | string) => () =>
       buildModel({
