@@ -95,7 +95,7 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     expect(r.ops.some((op) => op.startsWith('com.switchyard::'))).toBe(false);
   });
 
-  it('leaves a Clip that maps 0 elsewhere on a padded channel count (20) to NCHW', async () => {
+  it('keeps a Clip that maps 0 elsewhere blocked on a padded channel count (20): padding lanes stay finite', async () => {
     const build = () =>
       buildModel({
         inputs: [['x', 'float32', [1, 3, 8, 8]]],
@@ -103,8 +103,9 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
         initializers: { w1: convWeights([20, 3, 3, 3], 1), w2: convWeights([20, 20, 1, 1], 2), lo: scalar(0.5), hi: scalar(6), zero: scalar(0) },
         nodes: [
           { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
-          // c1 is read twice, so this Clip (which keeps 0) is not fused into conv1 but runs blocked;
-          // the Clip after it maps 0 to 0.5 and runs on NCHW, and so does the conv it feeds (no region).
+          // c1 is read twice, so these run as nodes, not as conv1's post-op. The second Clip writes 0.5
+          // into conv1's padding lanes (lanes 20..23 of the second block), which conv2's zero-padded
+          // weights must ignore.
           { op: 'Clip', inputs: ['c1', 'zero', 'hi'], outputs: ['k1'] },
           { op: 'Relu', inputs: ['c1'], outputs: ['q'] },
           { op: 'Clip', inputs: ['k1', 'lo', 'hi'], outputs: ['k2'] },
@@ -112,7 +113,59 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
         ],
       });
     const r = await compareLevels(build, { x: tensor([1, 3, 8, 8], 5, -2, 2) }, { tol: TOL });
-    expect(r.ops).toEqual([CONV, 'Clip', FROM, 'Relu', FROM, 'Clip', 'Conv']);
+    expect(r.ops).toEqual([CONV, 'Clip', 'Relu', FROM, 'Clip', CONV, FROM]);
+  });
+
+  it('keeps an SE block blocked: pooled gates broadcast over H and W, per-channel constants get blocked copies', async () => {
+    // 20 channels: padded at either block, so padding lanes meet every op here.
+    const C = 20;
+    const build = () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, 10, 10]]],
+        outputs: [['y', 'float32']],
+        initializers: {
+          w1: convWeights([C, 3, 3, 3], 1), wr: convWeights([8, C, 1, 1], 2), br: tensor([8], 3), we: convWeights([C, 8, 1, 1], 4), be: tensor([C], 5),
+          scale: tensor([C, 1, 1], 6, 0.5, 1.5), shift: tensor([1, C, 1, 1], 7), w2: convWeights([C, C, 1, 1], 8), three: scalar(3),
+        },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'GlobalAveragePool', inputs: ['c1'], outputs: ['g'] },
+          { op: 'Conv', inputs: ['g', 'wr', 'br'], outputs: ['r'] },
+          { op: 'Relu', inputs: ['r'], outputs: ['rr'] },
+          { op: 'Conv', inputs: ['rr', 'we', 'be'], outputs: ['e'] },
+          { op: 'HardSigmoid', inputs: ['e'], outputs: ['s'] },
+          { op: 'Mul', inputs: ['c1', 's'], outputs: ['m'] },
+          { op: 'Mul', inputs: ['m', 'scale'], outputs: ['ms'] },
+          { op: 'Add', inputs: ['shift', 'ms'], outputs: ['a'] },
+          { op: 'Sub', inputs: ['a', 'three'], outputs: ['d'] },
+          { op: 'Conv', inputs: ['d', 'w2'], outputs: ['y'] },
+        ],
+      });
+    const r = await compareLevels(build, { x: tensor([1, 3, 10, 10], 9, -2, 2) }, { tol: TOL });
+    // The gate's convs fuse their activations; everything from conv1 to the last conv stays blocked.
+    expect(r.ops).toEqual([CONV, POOL, CONV, CONV, 'Mul', 'Mul', 'Add', 'Sub', CONV, FROM]);
+  });
+
+  it('runs a Div blocked only when the channels have no padding lanes (x / 0 there would be infinite)', async () => {
+    const build = (c: number) => () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, 6, 6]]],
+        outputs: [['y', 'float32']],
+        initializers: { w1: convWeights([c, 3, 3, 3], 1), w2: convWeights([c, c, 3, 3], 2), w3: convWeights([c, c, 1, 1], 3), eps: scalar(0.5) },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Conv', inputs: ['c1', 'w2'], outputs: ['c2'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Abs', inputs: ['c2'], outputs: ['n'] },
+          { op: 'Add', inputs: ['n', 'eps'], outputs: ['den'] },
+          { op: 'Div', inputs: ['c1', 'den'], outputs: ['q'] },
+          { op: 'Conv', inputs: ['q', 'w3'], outputs: ['y'] },
+        ],
+      });
+    const whole = await compareLevels(build(16), { x: tensor([1, 3, 6, 6], 4) }, { tol: TOL });
+    expect(whole.ops).toEqual([CONV, CONV, 'Abs', 'Add', 'Div', CONV, FROM]);
+    const padded = await compareLevels(build(20), { x: tensor([1, 3, 6, 6], 4) }, { tol: TOL });
+    expect(padded.ops).toContain('Div');
+    expect(padded.ops.indexOf('Div')).toBeGreaterThan(padded.ops.indexOf(FROM));
   });
 
   it('does not run an Add that broadcasts on blocked values', async () => {

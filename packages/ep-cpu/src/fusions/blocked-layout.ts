@@ -8,22 +8,24 @@
  *   (and Z) are taken blocked when already so, else plain (a network's first conv, C = 3, runs from
  *   NCHW straight into a blocked Y with no reorder at all);
  * - MaxPool / AveragePool / GlobalAveragePool of a blocked value → BlockedPool;
- * - layout-agnostic ops of blocked values run unchanged on the 5-D tensors: Relu, LeakyRelu and Clip
- *   (elementwise), Add / Sum of equal shapes, Concat on channels when every input's C is a multiple of
- *   the block (then the blocks just line up).
+ * - layout-agnostic ops of blocked values run unchanged on the 5-D tensors: elementwise ops (every
+ *   activation, Add / Sub / Mul / Max / Min / Sum / Mean / PRelu, broadcasting over N, H, W, with scalar or
+ *   per-channel constant operands, the latter given a blocked copy), Concat on channels when every
+ *   input's C is a multiple of the block (then the blocks just line up).
  * Where a blocked value is read by anything else, or is a graph output, a ReorderFromBlocked gives the
  * original NCHW value back under its original name.
  *
- * Padding lanes (C not a multiple of the block): oneDNN writes them as zero, and Relu / LeakyRelu /
- * Add / Sum / a Clip whose range holds 0 keep them zero. A Clip that maps 0 elsewhere would leave
- * non-zero padding, which a blocked conv (zero-padded weights) ignores but which we do not rely on:
- * such a Clip stays blocked only when C has no padding.
+ * Padding lanes (C not a multiple of the block): oneDNN writes a conv's as its activation of zero, and
+ * elementwise ops may leave other values there (Sigmoid makes them 0.5). No real lane ever reads them —
+ * a blocked conv's padded weights are zero, pools and elementwise ops work lane by lane, reorders drop
+ * them — as long as they stay finite (0 · Inf is NaN): ops that can make a finite value infinite (Div,
+ * Pow, Log, …) stay blocked only when C has no padding.
  */
 import type { AttributeValue, Dim, GraphPass, Node } from '@switchyard/core';
 import { BLOCKED_DOMAIN } from '../native/channel-blocked.js';
 import { convEpilogue } from '../native/conv-native.js';
 import { poolOptions, type PoolOp } from '../native/pool-native.js';
-import { GraphRewriter, hasOp } from './graph-rewriter.js';
+import { GraphRewriter, float32Tensor, hasOp } from './graph-rewriter.js';
 
 /** A value the pass made blocked: its blocked twin's name and the original's logical dims. */
 interface Blocked {
@@ -42,7 +44,29 @@ function sameDims(a: readonly Dim[], b: readonly Dim[]): boolean {
 }
 
 const POOLS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool'];
-const AGNOSTIC: readonly string[] = ['Relu', 'LeakyRelu', 'Clip', 'Add', 'Sum', 'Concat'];
+
+/** Elementwise ops that map finite values to finite values: blocked whatever the padding lanes hold. */
+const FINITE_ELEMENTWISE: readonly string[] = [
+  'Relu', 'LeakyRelu', 'Clip', 'Sigmoid', 'Tanh', 'HardSigmoid', 'HardSwish', 'Elu', 'Selu', 'Celu', 'Softsign', 'Softplus', 'Mish',
+  'Erf', 'Abs', 'Neg', 'Floor', 'Ceil', 'Round', 'Sign', 'Identity', 'Add', 'Sub', 'Mul', 'Max', 'Min', 'Sum', 'Mean', 'PRelu',
+];
+/** com.microsoft activations the fusions write, also finite to finite. */
+const FINITE_CONTRIB: readonly string[] = ['Gelu', 'FastGelu', 'QuickGelu'];
+/** Elementwise ops that can make a finite value infinite (x / 0, log 0, exp of a large x): blocked only without padding lanes. */
+const PADDING_SENSITIVE: readonly string[] = ['Div', 'Pow', 'Sqrt', 'Exp', 'Log', 'Reciprocal'];
+
+function elementwiseKind(node: Node): 'finite' | 'padding-sensitive' | undefined {
+  if (node.domain === 'com.microsoft') return FINITE_CONTRIB.includes(node.opType) && node.inputs.length === 1 ? 'finite' : undefined;
+  if (FINITE_ELEMENTWISE.some((op) => hasOp(node, op))) return 'finite';
+  return PADDING_SENSITIVE.some((op) => hasOp(node, op)) ? 'padding-sensitive' : undefined;
+}
+
+/** Marks an operand name as a per-channel constant whose blocked copy is made once the node is rewired. */
+const PENDING = '\u0000blocked-constant:';
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
 
 function isConv(node: Node): boolean {
   return hasOp(node, 'Conv') || (node.opType === 'FusedConv' && node.domain === 'com.microsoft');
@@ -57,6 +81,8 @@ class BlockedLayout {
   readonly #block: number;
   /** Original (NCHW) value name → its blocked twin. */
   readonly #blocked = new Map<string, Blocked>();
+  /** Per-channel constant → its blocked copy. */
+  readonly #blockedConstants = new Map<string, string>();
 
   constructor(rw: GraphRewriter, block: number) {
     this.#rw = rw;
@@ -144,7 +170,7 @@ class BlockedLayout {
     for (const r of this.#rw.readers(name)) {
       if (isConv(r) && (r.inputs[0] === name || r.inputs[3] === name)) return true;
       if (POOLS.some((op) => hasOp(r, op))) return true;
-      if (AGNOSTIC.some((op) => hasOp(r, op)) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
+      if ((elementwiseKind(r) || hasOp(r, 'Concat')) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
     }
     return false;
   }
@@ -177,64 +203,102 @@ class BlockedLayout {
     return true;
   }
 
-  /** Ops that compute the same thing on blocked tensors: rewired in place to read and write blocked twins. */
+  /**
+   * Elementwise ops and channel Concats compute the same thing on blocked tensors: rewired in place to
+   * read and write blocked twins. Operands are blocked values of all C channels (broadcasting over N, H
+   * or W is fine: blocked dims broadcast the same way), scalars, or per-channel constants ([C,1,1] or
+   * [1,C,1,1]), which get a blocked copy ([C/b,1,1,b]).
+   */
   #agnostic(node: Node): void {
     const rw = this.#rw;
     const y = node.outputs[0];
     if (!y || node.outputs.length !== 1 || node.inputs.length === 0) return;
     const yDims = this.#dims(y);
     if (!yDims) return;
-    let blockedInputs: number; // how many leading inputs are tensors to rewire
-    if (hasOp(node, 'Relu') || hasOp(node, 'LeakyRelu')) {
-      blockedInputs = 1;
-    } else if (hasOp(node, 'Clip')) {
-      if (!this.#keepsZero(node) && channelsOf(yDims) % this.#block !== 0) return;
-      blockedInputs = 1;
-    } else if (hasOp(node, 'Add') || hasOp(node, 'Sum')) {
-      blockedInputs = node.inputs.length;
-    } else if (hasOp(node, 'Concat')) {
-      const axis = rw.attrs(node).int('axis', 0);
-      if (axis !== 1 && axis !== -3) return;
-      const lined = (i: string) => {
-        const d = this.#blocked.get(i)?.dims;
-        return d !== undefined && channelsOf(d) % this.#block === 0 && sameDims([d[0], d[2], d[3]], [yDims[0], yDims[2], yDims[3]]);
-      };
-      if (!node.inputs.every(lined)) return;
-      blockedInputs = node.inputs.length;
-    } else {
+    if (hasOp(node, 'Concat')) {
+      this.#concat(node, yDims);
       return;
     }
-    const ins = node.inputs.slice(0, blockedInputs);
-    if (!ins.every((i) => this.#blocked.has(i))) return;
-    // Elementwise ops must see equal shapes: no broadcasting hides behind the blocked dims.
-    if (!hasOp(node, 'Concat') && !ins.every((i) => sameDims(this.#blocked.get(i)!.dims, yDims))) return;
-    if (node.inputs.slice(blockedInputs).some((i) => this.#blocked.has(i))) return;
+    const kind = elementwiseKind(node);
+    if (!kind) return;
+    // Padding lanes (C not a multiple of the block) hold whatever the ops before made of zeros; every op
+    // here keeps finite values finite, so they never reach real lanes (a conv's padded weights are zero).
+    // Ops that can make them infinite run blocked only when there are none.
+    if (kind === 'padding-sensitive' && channelsOf(yDims) % this.#block !== 0) return;
+    const dataInputs = hasOp(node, 'Clip') ? 1 : node.inputs.length;
+    const inputs: string[] = [...node.inputs];
+    let anyBlocked = false;
+    for (let k = 0; k < dataInputs; k++) {
+      const operand = this.#blockedOperand(node.inputs[k], yDims);
+      if (operand === undefined) return;
+      anyBlocked ||= operand.blocked;
+      inputs[k] = operand.name;
+    }
+    if (!anyBlocked || node.inputs.slice(dataInputs).some((i) => this.#blocked.has(i))) return;
     if (!rw.owned([node])) return;
-    const inputs = node.inputs.map((i, k) => (k < blockedInputs ? this.#blocked.get(i)!.name : i));
+    const rewired = inputs.map((name, k) => (k < dataInputs ? this.#materialize(name) : name));
     const out = this.#makeBlocked(y, yDims);
+    rw.update(node, (n) => {
+      n.inputs = rewired;
+      n.outputs = [out];
+    });
+  }
+
+  /** Concat on channels when every input is blocked with C a multiple of the block (then the blocks just line up). */
+  #concat(node: Node, yDims: Dim[]): void {
+    const rw = this.#rw;
+    const axis = rw.attrs(node).int('axis', 0);
+    if (axis !== 1 && axis !== -3) return;
+    const lined = (i: string) => {
+      const d = this.#blocked.get(i)?.dims;
+      return d !== undefined && channelsOf(d) % this.#block === 0 && sameDims([d[0], d[2], d[3]], [yDims[0], yDims[2], yDims[3]]);
+    };
+    if (!node.inputs.every(lined) || !rw.owned([node])) return;
+    const inputs = node.inputs.map((i) => this.#blocked.get(i)!.name);
+    const out = this.#makeBlocked(node.outputs[0], yDims);
     rw.update(node, (n) => {
       n.inputs = inputs;
       n.outputs = [out];
       // Channels are axis 1 of the blocked tensor too; a negative axis would now count from the lane axis.
-      if (hasOp(n, 'Concat')) n.attributes = new Map([...n.attributes, ['axis', intAttr(1)]]);
+      n.attributes = new Map([...n.attributes, ['axis', intAttr(1)]]);
     });
   }
 
-  /** Whether a Clip maps 0 to 0 (its bounds are known and hold 0). */
-  #keepsZero(node: Node): boolean {
-    const rw = this.#rw;
-    let min: number | undefined = -Infinity;
-    let max: number | undefined = Infinity;
-    if ((rw.opset() ?? 1) < 11) {
-      const a = rw.attrs(node);
-      min = a.float('min', -Infinity);
-      max = a.float('max', Infinity);
-    } else {
-      const [, lo, hi] = node.inputs;
-      if (lo) min = rw.scalar(lo);
-      if (hi) max = rw.scalar(hi);
+  /**
+   * How operand `name` of an elementwise op with logical output `yDims` reads in the blocked region:
+   * its blocked twin (all C channels, other dims equal or 1), itself (a scalar constant), or a blocked
+   * copy of a per-channel constant (made by #materialize once the node is rewired); undefined when it cannot.
+   */
+  #blockedOperand(name: string, yDims: readonly Dim[]): { name: string; blocked: boolean } | undefined {
+    const b = this.#blocked.get(name);
+    if (b) {
+      const d = b.dims;
+      const broadcasts = d.length === 4 && d[1] === yDims[1] && [0, 2, 3].every((k) => d[k] === 1 || d[k] === yDims[k]);
+      return broadcasts ? { name: b.name, blocked: true } : undefined;
     }
-    return min !== undefined && max !== undefined && min <= 0 && max >= 0;
+    const c = this.#rw.constant(name);
+    if (!c || c.type !== 'float32' || c.dims.length > 4) return undefined;
+    if (c.size === 1) return { name, blocked: false };
+    const channels = channelsOf(yDims);
+    const perChannel = c.size === channels && (sameNumbers(c.dims, [channels, 1, 1]) || sameNumbers(c.dims, [1, channels, 1, 1]));
+    return perChannel ? { name: PENDING + name, blocked: false } : undefined;
+  }
+
+  /** The value a rewired input reads: a per-channel constant gets its blocked copy (once, padding lanes 0). */
+  #materialize(name: string): string {
+    if (!name.startsWith(PENDING)) return name;
+    const original = name.slice(PENDING.length);
+    let copy = this.#blockedConstants.get(original);
+    if (!copy) {
+      const c = this.#rw.constant(original)!;
+      const cb = Math.ceil(c.size / this.#block);
+      const data = new Float32Array(cb * this.#block);
+      data.set(c.data as Float32Array);
+      const dims = c.dims.length === 4 ? [1, cb, 1, 1, this.#block] : [cb, 1, 1, this.#block];
+      copy = this.#rw.addInitializer(`${original}__blocked`, float32Tensor(data, dims));
+      this.#blockedConstants.set(original, copy);
+    }
+    return copy;
   }
 
   /** A ReorderFromBlocked for every blocked value that something still reads in NCHW (or the caller fetches). */
