@@ -1,64 +1,120 @@
 /**
- * Conv → BatchNormalization (inference mode, constant statistics) folded into the Conv's weights and
- * bias: per output channel c, with s = scale[c] / sqrt(var[c] + epsilon),
- *   W'[c] = W[c] · s,   B'[c] = (B[c] − mean[c]) · s + bias[c].
- * Only when W (and B, if present) and all four statistics are float32 constants; the products are
- * computed in float64 and rounded once. The Conv keeps its place and takes over BN's output name.
+ * Conv followed by per-output-channel affine maps, folded into the Conv's weights and bias: the maps are
+ * BatchNormalization (inference mode, constant statistics: s = scale / sqrt(var + epsilon),
+ * t = bias − mean · s) and Mul / Div / Add / Sub by a constant that is a scalar or per channel ([M,1,1],
+ * [1,M,1,1], … — it must not broadcast Y to another shape), in any chain. With y' = s·y + t per channel c:
+ *   W'[c] = W[c] · s[c],   B'[c] = B[c] · s[c] + t[c].
+ * Only when W (and B, if present) and every constant are float32; the products are computed in float64
+ * and rounded once. The Conv keeps its place and takes over the chain's output name.
  */
 import type { GraphPass, Node, Tensor } from '@switchyard/core';
-import { GraphRewriter, float32Tensor, isOp } from './graph-rewriter.js';
+import { GraphRewriter, float32Tensor, hasOp, isOp, otherInput } from './graph-rewriter.js';
 
 function isFloat32(t: Tensor | undefined): t is Tensor<'float32'> {
   return t !== undefined && t.type === 'float32';
 }
 
+/** Per-channel scale and shift: y' = s[c]·y + t[c]. */
+interface Affine {
+  s: Float64Array;
+  t: Float64Array;
+}
+
+/** A constant's value per output channel (a scalar repeats), when it broadcasts only along the channel axis of Y (rank `rank`). */
+function perChannel(c: Tensor | undefined, m: number, rank: number): Float64Array | undefined {
+  if (!isFloat32(c) || c.dims.length > rank) return undefined;
+  if (c.size === 1) return new Float64Array(m).fill(c.data[0]);
+  // Right-aligned against Y's [N, M, ...spatial]: every dim 1 but the one on the channel axis, which is M.
+  const channelAxis = c.dims.length - (rank - 1);
+  if (channelAxis < 0 || c.dims[channelAxis] !== m || c.dims.some((d, i) => i !== channelAxis && d !== 1)) return undefined;
+  return Float64Array.from(c.data);
+}
+
+/** The affine map `node` applies to `y`, or why it is not one (undefined: not an op this pass folds). */
+function affineOf(rw: GraphRewriter, node: Node, y: string, m: number, rank: number): Affine | string | undefined {
+  if (hasOp(node, 'BatchNormalization')) {
+    if (node.inputs[0] !== y) return undefined;
+    // Only Y: Mean/Var outputs exist in training mode, which is not a fixed affine map.
+    if (node.outputs.slice(1).some((o) => o !== '')) return 'BatchNormalization has training outputs';
+    const attrs = rw.attrs(node);
+    if (attrs.int('training_mode', 0) !== 0) return 'BatchNormalization in training mode';
+    if (attrs.has('spatial') && attrs.int('spatial', 1) !== 1) return 'BatchNormalization with spatial = 0';
+    const eps = attrs.float('epsilon', 1e-5);
+    const stats = node.inputs.slice(1, 5).map((n) => rw.constant(n));
+    if (!stats.every(isFloat32)) return 'BatchNormalization statistics are not float32 constants';
+    if (stats.some((t) => t!.size !== m)) return `statistics do not have the Conv's ${m} output channels`;
+    const [scale, bias, mean, variance] = stats.map((t) => t!.data as Float32Array);
+    const s = new Float64Array(m);
+    const t = new Float64Array(m);
+    for (let c = 0; c < m; c++) {
+      s[c] = scale[c] / Math.sqrt(variance[c] + eps);
+      t[c] = bias[c] - mean[c] * s[c];
+    }
+    return { s, t };
+  }
+  const op = ['Mul', 'Div', 'Add', 'Sub'].find((o) => hasOp(node, o));
+  if (!op) return undefined;
+  const other = otherInput(node, y);
+  const k = other === undefined || other === y ? undefined : perChannel(rw.constant(other), m, rank);
+  if (!k) return undefined;
+  const yFirst = node.inputs[0] === y;
+  if (op === 'Div' && !yFirst) return undefined; // k / y is not affine
+  const ones = new Float64Array(m).fill(1);
+  const zeros = new Float64Array(m);
+  switch (op) {
+    case 'Mul':
+      return { s: k, t: zeros };
+    case 'Div':
+      return { s: k.map((v) => 1 / v), t: zeros };
+    case 'Add':
+      return { s: ones, t: k };
+    default: // Sub: y − k, or k − y
+      return yFirst ? { s: ones, t: k.map((v) => -v) } : { s: ones.map(() => -1), t: k };
+  }
+}
+
 function foldOne(rw: GraphRewriter, conv: Node): void {
   const [x, wName, bName] = conv.inputs;
-  const y = conv.outputs[0];
-  const bn = rw.soleReader(y);
-  if (!isOp(bn, 'BatchNormalization') || bn.inputs[0] !== y) return;
-  // Only Y: Mean/Var outputs exist in training mode, which is not a fixed affine map.
-  if (bn.outputs.slice(1).some((o) => o !== '')) return rw.skip(bn, 'BatchNormalization has training outputs');
-  const attrs = rw.attrs(bn);
-  if (attrs.int('training_mode', 0) !== 0) return rw.skip(bn, 'BatchNormalization in training mode');
-  if (attrs.has('spatial') && attrs.int('spatial', 1) !== 1) return rw.skip(bn, 'BatchNormalization with spatial = 0');
-  const eps = attrs.float('epsilon', 1e-5);
   const w = rw.constant(wName);
-  const b = bName ? rw.constant(bName) : undefined;
-  const [scale, bias, mean, variance] = bn.inputs.slice(1, 5).map((n) => rw.constant(n));
-  if (!isFloat32(w) || (bName && !isFloat32(b))) return rw.skip(conv, 'Conv weights/bias are not float32 constants');
-  if (![scale, bias, mean, variance].every(isFloat32)) return rw.skip(bn, 'BatchNormalization statistics are not float32 constants');
+  if (!isFloat32(w) || w.dims.length < 3) return;
   const m = w.dims[0];
-  if (w.dims.length < 3 || [scale, bias, mean, variance].some((t) => t!.size !== m) || (b && b.size !== m)) {
-    return rw.skip(bn, `statistics do not have the Conv's ${m} output channels`);
+  const rank = w.dims.length;
+  let total: Affine | undefined;
+  const chain: Node[] = [];
+  let out = conv.outputs[0];
+  for (let next = rw.soleReader(out); next; next = rw.soleReader(out)) {
+    const affine = affineOf(rw, next, out, m, rank);
+    if (typeof affine === 'string') rw.skip(next, affine);
+    if (!affine || typeof affine === 'string' || next.outputs.length < 1 || !next.outputs[0]) break;
+    // Compose: s2·(s1·y + t1) + t2.
+    total = total ? { s: total.s.map((v, c) => v * affine.s[c]), t: total.t.map((v, c) => v * affine.s[c] + affine.t[c]) } : affine;
+    chain.push(next);
+    out = next.outputs[0];
   }
+  if (!total) return;
+  const b = bName ? rw.constant(bName) : undefined;
+  if (bName && (!isFloat32(b) || b.size !== m)) return rw.skip(conv, 'Conv bias is not a float32 constant of its output channels');
   if (rw.elemType(x) !== 'float32') return rw.skip(conv, 'Conv input is not known to be float32');
+  if (!rw.owned([conv, ...chain])) return;
 
   const per = w.size / m;
-  const wd = w.data;
   const folded = new Float32Array(w.size);
   const foldedBias = new Float32Array(m);
-  const sd = scale!.data as Float32Array;
-  const bd = bias!.data as Float32Array;
-  const md = mean!.data as Float32Array;
-  const vd = variance!.data as Float32Array;
   for (let c = 0; c < m; c++) {
-    const s = sd[c] / Math.sqrt(vd[c] + eps);
-    for (let i = c * per; i < (c + 1) * per; i++) folded[i] = wd[i] * s;
-    foldedBias[c] = ((b ? (b.data as Float32Array)[c] : 0) - md[c]) * s + bd[c];
+    for (let i = c * per; i < (c + 1) * per; i++) folded[i] = w.data[i] * total.s[c];
+    foldedBias[c] = (b ? (b.data as Float32Array)[c] : 0) * total.s[c] + total.t[c];
   }
-  if (!rw.owned([conv, bn])) return;
-  const newW = rw.addInitializer(`${wName}_bn_folded`, float32Tensor(folded, w.dims));
-  const newB = rw.addInitializer(`${bName || conv.outputs[0]}_bn_folded_bias`, float32Tensor(foldedBias, [m]));
-  const bnOut = bn.outputs[0];
-  const oldStats = bn.inputs.slice(1, 5);
-  rw.remove(bn);
+  const newW = rw.addInitializer(`${wName}_folded`, float32Tensor(folded, w.dims));
+  const newB = rw.addInitializer(`${bName || conv.outputs[0]}_folded_bias`, float32Tensor(foldedBias, [m]));
+  const constants = chain.flatMap((n) => n.inputs.slice(1));
+  const y = conv.outputs[0];
+  for (const n of chain) rw.remove(n);
   rw.update(conv, (n) => {
     n.inputs = [x, newW, newB];
-    n.outputs = [bnOut];
+    n.outputs = [out];
   });
-  rw.graph.valueInfo.delete(y);
-  rw.dropIfUnused([wName, bName, ...oldStats]);
+  for (const n of [y, ...chain.slice(0, -1).map((c) => c.outputs[0])]) rw.graph.valueInfo.delete(n);
+  rw.dropIfUnused([wName, bName, ...constants, ...chain.map((n) => n.inputs[0])]);
 }
 
 export const convBatchNormFolding: GraphPass = {

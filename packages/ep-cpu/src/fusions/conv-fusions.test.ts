@@ -93,16 +93,23 @@ describe.each(nativeModes)('conv fusions (oneDNN addon: %s)', (useNative) => {
     expect(r.ops).toEqual(useNative ? [BLOCKED_CONV, FROM_BLOCKED, BLOCKED_CONV, FROM_BLOCKED] : ['com.microsoft::FusedConv', 'com.microsoft::FusedConv']);
   });
 
-  it('folds BN without a Conv bias and keeps an un-fusable Add (broadcast bias) as it is', async () => {
+  it('folds BN, a per-channel Mul, Sub and Div into a Conv without bias, and keeps an Add that broadcasts over H', async () => {
     const build = () =>
       buildModel({
         inputs: [['x', 'float32', [1, C, 5, 5]]],
         outputs: [['y', 'float32']],
-        initializers: { w: tensor([C, C, 1, 1], 1), shift: tensor([1, C, 1, 1], 2), ...bnParams('bn', 3) },
+        initializers: {
+          w: tensor([C, C, 1, 1], 1), shift: tensor([1, C, 1, 1], 2), gain: tensor([C, 1, 1], 5, 0.5, 2), two: scalar(2), rows: tensor([5, 1], 6), ...bnParams('bn', 3),
+        },
         nodes: [
           { op: 'Conv', inputs: ['x', 'w'], outputs: ['c'] },
           bn('bn', 'c', 'n'),
-          { op: 'Add', inputs: ['n', 'shift'], outputs: ['y'] },
+          { op: 'Add', inputs: ['n', 'shift'], outputs: ['a'] },
+          { op: 'Mul', inputs: ['gain', 'a'], outputs: ['g'] },
+          { op: 'Sub', inputs: ['two', 'g'], outputs: ['s'] },
+          { op: 'Div', inputs: ['s', 'two'], outputs: ['d'] },
+          // [5, 1] broadcasts along H: not a per-channel map, so it stays a node.
+          { op: 'Add', inputs: ['d', 'rows'], outputs: ['y'] },
         ],
       });
     const r = await compareLevels(build, { x: tensor([1, C, 5, 5], 4) }, { useNative });
