@@ -24,7 +24,7 @@
 import type { AttributeValue, Dim, GraphPass, Node } from '@switchyard/core';
 import { BLOCKED_DOMAIN } from '../native/channel-blocked.js';
 import { convEpilogue } from '../native/conv-native.js';
-import { poolOptions, type PoolOp } from '../native/pool-native.js';
+import { poolExactForEverySize, poolOptions, type PoolOp } from '../native/pool-native.js';
 import { GraphRewriter, float32Tensor, hasOp } from './graph-rewriter.js';
 
 /** A value the pass made blocked: its blocked twin's name and the original's logical dims. */
@@ -184,15 +184,19 @@ class BlockedLayout {
     if (!xb || !yDims || node.outputs.filter(Boolean).length !== 1 || node.outputs[0] !== y) return false;
     const dilations = node.attributes.get('dilations');
     if (dilations?.type === 'ints' && dilations.value.some((d) => d !== 1)) return false;
-    // Whether oneDNN pools these windows exactly depends on H and W: they must be known.
+    // Whether oneDNN pools these windows exactly may depend on H and W: asked for them when known, else
+    // decided from the attributes for every size (dynamic H and W, as detectors and segmenters have).
     const [, , h, w] = xb.dims;
-    if (typeof h !== 'number' || typeof w !== 'number') return false;
-    const padded = [1, Math.ceil(channelsOf(xb.dims) / this.#block) * this.#block, h, w];
     let exact: boolean;
-    try {
-      exact = poolOptions(node.opType as PoolOp, rw.attrs(node), padded, 1) !== undefined;
-    } catch {
-      exact = false; // bad attributes: leave the node to its own kernel, which reports them
+    if (typeof h === 'number' && typeof w === 'number') {
+      const padded = [1, Math.ceil(channelsOf(xb.dims) / this.#block) * this.#block, h, w];
+      try {
+        exact = poolOptions(node.opType as PoolOp, rw.attrs(node), padded, 1) !== undefined;
+      } catch {
+        exact = false; // bad attributes: leave the node to its own kernel, which reports them
+      }
+    } else {
+      exact = poolExactForEverySize(node.opType as PoolOp, rw.attrs(node), 2);
     }
     if (!exact || !rw.owned([node])) return false;
     const attributes = new Map(node.attributes);

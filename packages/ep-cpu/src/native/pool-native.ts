@@ -58,6 +58,35 @@ export function poolOptions(op: PoolOp, attrs: AttributeReader, xDims: readonly 
   };
 }
 
+/**
+ * Whether poolOptions serves this pool exactly at every input size (for dynamic H and W, where the
+ * blocked-layout pass cannot ask it per shape): a sufficient condition on the attributes. oneDNN needs
+ * every pad below the kernel; explicit pads must be, SAME pads always are (at most kernel − 1 in all),
+ * and ceil_mode adds up to stride − 1 at the end, which must not count in an include-pad divisor.
+ */
+export function poolExactForEverySize(op: PoolOp, attrs: AttributeReader, spatialRank: number): boolean {
+  if (op === 'GlobalAveragePool') return true;
+  let w;
+  try {
+    w = readWindowAttrs(op, attrs, spatialRank);
+  } catch {
+    return false; // bad attributes: the node's own kernel reports them
+  }
+  if (w.dilations.some((d) => d !== 1)) return false;
+  const includePad = op === 'AveragePool' && attrs.int('count_include_pad', 0) !== 0;
+  if (w.ceilMode && includePad) return false;
+  for (let i = 0; i < spatialRank; i++) {
+    const k = w.kernel[i];
+    if (w.autoPad === 'SAME_UPPER' || w.autoPad === 'SAME_LOWER') {
+      if (w.ceilMode) return false;
+      continue;
+    }
+    const [begin, end] = w.autoPad === 'VALID' ? [0, 0] : [w.pads[i], w.pads[i + spatialRank]];
+    if (begin >= k || end + (w.ceilMode ? w.strides[i] - 1 : 0) >= k) return false;
+  }
+  return true;
+}
+
 function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, Primitive: NonNullable<NativeBinding['PoolPrimitive']>, init: KernelInit): Kernel {
   const { node } = init;
   const fallback = fallbackDef.create(init);
