@@ -1,9 +1,12 @@
 /**
- * MatMul → Add(bias) where the bias broadcasts along the last dim only ([N] or [1, …, 1, N], never
- * widening the product's shape): a 2-D product becomes Gemm(A, B, C = bias); an N-D one becomes
- * Switchyard's FusedMatMul(A, B, bias[N]). oneDNN runs both as one matmul with a bias.
+ * MatMul → Add(bias) [→ activation] where the bias broadcasts along the last dim only ([N] or
+ * [1, …, 1, N], never widening the product's shape): a 2-D product with no activation becomes
+ * Gemm(A, B, C = bias); anything else becomes Switchyard's FusedMatMul(A, B, bias[N]) with the activation
+ * (any activation-match.ts recognises: GELU after a transformer's FFN product, ReLU, Swish, …) in its
+ * attributes. oneDNN runs both as one matmul with a bias and an eltwise post-op.
  */
-import { Tensor, type GraphPass, type Node } from '@switchyard/core';
+import { Tensor, type AttributeValue, type GraphPass, type Node } from '@switchyard/core';
+import { matchActivation } from './activation-match.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { GraphRewriter, isOp, otherInput } from './graph-rewriter.js';
 
@@ -26,9 +29,11 @@ function fuseOne(rw: GraphRewriter, matmul: Node): void {
   const biasOk = biasShape.length >= 1 && biasShape.length <= yRank && biasShape[biasShape.length - 1] === n && biasShape.slice(0, -1).every((d) => d === 1);
   if (!biasOk) return rw.skip(add, `bias [${biasShape.join(', ')}] is not a row of ${n} on the last dim`);
 
-  if (!rw.owned([matmul, add])) return;
-  const out = add.outputs[0];
-  if (ra === 2 && rb === 2 && (rw.opset() ?? 1) >= 7) {
+  const activation = matchActivation(rw, add.outputs[0]);
+  const matched = [matmul, add, ...(activation?.nodes ?? [])];
+  if (!rw.owned(matched)) return;
+  const out = activation?.output ?? add.outputs[0];
+  if (ra === 2 && rb === 2 && (rw.opset() ?? 1) >= 7 && !activation) {
     rw.replace([matmul, add], { opType: 'Gemm', domain: '', name: `${matmul.name || 'MatMul'}_gemm`, inputs: [a, b, bias], outputs: [out], attributes: new Map() });
     return;
   }
@@ -38,13 +43,18 @@ function fuseOne(rw: GraphRewriter, matmul: Node): void {
     if (!c) return rw.skip(add, 'an N-D bias that is not a constant would need a Reshape');
     bias1d = rw.addInitializer(`${bias}_row`, new Tensor('float32', c.data as Float32Array, [n]));
   }
-  rw.replace([matmul, add], {
+  const attributes = new Map<string, AttributeValue>();
+  if (activation) {
+    attributes.set('activation', { type: 'string', value: activation.name, bytes: new TextEncoder().encode(activation.name) });
+    if (activation.params.length) attributes.set('activation_params', { type: 'floats', value: activation.params });
+  }
+  rw.replace(matched, {
     opType: 'FusedMatMul',
     domain: FUSED_DOMAIN,
     name: `${matmul.name || 'MatMul'}_bias`,
     inputs: [a, b, bias1d],
     outputs: [out],
-    attributes: new Map(),
+    attributes,
   });
   rw.ensureOpset(FUSED_DOMAIN, 1);
   if (bias1d !== bias) rw.dropIfUnused([bias]);

@@ -199,6 +199,39 @@ describe('the fusions together', () => {
     const r = await compareLevels(build, { x: tensor([2, 3, D], 7, -2, 2) }, { tol: 1e-4 });
     // With the addon, the residual Add joins the LayerNormalization (skip-layer-norm-fusion).
     const tail = nativeModes.includes(true) ? ['com.switchyard::SkipLayerNormalization'] : ['Add', 'LayerNormalization'];
-    expect(r.ops).toEqual(['com.switchyard::FusedMatMul', 'com.microsoft::Gelu', 'com.switchyard::FusedMatMul', ...tail]);
+    // The GELU joins the first product as its activation (matmul-add-fusion + activation-match).
+    expect(r.ops).toEqual(['com.switchyard::FusedMatMul', 'com.switchyard::FusedMatMul', ...tail]);
+    expect(r.activations.slice(0, 2)).toEqual(['Gelu', '']);
   });
+});
+
+describe.each(nativeModes)('MatMul + bias + activation (oneDNN addon: %s)', (useNative) => {
+  const cases: Array<{ name: string; rank: 2 | 3; nodes: NodeSpec[]; activation: string }> = [
+    { name: '2-D product + Relu (a FusedMatMul, not a Gemm)', rank: 2, nodes: [{ op: 'Relu', inputs: ['a'], outputs: ['y'] }], activation: 'Relu' },
+    {
+      name: '3-D product + x·sigmoid(x)',
+      rank: 3,
+      nodes: [
+        { op: 'Sigmoid', inputs: ['a'], outputs: ['s'] },
+        { op: 'Mul', inputs: ['a', 's'], outputs: ['y'] },
+      ],
+      activation: 'Swish',
+    },
+    { name: '3-D product + Tanh', rank: 3, nodes: [{ op: 'Tanh', inputs: ['a'], outputs: ['y'] }], activation: 'Tanh' },
+  ];
+  for (const t of cases) {
+    it(`${t.name}: one FusedMatMul carrying ${t.activation}, equal at every level`, async () => {
+      const xDims = t.rank === 2 ? [6, H] : [2, 3, H];
+      const build = () =>
+        buildModel({
+          inputs: [['x', 'float32', xDims]],
+          outputs: [['y', 'float32']],
+          initializers: { w: tensor([H, 24], 1), b: tensor([24], 2) },
+          nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['m'] }, { op: 'Add', inputs: ['m', 'b'], outputs: ['a'] }, ...t.nodes],
+        });
+      const r = await compareLevels(build, { x: tensor(xDims, 3, -2, 2) }, { useNative, tol: 1e-5 });
+      expect(r.ops).toEqual(['com.switchyard::FusedMatMul']);
+      expect(r.activations).toEqual([t.activation]);
+    });
+  }
 });

@@ -1,7 +1,8 @@
 /**
  * MatMul on oneDNN (numpy semantics: batch dims broadcast, 1-D operands promoted and their axis
  * dropped from the result). One MatMulPrimitive per node and shape pair; a constant B is packed once.
- * The fusion pass's FusedMatMul (MatMul + Add of a bias on the last dim) runs here with oneDNN's bias.
+ * The fusion pass's FusedMatMul (MatMul + Add of a bias on the last dim [+ an activation]) runs here with
+ * oneDNN's bias and eltwise post-op.
  */
 import {
   SwitchyardError,
@@ -25,6 +26,7 @@ import {
 } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
+import { fusedActivation, nodeActivation } from '../nn/fused-activation.js';
 
 /** oneDNN's DNNL_MAX_NDIMS. */
 const MAX_RANK = 12;
@@ -70,6 +72,8 @@ function supportsMatMul(node: Node, graph: Graph): true | string {
   if (ra === undefined || rb === undefined) return 'operand ranks are unknown at session creation';
   if (ra < 1 || rb < 1) return 'MatMul of a scalar is not served by onednn';
   if (Math.max(ra, rb) > MAX_RANK) return `rank ${Math.max(ra, rb)} exceeds oneDNN's ${MAX_RANK}`;
+  const activation = node.opType === 'FusedMatMul' ? nodeActivation(node) : undefined;
+  if (typeof activation === 'string') return `FusedMatMul: ${activation}`;
   const bias = node.opType === 'FusedMatMul' ? node.inputs[2] : undefined;
   if (bias) {
     const biasType = float32Reason(graph, bias, 'bias');
@@ -84,6 +88,8 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   const constB = init.constantInputs.get(1);
   const hasBias = node.opType === 'FusedMatMul' && Boolean(node.inputs[2]);
   const constBias = hasBias ? init.constantInputs.get(2) : undefined;
+  const activation = node.opType === 'FusedMatMul' ? nodeActivation(node) : fusedActivation('');
+  if (typeof activation === 'string') throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (FusedMatMul): ${activation}`);
   const cache = new PrimitiveCache<MatMulPrimitive>();
 
   const primitiveFor = (shapes: MatMulShapes, threads: number): MatMulPrimitive =>
@@ -95,6 +101,9 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
         b: constB ? float32Data(node, constB, 'B') : undefined,
         hasBias,
         bias: constBias ? float32Data(node, constBias, 'bias') : undefined,
+        activation: activation.native,
+        activationAlpha: activation.alpha,
+        activationBeta: activation.beta,
       }),
     );
 
@@ -129,8 +138,8 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
       const yData = float32Data(node, y, 'Y');
       if (y.size === 0) return [y];
       if (shapes.inner === 0 || hasZeroDim(shapes.a) || hasZeroDim(shapes.b)) {
-        // An empty sum (K = 0) is all zeros, plus the bias; oneDNN rejects empty operands.
-        for (let i = 0; i < yData.length; i++) yData[i] = biasData ? biasData[i % n] : 0;
+        // An empty sum (K = 0) is all zeros, plus the bias, activated; oneDNN rejects empty operands.
+        for (let i = 0; i < yData.length; i++) yData[i] = activation.apply(biasData ? biasData[i % n] : 0);
         return [y];
       }
       const macs = y.size * shapes.inner;
