@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from './lib/args.mjs';
 import { createEngine, engineVersions, ENGINES, ortOptimizedNodeCount } from './lib/engines.mjs';
 import { CHAIN_NODES, loadInputs, locateCase, MODEL_IDS, ROOT, selectCases, writeChainModel } from './lib/models.mjs';
-import { renderMarkdown, writeDocs } from './lib/report.mjs';
+import { isaFamily, renderMarkdown, writeDocs } from './lib/report.mjs';
 import { planSchedule, timeInterleaved, warmUp } from './lib/timing.mjs';
 
 const log = (line) => console.log(line);
@@ -58,6 +58,8 @@ const report = {
     node: process.version,
     loadavgStart,
     loadavgEnd: os.loadavg(),
+    cpuFlags: cpuFlags(),
+    oneDnnIsaCap: process.env.ONEDNN_MAX_CPU_ISA,
   },
   versions: engineVersions(),
   gitCommit: gitCommit(),
@@ -85,7 +87,7 @@ function publish(results) {
   log('\n' + markdown);
   if (opts.writeDocs) {
     const docs = join(ROOT, 'docs/BENCHMARKS.md');
-    writeDocs(docs, markdown, '# Benchmarks\n\nSee bench/ for the method.\n');
+    writeDocs(docs, markdown, '# Benchmarks\n\nSee bench/ for the method.\n', isaFamily(results));
     log(`docs: ${relative(ROOT, docs)} updated`);
   }
 }
@@ -104,7 +106,7 @@ async function benchCase(c, modelPath, inputs, threads) {
       entry.firstRunMs[name] = warm[0];
       contestant.warmMs = Math.min(...warm.slice(1));
       contestants.push(contestant);
-      entry.engines[name] = { describe: engine.describe, ...(engine.implementations && { implementations: engine.implementations }) };
+      entry.engines[name] = { describe: engine.describe, ...(engine.implementations && { implementations: engine.implementations }), ...(engine.native && { native: engine.native }) };
     } catch (err) {
       entry.engines[name] = { error: String(err?.message ?? err).split('\n')[0] };
       log(`  ${c.label} (${threads} threads): ${name} failed: ${entry.engines[name].error}`);
@@ -168,6 +170,16 @@ function measureRss(c, threads) {
   const kib = (e) => (e.peakKiB === undefined ? `failed (${e.error})` : `${e.peakKiB} KiB`);
   log(`  peak RSS ${c.label}: switchyard ${kib(row.switchyard)}, ort ${kib(row.ort)}`);
   return row;
+}
+
+/** The vector extensions the CPU has (what ORT's MLAS picks from; oneDNN may be capped below them). */
+function cpuFlags() {
+  try {
+    const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].split(/\s+/) ?? [];
+    return ['avx2', 'fma', 'avx512f', 'avx512_vnni', 'avx512_bf16', 'amx_tile'].filter((f) => flags.includes(f));
+  } catch {
+    return [];
+  }
 }
 
 function gitCommit() {

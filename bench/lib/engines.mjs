@@ -63,6 +63,8 @@ async function createSwitchyard(modelPath, threads) {
     outputNames: session.outputNames,
     /** What actually ran: TS kernels only, or with the oneDNN addon. */
     describe: cpuSummary?.description ?? session.providers[0]?.describe?.(),
+    /** The addon's oneDNN version, ISA and channel block (undefined: TS kernels only). */
+    native: session.providers.find((p) => p.name === 'cpu')?.native,
     nodes: session.placement.totalNodes,
     /** Nodes per kernel implementation (e.g. ts, onednn): which ops took the native fast path. */
     implementations: countBy(session.placement.nodes, (n) => n.implementation),

@@ -1,8 +1,18 @@
 /** Turns a results object (bench/results/cpu-*.json) into markdown, and splices it into docs/BENCHMARKS.md. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-export const DOCS_START = '<!-- bench:cpu:start (written by `pnpm bench --write-docs`; edits inside are overwritten) -->';
-export const DOCS_END = '<!-- bench:cpu:end -->';
+/** The markers of the generated section for one ISA family ('avx2', 'avx512', …): each has its own table. */
+export const docsStart = (family) => `<!-- bench:cpu:${family}:start (written by \`pnpm bench --write-docs\` on ${family === 'avx512' ? 'an AVX-512' : 'an AVX2'} machine; edits inside are overwritten) -->`;
+export const docsEnd = (family) => `<!-- bench:cpu:${family}:end -->`;
+
+/** 'avx512' or 'avx2' (or 'other'): the ISA oneDNN ran at, which names the table the results go to. */
+export function isaFamily(r) {
+  const isa = r.results.map((x) => x.engines.switchyard?.native?.cpuIsa).find(Boolean) ?? '';
+  return isa.startsWith('avx512') ? 'avx512' : isa.startsWith('avx2') ? 'avx2' : 'other';
+}
+
+/** Cases that are whole models (not the demo CNN or the overhead chain): the ones the summary is over. */
+const isModel = (x) => !x.chainNodes && x.id !== 'tiny-cnn';
 
 const ms = (v) => (v === undefined ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
 const mib = (kib) => (kib === undefined ? '—' : (kib / 1024).toFixed(0));
@@ -23,7 +33,24 @@ export function renderMarkdown(r) {
   lines.push(`- Versions: ${versions.join(', ')}${r.gitCommit ? `; commit ${r.gitCommit.slice(0, 10)}` : ''}${built ? ` (ep-cpu dist built ${built})` : ''}`);
   const sy = r.results.find((x) => x.engines.switchyard?.describe)?.engines.switchyard.describe;
   if (sy) lines.push(`- Switchyard CPU EP: ${sy}`);
+  const native = r.results.map((x) => x.engines.switchyard?.native).find(Boolean);
+  if (m.cpuFlags) {
+    const ran = native?.cpuIsa ?? (sy?.includes('oneDNN') ? 'an ISA not recorded' : 'not at all (TS kernels only)');
+    lines.push(`- ISA: the CPU has ${m.cpuFlags.join(', ') || 'none of AVX2/AVX-512'}; Switchyard's oneDNN ran ${ran}${m.oneDnnIsaCap ? ` (capped by ONEDNN_MAX_CPU_ISA=${m.oneDnnIsaCap}; onnxruntime-node is not capped)` : ''}`);
+  } else {
+    lines.push('- ISA: not recorded by this run (an AVX2 machine, from the session notes of the day)');
+  }
   lines.push('');
+
+  const summary = summarize(r);
+  if (summary.length) {
+    lines.push('#### Summary (whole models; Switchyard / ORT at p50)');
+    lines.push('');
+    lines.push('| threads | models | geometric mean | worst | all outputs agree (max abs diff ≤ 1e-3) |');
+    lines.push('| ---: | ---: | ---: | --- | --- |');
+    for (const x of summary) lines.push(`| ${x.threads} | ${x.count} | ${x.geomean.toFixed(2)}× | ${x.worst.ratio.toFixed(2)}× (${x.worst.label}) | ${x.agree ? 'yes' : `no: ${x.disagree.join(', ')}`} |`);
+    lines.push('');
+  }
 
   lines.push('#### Latency (ms, after warm-up; p50 / p90)');
   lines.push('');
@@ -89,12 +116,37 @@ export function renderMarkdown(r) {
   return lines.join('\n');
 }
 
-/** Replaces the generated section of docs/BENCHMARKS.md (creating the file or markers if needed). */
-export function writeDocs(path, markdown, headerIfNew) {
-  const section = `${DOCS_START}\n\n${markdown.trimEnd()}\n\n${DOCS_END}`;
+/** Per thread count: the geometric mean and worst of the p50 ratios over whole models, and whether outputs agreed. */
+export function summarize(r) {
+  const byThreads = new Map();
+  for (const x of r.results.filter(isModel)) {
+    const s = x.engines.switchyard?.p50Ms;
+    const o = x.engines.ort?.p50Ms;
+    if (s === undefined || o === undefined) continue;
+    const list = byThreads.get(x.threads) ?? [];
+    list.push({ label: x.label, ratio: s / o, diff: x.maxAbsDiff });
+    byThreads.set(x.threads, list);
+  }
+  return [...byThreads].map(([threads, list]) => {
+    const disagree = list.filter((e) => !(e.diff <= 1e-3)).map((e) => `${e.label} (${e.diff?.toExponential(1) ?? 'not compared'})`);
+    return {
+      threads,
+      count: list.length,
+      geomean: Math.exp(list.reduce((a, e) => a + Math.log(e.ratio), 0) / list.length),
+      worst: list.reduce((a, e) => (e.ratio > a.ratio ? e : a)),
+      agree: disagree.length === 0,
+      disagree,
+    };
+  });
+}
+
+/** Replaces the ISA family's generated section of docs/BENCHMARKS.md (creating the file or markers if needed). */
+export function writeDocs(path, markdown, headerIfNew, family) {
+  const [open, close] = [docsStart(family), docsEnd(family)];
+  const section = `${open}\n\n${markdown.trimEnd()}\n\n${close}`;
   const text = existsSync(path) ? readFileSync(path, 'utf8') : headerIfNew;
-  const start = text.indexOf(DOCS_START);
-  const end = text.indexOf(DOCS_END);
-  const next = start >= 0 && end > start ? text.slice(0, start) + section + text.slice(end + DOCS_END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  const start = text.indexOf(`<!-- bench:cpu:${family}:start`);
+  const end = text.indexOf(close);
+  const next = start >= 0 && end > start ? text.slice(0, start) + section + text.slice(end + close.length) : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(path, next);
 }

@@ -20,6 +20,15 @@ export interface CpuProviderOptions {
   smallOpsInTs?: boolean;
 }
 
+/** The native addon's runtime, as `CpuExecutionProvider.native` reports it. */
+export interface NativeRuntime {
+  onednnVersion: string;
+  /** The instruction set oneDNN uses here (its effective ISA: `ONEDNN_MAX_CPU_ISA` caps it), e.g. 'avx2', 'avx512_core_bf16'. */
+  cpuIsa: string;
+  /** The channel block convolutions keep activations in between layers (8 on AVX2, 16 on AVX-512; 0: plain NCHW). */
+  channelBlock: number;
+}
+
 export class CpuExecutionProvider implements ExecutionProvider {
   readonly name = 'cpu';
   readonly device = 'cpu';
@@ -28,6 +37,8 @@ export class CpuExecutionProvider implements ExecutionProvider {
   readonly options: CpuProviderOptions;
   /** Why the native addon is not in use, when it is not. */
   readonly nativeUnavailable: string | undefined;
+  /** What the addon runs on, when it is in use: oneDNN's version and the instruction set it uses here. */
+  readonly native: NativeRuntime | undefined;
 
   constructor(options: CpuProviderOptions = {}) {
     this.options = options;
@@ -36,10 +47,17 @@ export class CpuExecutionProvider implements ExecutionProvider {
     this.kernels = native.ok ? [...nativeKernels(native.binding, options.smallOpsInTs !== false), ...typescriptKernels] : typescriptKernels;
     this.nativeUnavailable = native.ok ? undefined : native.reason;
     this.graphPasses = cpuGraphPassesFor(native.ok ? native.binding : undefined);
+    if (native.ok) {
+      const info = native.binding.runtimeInfo();
+      this.native = { onednnVersion: info.onednnVersion, cpuIsa: info.cpuIsa, channelBlock: native.binding.preferredChannelBlock?.() ?? 0 };
+    }
   }
 
   describe(): string {
-    return this.nativeUnavailable ? `TypeScript kernels only (oneDNN addon: ${this.nativeUnavailable})` : `TypeScript kernels + oneDNN, ${availableParallelism()} cores`;
+    if (!this.native) return `TypeScript kernels only (oneDNN addon: ${this.nativeUnavailable})`;
+    const { onednnVersion, cpuIsa, channelBlock } = this.native;
+    const layout = channelBlock ? `, ${channelBlock}-channel blocks` : '';
+    return `TypeScript kernels + oneDNN ${onednnVersion} (${cpuIsa}${layout}), ${availableParallelism()} cores`;
   }
 }
 

@@ -1,2 +1,2 @@
-export { CpuExecutionProvider, executionProviderFactory, type CpuProviderOptions } from './cpu-provider.js';
+export { CpuExecutionProvider, executionProviderFactory, type CpuProviderOptions, type NativeRuntime } from './cpu-provider.js';
 export { typescriptKernels } from './register-all.js';
