@@ -65,9 +65,12 @@ export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'cpu',
   priority: -Infinity,
   create(options) {
-    const { useNative, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
+    const { useNative, smallOpsInTs, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
     const unknown = Object.keys(rest);
-    if (unknown.length) throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: unknown option(s) ${unknown.join(', ')}; it takes useNative`);
-    return new CpuExecutionProvider({ useNative });
+    if (unknown.length) throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: unknown option(s) ${unknown.join(', ')}; it takes useNative, smallOpsInTs`);
+    for (const [name, value] of Object.entries({ useNative, smallOpsInTs })) {
+      if (value !== undefined && typeof value !== 'boolean') throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: ${name} must be a boolean, got ${typeof value}`);
+    }
+    return new CpuExecutionProvider({ useNative, smallOpsInTs });
   },
 };
