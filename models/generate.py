@@ -25,7 +25,7 @@ import sys
 import warnings
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import onnx
@@ -34,6 +34,9 @@ import torchvision
 from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Model modules (zoo_vision.py, …) import this file's helpers as `generate`; run as a script, this
+# file must be that module rather than a second copy of it.
+sys.modules.setdefault("generate", sys.modules[__name__])
 GENERATED = "generated"  # folder under models/ for large models; git-ignored
 # The highest opset torch 1.13's exporter supports; it exports LayerNorm as LayerNormalization.
 OPSET = 17
@@ -57,6 +60,8 @@ class ModelSpec:
     output_names: List[str]
     dynamic_axes: Dict[str, Dict[int, str]] = field(default_factory=dict)
     description: str = ""
+    # Inputs to trace the export with, when the first case's would pin a dynamic dim (a 0 or 1).
+    export_example: Optional[Callable[[], Feeds]] = None
 
     @property
     def folder(self) -> str:
@@ -299,6 +304,10 @@ SPECS: List[ModelSpec] = [
     ),
 ]
 
+import zoo_vision  # noqa: E402 -- it uses the helpers above
+
+SPECS += zoo_vision.SPECS
+
 
 def case_files(spec: ModelSpec, case: str) -> Dict[str, Dict[str, str]]:
     return {
@@ -352,7 +361,7 @@ def generate(spec: ModelSpec) -> None:
         for n, t in zip(spec.output_names, outs):
             np.save(os.path.join(scratch, files["outputs"][n]), np.ascontiguousarray(t.numpy().astype(np.float32)), allow_pickle=False)
 
-    first = next(iter(cases.values()))
+    first = spec.export_example() if spec.export_example else next(iter(cases.values()))
     with torch.no_grad():
         torch.onnx.export(
             model,
