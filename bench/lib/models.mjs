@@ -28,6 +28,15 @@ export const CASES = [
   { id: 'squeezenet', family: 'squeezenet', label: 'SqueezeNet 1.1 b1', manifest: ['squeezenet1_1', 'b1'] },
   { id: 'bert', family: 'bert', label: 'BERT-base seq128 b1', manifest: ['bert', 's128'] },
   { id: 'lstm', family: 'lstm', label: 'LSTM 2-layer seq32 b1', manifest: ['lstm2', 's32'] },
+  // The public zoo (models/zoo_vision.py), generated on first use like ResNet-50 and BERT.
+  { id: 'mobilenetv3', family: 'mobilenetv3', label: 'MobileNetV3-Large b1', manifest: ['mobilenet_v3_large', 'b1'] },
+  { id: 'efficientnet', family: 'efficientnet', label: 'EfficientNet-B0 b1', manifest: ['efficientnet_b0', 'b1'] },
+  { id: 'convnext', family: 'convnext', label: 'ConvNeXt-Tiny b1', manifest: ['convnext_tiny', 'b1'] },
+  { id: 'vit', family: 'vit', label: 'ViT-B/16 b1', manifest: ['vit_b_16', 'b1'] },
+  { id: 'deeplabv3', family: 'deeplabv3', label: 'DeepLabV3-MobileNetV3 520x520', manifest: ['deeplabv3_mobilenet_v3_large', '520x520'] },
+  { id: 'deeplabv3-384x512', family: 'deeplabv3', label: 'DeepLabV3-MobileNetV3 384x512', manifest: ['deeplabv3_mobilenet_v3_large', '384x512'] },
+  { id: 'gpt2-prefill', family: 'gpt2', label: 'GPT-2 prefill seq32 b1', manifest: ['gpt2_decoder', 'prefill'] },
+  { id: 'gpt2-decode', family: 'gpt2', label: 'GPT-2 decode past64 b2', manifest: ['gpt2_decoder', 'decode'] },
 ];
 
 export const MODEL_IDS = [...new Set(CASES.flatMap((c) => [c.id, c.family]))];
