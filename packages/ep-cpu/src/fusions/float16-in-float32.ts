@@ -131,6 +131,7 @@ class Float32Region {
         n.inputs = inputs;
         n.outputs = outputs;
       });
+      rw.noteReplaced(node);
       let anchor = node;
       for (const o of originals) {
         const f32 = this.#float32.get(o);
