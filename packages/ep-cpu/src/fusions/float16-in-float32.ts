@@ -17,8 +17,9 @@
  * folding, activation and MatMul fusions and the channel-blocked layout see float32 regions.
  *
  * Level 'extended': results change by rounding (intermediates keep float32 precision and range
- * instead of being rounded to float16 after every op), which the 'basic' level, kept exact, never
- * does; at 'disabled' and 'basic' every float16 op runs as written (the reference the tests use).
+ * instead of being rounded to float16 after every op), which core's 'basic' passes, all exact, never
+ * do (and an EP's passes start at 'extended' anyway); at 'disabled' and 'basic' every float16 op
+ * runs as written, the reference the tests compare with. 'extended' is on by default ('all').
  */
 import { Tensor, type GraphPass, type Node, type ValueType } from '@switchyard/core';
 import { widenHalf } from '../math/numeric.js';
