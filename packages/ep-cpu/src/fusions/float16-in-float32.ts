@@ -177,7 +177,12 @@ function candidates(rw: GraphRewriter): Node[] {
   // Union-find over candidates joined by a float16 value one produces and another reads.
   const parent = new Map<Node, Node>([...role.keys()].map((n) => [n, n]));
   const root = (n: Node): Node => {
-    while (parent.get(n) !== n) n = parent.get(n)!;
+    // Path halving keeps long chains (a deep network is one) near-linear.
+    while (parent.get(n) !== n) {
+      const up = parent.get(parent.get(n)!)!;
+      parent.set(n, up);
+      n = up;
+    }
     return n;
   };
   for (const node of role.keys()) {
