@@ -131,17 +131,34 @@ def wrap_blocked(node: onnx.NodeProto, graph: onnx.GraphProto, added: List[onnx.
 
 
 def topological_sort(graph: onnx.GraphProto) -> None:
-    available = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""}
-    pending = list(graph.node)
+    """Each node after the producers of its inputs, otherwise in the given order (the converter's
+    Casts move to just before their first reader; the exporter's order stays as it was). Depth-first
+    with an explicit stack, so a long chain does not hit Python's recursion limit."""
+    producer = {o: n for n in graph.node for o in n.output}
+    done: set = set()
+    visiting: set = set()
     ordered: List[onnx.NodeProto] = []
-    while pending:
-        ready = [n for n in pending if all(i in available for i in n.input)]
-        if not ready:
-            raise ValueError("graph has a cycle or reads an undefined value")
-        for n in ready:
-            ordered.append(n)
-            available.update(n.output)
-        pending = [n for n in pending if all(n is not r for r in ready)]
+    for root in list(graph.node):
+        if id(root) in done:
+            continue
+        visiting.add(id(root))
+        stack = [(root, iter(root.input))]
+        while stack:
+            node, inputs = stack[-1]
+            for name in inputs:
+                p = producer.get(name)
+                if p is None or id(p) in done:
+                    continue
+                if id(p) in visiting:
+                    raise ValueError(f"graph has a cycle through {p.name}")
+                visiting.add(id(p))
+                stack.append((p, iter(p.input)))
+                break
+            else:
+                stack.pop()
+                visiting.discard(id(node))
+                done.add(id(node))
+                ordered.append(node)
     del graph.node[:]
     graph.node.extend(ordered)
 
