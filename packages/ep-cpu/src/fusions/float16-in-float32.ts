@@ -33,7 +33,7 @@ const ONNX_FLOAT16 = 10;
 const MIN_OPSET = 6;
 
 /** A Cast node of `input` into `output`, of element type `to`. */
-export function castNode(name: string, input: string, output: string, to: 'float32' | 'float16'): NewNode {
+function castNode(name: string, input: string, output: string, to: 'float32' | 'float16'): NewNode {
   return {
     opType: 'Cast',
     domain: '',
