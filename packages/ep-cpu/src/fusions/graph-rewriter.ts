@@ -226,6 +226,11 @@ export class GraphRewriter {
     this.#report.nodes.push(nodeLabel(node));
   }
 
+  /** Records a node changed in place into another node (same op, new types) as replaced, for the report. */
+  noteReplaced(node: Node): void {
+    this.#report.nodes.push(nodeLabel(node));
+  }
+
   skip(node: Node, reason: string): void {
     this.#report.skipped.push({ node: nodeLabel(node), reason });
   }

@@ -1,10 +1,13 @@
 /**
  * The CPU EP's graph fusions for graphOptimizationLevel 'extended' and 'all', in the order they run:
- * BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
+ * float16 nodes first move to float32 (the oneDNN kernels and every fusion below serve float32) and
+ * the Cast pairs that leaves collapse; then BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
  * Conv+Add+activation fuses, and the transformer patterns (LayerNorm, GELU) are matched before
  * MatMul+Add so no pass breaks another's chain.
  */
 import type { GraphPass } from '@switchyard/core';
+import { float16InFloat32 } from './float16-in-float32.js';
+import { castPairCollapse } from './cast-pair-collapse.js';
 import { convBatchNormFolding } from './conv-batchnorm-folding.js';
 import { convActivationFusion } from './conv-activation-fusion.js';
 import { layerNormFusion } from './layer-norm-fusion.js';
@@ -22,7 +25,7 @@ import { supportsStridedMatMulOp } from '../native/strided-matmul-native.js';
 import { supportsSkipLayerNorm } from '../native/norm-native.js';
 
 // GELU's erf form becomes one Gelu node before the conv fusion, which then takes it as a conv's activation.
-export const cpuGraphPasses: GraphPass[] = [convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
+export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
 
 /**
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay
@@ -52,4 +55,4 @@ function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
   return passes;
 }
 
-export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, blockedConvDwFusion, blockedConvConcatFusion, attentionMatMulFusion, skipLayerNormFusion };
+export { float16InFloat32, castPairCollapse, convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, blockedConvDwFusion, blockedConvConcatFusion, attentionMatMulFusion, skipLayerNormFusion };

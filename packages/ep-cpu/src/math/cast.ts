@@ -2,7 +2,7 @@
  * Element conversion between any two of the numeric, bool and string types, with C-cast semantics
  * (floats truncate toward zero, integers wrap, anything non-zero is true) as ONNX Runtime behaves.
  */
-import { SwitchyardError, type Tensor } from '@switchyard/core';
+import { SwitchyardError, float16ToFloat32Array, float32ToFloat16Array, type Tensor } from '@switchyard/core';
 import { numberToBigInt, toNumbers, writeNumbers, type NumberArray } from './numeric.js';
 
 /** Shortest decimal that reads back as the same float32 (numpy's `str(np.float32(v))` digits). */
@@ -83,6 +83,9 @@ export function castInto(src: Tensor, dst: Tensor): void {
     else (d as Uint8Array).set(s as Uint8Array);
     return;
   }
+  // The float16 <-> float32 pair float16 models cast between most: straight through, no Float64 copy.
+  if (src.type === 'float16' && d instanceof Float32Array) return float16ToFloat32Array(s as Uint16Array, d);
+  if (s instanceof Float32Array && dst.type === 'float16') return float32ToFloat16Array(s, d as Uint16Array);
   if (src.type === 'string') return stringsToTensor(s as string[], dst);
   if (dst.type === 'string') return tensorToStrings(src, d as string[]);
   if ((s instanceof BigInt64Array || s instanceof BigUint64Array) && (d instanceof BigInt64Array || d instanceof BigUint64Array)) {

@@ -9,8 +9,9 @@
 import {
   SwitchyardError,
   bfloat16BitsToFloat32,
-  float16BitsToFloat32,
+  float16ToFloat32Array,
   float32ToBfloat16Bits,
+  float32ToFloat16Array,
   float32ToFloat16Bits,
   type DataType,
   type Tensor,
@@ -42,13 +43,14 @@ export function is64BitInt(type: DataType): boolean {
 /** float16/bfloat16 bits → Float32Array. */
 export function widenHalf(type: 'float16' | 'bfloat16', bits: Uint16Array): Float32Array {
   const out = new Float32Array(bits.length);
-  const conv = type === 'float16' ? float16BitsToFloat32 : bfloat16BitsToFloat32;
-  for (let i = 0; i < bits.length; i++) out[i] = conv(bits[i]);
+  if (type === 'float16') float16ToFloat32Array(bits, out);
+  else for (let i = 0; i < bits.length; i++) out[i] = bfloat16BitsToFloat32(bits[i]);
   return out;
 }
 
 /** Numbers → float16/bfloat16 bits, into `out`. */
 export function narrowHalf(type: 'float16' | 'bfloat16', values: ArrayLike<number>, out: Uint16Array): void {
+  if (type === 'float16' && values instanceof Float32Array && values.length === out.length) return float32ToFloat16Array(values, out);
   const conv = type === 'float16' ? float32ToFloat16Bits : float32ToBfloat16Bits;
   for (let i = 0; i < out.length; i++) out[i] = conv(values[i]);
 }

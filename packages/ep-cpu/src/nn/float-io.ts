@@ -5,9 +5,9 @@
 import {
   SwitchyardError,
   bfloat16BitsToFloat32,
-  float16BitsToFloat32,
+  float16ToFloat32Array,
   float32ToBfloat16Bits,
-  float32ToFloat16Bits,
+  float32ToFloat16Array,
   elementCount,
   type DataType,
   type KernelRunContext,
@@ -26,8 +26,8 @@ export function floatData(t: Tensor, what = 'input'): FloatArray {
   if (t.type === 'float16' || t.type === 'bfloat16') {
     const bits = d as Uint16Array;
     const out = new Float32Array(bits.length);
-    const conv = t.type === 'float16' ? float16BitsToFloat32 : bfloat16BitsToFloat32;
-    for (let i = 0; i < bits.length; i++) out[i] = conv(bits[i]);
+    if (t.type === 'float16') float16ToFloat32Array(bits, out);
+    else for (let i = 0; i < bits.length; i++) out[i] = bfloat16BitsToFloat32(bits[i]);
     return out;
   }
   throw new SwitchyardError('INVALID_ARGUMENT', `${what}: expected a float tensor, got ${t.type}`);
@@ -54,8 +54,8 @@ export function floatOutput(ctx: KernelRunContext, i: number, type: DataType, di
     commit() {
       const t = ctx.output(i, type, dims);
       const bits = t.data as Uint16Array;
-      const conv = type === 'float16' ? float32ToFloat16Bits : float32ToBfloat16Bits;
-      for (let k = 0; k < data.length; k++) bits[k] = conv(data[k]);
+      if (type === 'float16') float32ToFloat16Array(data, bits);
+      else for (let k = 0; k < data.length; k++) bits[k] = float32ToBfloat16Bits(data[k]);
       return t;
     },
   };
