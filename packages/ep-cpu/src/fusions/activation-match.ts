@@ -8,7 +8,7 @@
  * The names are those of nn/fused-activation.ts. GELU's erf form is matched earlier, by gelu-fusion.
  */
 import type { Node } from '@switchyard/core';
-import { GraphRewriter, hasOp, isOp, otherInput } from './graph-rewriter.js';
+import { GraphRewriter, hasOp, isOp, nearConstant as near, otherInput } from './graph-rewriter.js';
 
 export interface MatchedActivation {
   /** The `activation` attribute value (nn/fused-activation.ts). */
@@ -18,13 +18,6 @@ export interface MatchedActivation {
   nodes: Node[];
   /** The activated value. */
   output: string;
-}
-
-/** float32 rounding of constants a model stores (1/6 as 0.16666667 and so on). */
-const REL_TOL = 1e-6;
-
-function near(v: number | undefined, target: number): boolean {
-  return v !== undefined && Math.abs(v - target) <= REL_TOL * Math.abs(target);
 }
 
 /** Single-node activations reading x as their first (only tensor) input, with their params. */

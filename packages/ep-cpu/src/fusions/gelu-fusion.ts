@@ -8,24 +8,8 @@
  * Constants must be scalars within float32 rounding of their exact values (or their exact float16
  * rounding: a float16 model's), and none may add dims to x.
  */
-import { float16BitsToFloat32, float32ToFloat16Bits, type GraphPass, type Node } from '@switchyard/core';
-import { GraphRewriter, isOp, otherInput } from './graph-rewriter.js';
-
-/** float32 rounding of the constants a model stores (√2 as 1.4142135 and so on). */
-const REL_TOL = 1e-6;
-
-/**
- * The constant as a float16 model stores it (√2 as 1.4140625), now float32 (float16-in-float32
- * converted it): exactly the target rounded to float16. A float32 model holds no such value by
- * chance, and the exact constant differs from it by less than the model's own float16 precision.
- */
-function float16Rounded(target: number): number {
-  return float16BitsToFloat32(float32ToFloat16Bits(target));
-}
-
-function near(v: number | undefined, target: number): boolean {
-  return v !== undefined && (Math.abs(v - target) <= REL_TOL * Math.abs(target) || v === float16Rounded(target));
-}
+import type { GraphPass, Node } from '@switchyard/core';
+import { GraphRewriter, isOp, nearConstant as near, otherInput } from './graph-rewriter.js';
 
 /** A scalar constant operand that cannot broadcast x to a higher rank. */
 function scalarOperand(rw: GraphRewriter, node: Node, x: string, value: string, target: number): boolean {

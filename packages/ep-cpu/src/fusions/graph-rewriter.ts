@@ -6,6 +6,8 @@
  */
 import {
   AttributeReader,
+  float16BitsToFloat32,
+  float32ToFloat16Bits,
   Tensor,
   nodeLabel,
   valuesReadBy,
@@ -234,6 +236,19 @@ export class GraphRewriter {
   skip(node: Node, reason: string): void {
     this.#report.skipped.push({ node: nodeLabel(node), reason });
   }
+}
+
+/** float32 rounding of the constants a model stores (√2 as 1.4142135, 1/6 as 0.16666667). */
+const CONSTANT_REL_TOL = 1e-6;
+
+/**
+ * Whether a model's constant `v` stands for the exact `target`: within float32 rounding of it, or
+ * exactly the target rounded to float16 (a float16 model's constant, now float32 once
+ * float16-in-float32 converted it: √2 as 1.4140625). A float32 model holds no such value by chance, and
+ * the exact constant differs from it by less than the model's own float16 precision.
+ */
+export function nearConstant(v: number | undefined, target: number): boolean {
+  return v !== undefined && (Math.abs(v - target) <= CONSTANT_REL_TOL * Math.abs(target) || v === float16BitsToFloat32(float32ToFloat16Bits(target)));
 }
 
 /** A float32 tensor (the only dtype the fusions rewrite weights in). */
