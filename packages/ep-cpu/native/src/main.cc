@@ -11,6 +11,7 @@
 #include "norm_function.h"
 #include "pool_primitive.h"
 #include "reorder_primitive.h"
+#include "resize_primitive.h"
 #include "runtime_info.h"
 #include "strided_matmul_primitive.h"
 
@@ -24,6 +25,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("GemmPrimitive", switchyard::GemmPrimitive::Define(env));
   exports.Set("PoolPrimitive", switchyard::PoolPrimitive::Define(env));
   exports.Set("ReorderPrimitive", switchyard::ReorderPrimitive::Define(env));
+  exports.Set("ResizePrimitive", switchyard::ResizePrimitive::Define(env));
   exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
   exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));

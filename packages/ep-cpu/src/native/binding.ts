@@ -268,6 +268,44 @@ export interface ReorderPrimitiveOptions {
 
 export type ReorderPrimitive = NativeRunnable<[x: Float32Array, y: Float32Array]>;
 
+/**
+ * Options of `new ResizePrimitive(...)`: ONNX Resize / Upsample for one input shape, with the output
+ * shape, scales and roi already resolved from the node's inputs (nn/resize-spec.ts).
+ */
+export interface ResizePrimitiveOptions {
+  /** X's logical dims, any rank >= 1 ([N, C, ...spatial] when `block` is set). */
+  inputDims: readonly number[];
+  /** Y's logical dims, same rank, every dim >= 1. */
+  outputDims: readonly number[];
+  /** One per axis, finite and > 0: the model's scales, or output / input where it gave sizes. */
+  scales: readonly number[];
+  /** tf_crop_and_resize: starts then ends, one per axis. */
+  roi?: readonly number[];
+  /** Default 'nearest'. */
+  mode?: 'nearest' | 'linear' | 'cubic';
+  /** ONNX's coordinate_transformation_mode; default 'half_pixel'. */
+  coordinateMode?: 'half_pixel' | 'half_pixel_symmetric' | 'pytorch_half_pixel' | 'align_corners' | 'asymmetric' | 'tf_half_pixel_for_nn' | 'tf_crop_and_resize';
+  /** ONNX's nearest_mode, or 'simple' (Resize 10 / Upsample: ceil when downsampling, floor otherwise); default 'round_prefer_floor'. */
+  nearestMode?: 'round_prefer_floor' | 'round_prefer_ceil' | 'floor' | 'ceil' | 'simple';
+  /** Default -0.75. */
+  cubicCoeffA?: number;
+  excludeOutside?: boolean;
+  /** Opset 18: linear and cubic widen their filter by 1 / scale along axes that shrink. */
+  antialias?: boolean;
+  /** tf_crop_and_resize: the value of outputs whose source lies outside X. Default 0. */
+  extrapolationValue?: number;
+  /** Layout of x and y: 0 (default) plain; 8 or 16 channel-blocked (rank 3–5, N and C not resized). */
+  block?: ChannelBlock;
+  threads?: number;
+}
+
+/**
+ * Resizes `x` into `y`. `outputDims`: the logical output dims; `implementation`: `resize_copy:<isa>` (every
+ * scaled axis picks one source) or `resize_separable:<isa> (n passes, by plane | by pass)`, <isa> being the
+ * loops' build: avx512, avx2 or sse2 (capped by ONEDNN_MAX_CPU_ISA as oneDNN is).
+ */
+export type ResizePrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
+
 /** Options of `lstmForward`: one ONNX LSTM node, layout 0, default activations, no peepholes or sequence_lens. */
 export interface LstmForwardOptions {
   seq: number;
@@ -355,6 +393,8 @@ export interface NativeBinding {
   ): void;
   /** [sync] constructor; absent from older builds (then the CPU EP keeps every tensor plain). */
   ReorderPrimitive?: new (options: ReorderPrimitiveOptions) => ReorderPrimitive;
+  /** [sync] constructor; absent from older builds (then the TS kernels resize). */
+  ResizePrimitive?: new (options: ResizePrimitiveOptions) => ResizePrimitive;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
   /** [sync] */
