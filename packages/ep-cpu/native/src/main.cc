@@ -3,6 +3,7 @@
 
 #include "conv_dw_primitive.h"
 #include "conv_primitive.h"
+#include "conv_transpose_primitive.h"
 #include "eltwise_function.h"
 #include "engine.h"
 #include "gemm_primitive.h"
@@ -26,6 +27,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("PoolPrimitive", switchyard::PoolPrimitive::Define(env));
   exports.Set("ReorderPrimitive", switchyard::ReorderPrimitive::Define(env));
   exports.Set("ResizePrimitive", switchyard::ResizePrimitive::Define(env));
+  exports.Set("ConvTransposePrimitive", switchyard::ConvTransposePrimitive::Define(env));
   exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
   exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));

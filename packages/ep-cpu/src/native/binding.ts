@@ -269,6 +269,51 @@ export interface ReorderPrimitiveOptions {
 export type ReorderPrimitive = NativeRunnable<[x: Float32Array, y: Float32Array]>;
 
 /**
+ * Options of `new ConvTransposePrimitive(...)`: ONNX ConvTranspose on oneDNN's deconvolution, shapes fixed at
+ * construction. Output size per spatial axis: stride · (in - 1) + outputPadding + (kernel - 1) · dilation + 1
+ * - padsBegin - padsEnd (the caller resolves auto_pad and output_shape into these).
+ */
+export interface ConvTransposePrimitiveOptions {
+  /** X: [N, C, ...spatial], spatial rank 1–3. */
+  inputDims: readonly number[];
+  /** W: [C, M / group, ...kernel] (ONNX's order, input channels first). */
+  weightDims: readonly number[];
+  /** Default 1. */
+  group?: number;
+  /** One per spatial axis; default all 1. */
+  strides?: readonly number[];
+  /** ONNX counting (1 = dense); default all 1. */
+  dilations?: readonly number[];
+  /** Default 0. */
+  padsBegin?: readonly number[];
+  padsEnd?: readonly number[];
+  /** Extra outputs at the end of each axis (ONNX's output_padding; may exceed the stride here). Default 0. */
+  outputPadding?: readonly number[];
+  /** Whether a bias of M elements is added. Default false. */
+  hasBias?: boolean;
+  /** Activation after the bias, as a oneDNN post-op (as ConvPrimitiveOptions). Default 'none'. */
+  activation?: NativeActivation;
+  activationAlpha?: number;
+  activationBeta?: number;
+  threads?: number;
+  /** Constant weights, packed now into oneDNN's layout; then `run` takes `w = null`. */
+  weights?: Float32Array;
+  /** Constant bias (needs `hasBias`); then `run` takes `b = null`. */
+  bias?: Float32Array;
+  /** Layout of x / y: 0 (default) plain, 8 or 16 channel-blocked. Matching `primitiveLayouts` avoids reorders. */
+  srcBlock?: ChannelBlock;
+  dstBlock?: ChannelBlock;
+}
+
+/** Transposed-convolves `x` into `y` (`w` / `b` null when packed). `outputDims`: [N, M, ...outSpatial]; `implementation` e.g. `jit:avx2`. */
+export interface ConvTransposePrimitive extends NativePrimitive<[x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array]> {
+  /** [sync] Whether weights were packed at construction. */
+  readonly weightsPacked: boolean;
+  /** [sync] The blocks of the src/dst layouts oneDNN chose (-1: neither plain nor channel-blocked). */
+  readonly primitiveLayouts: { src: number; dst: number };
+}
+
+/**
  * Options of `new ResizePrimitive(...)`: ONNX Resize / Upsample for one input shape, with the output
  * shape, scales and roi already resolved from the node's inputs (nn/resize-spec.ts).
  */
@@ -393,6 +438,8 @@ export interface NativeBinding {
   ): void;
   /** [sync] constructor; absent from older builds (then the CPU EP keeps every tensor plain). */
   ReorderPrimitive?: new (options: ReorderPrimitiveOptions) => ReorderPrimitive;
+  /** [sync] constructor; absent from older builds (then the TS kernel serves ConvTranspose). */
+  ConvTransposePrimitive?: new (options: ConvTransposePrimitiveOptions) => ConvTransposePrimitive;
   /** [sync] constructor; absent from older builds (then the TS kernels resize). */
   ResizePrimitive?: new (options: ResizePrimitiveOptions) => ResizePrimitive;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */

@@ -6,6 +6,7 @@ import type { KernelDef } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { nativeBlockedKernels } from './blocked-native.js';
 import { nativeConvKernels } from './conv-native.js';
+import { nativeConvTransposeKernels } from './conv-transpose-native.js';
 import { nativeConvDwKernels } from './conv-dw-native.js';
 import { nativeConvConcatKernels } from './conv-concat-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
@@ -19,5 +20,5 @@ import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 /** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeResizeKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeResizeKernels(binding), ...nativeConvTransposeKernels(binding)];
 }
