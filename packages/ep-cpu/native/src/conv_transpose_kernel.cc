@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "conv_kernel.h"  // BlockOf
+#include "depth_to_space_deconv.h"
 #include "engine.h"
 #include "errors.h"
 
@@ -110,6 +111,8 @@ ConvTransposeKernel::ConvTransposeKernel(const ConvTransposeParams& params, cons
     dnnl::deconvolution_forward::desc desc(prop, alg, srcAny, weightsAny, dstAny, p.strides, dilations, p.padsBegin, padsEnd);
     pd_ = dnnl::deconvolution_forward::primitive_desc(desc, attr, CpuEngine());
   }
+  depthToSpace_ = DepthToSpaceDeconv::TryCreate(p, outputDims_, constWeights, constBias, p.depthToSpace);
+  if (depthToSpace_) return;
   primitive_ = dnnl::deconvolution_forward(pd_);
   srcReorder_ = ReorderIfNeeded(userSrc_, pd_.src_desc());
   weightsReorder_ = ReorderIfNeeded(userWeights_, pd_.weights_desc());
@@ -133,6 +136,10 @@ ConvTransposeKernel::ConvTransposeKernel(const ConvTransposeParams& params, cons
 }
 
 void ConvTransposeKernel::Execute(const float* src, const float* weights, const float* bias, float* dst) const {
+  if (depthToSpace_) {
+    depthToSpace_->Execute(src, dst);
+    return;
+  }
   ThreadScope threads(params_.threads);
   const auto& engine = CpuEngine();
   auto stream = NewStream();
@@ -169,7 +176,9 @@ void ConvTransposeKernel::Execute(const float* src, const float* weights, const 
   stream.wait();
 }
 
-int64_t ConvTransposeKernel::primitiveSrcBlock() const { return BlockOf(pd_.src_desc()); }
-int64_t ConvTransposeKernel::primitiveDstBlock() const { return BlockOf(pd_.dst_desc()); }
+int64_t ConvTransposeKernel::primitiveSrcBlock() const { return depthToSpace_ ? depthToSpace_->primitiveSrcBlock() : BlockOf(pd_.src_desc()); }
+int64_t ConvTransposeKernel::primitiveDstBlock() const { return depthToSpace_ ? depthToSpace_->primitiveDstBlock() : BlockOf(pd_.dst_desc()); }
+
+std::string ConvTransposeKernel::implementation() const { return depthToSpace_ ? depthToSpace_->implementation() : pd_.impl_info_str(); }
 
 }  // namespace switchyard

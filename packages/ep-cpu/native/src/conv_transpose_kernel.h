@@ -5,9 +5,11 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "algorithm_mode.h"
 #include "memory_desc.h"
 #include "post_ops.h"
 #include "scratchpad.h"
@@ -35,7 +37,12 @@ struct ConvTransposeParams {
   // matches the primitive's crosses with no reorder.
   int64_t srcBlock = 0;
   int64_t dstBlock = 0;
+  // A kernel equal to its stride (no padding, dilation or groups): a 1x1 conv and a copy instead of oneDNN's
+  // deconvolution (depth_to_space_deconv.h).
+  AlgorithmMode depthToSpace = AlgorithmMode::kAuto;
 };
+
+class DepthToSpaceDeconv;
 
 class ConvTransposeKernel {
  public:
@@ -53,9 +60,9 @@ class ConvTransposeKernel {
   // The blocks (0 plain, 8/16, -1 other) of the layouts oneDNN chose: what avoids reorders.
   int64_t primitiveSrcBlock() const;
   int64_t primitiveDstBlock() const;
-  bool weightsPacked() const { return packedWeights_.has_value(); }
-  bool biasPacked() const { return packedBias_.has_value(); }
-  std::string implementation() const { return pd_.impl_info_str(); }
+  bool weightsPacked() const { return depthToSpace_ || packedWeights_.has_value(); }
+  bool biasPacked() const { return depthToSpace_ || packedBias_.has_value(); }
+  std::string implementation() const;
 
  private:
   ConvTransposeParams params_;
@@ -65,6 +72,8 @@ class ConvTransposeKernel {
   dnnl::deconvolution_forward primitive_;
   std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_;
   std::optional<dnnl::memory> packedWeights_, packedBias_;
+  // Set: runs instead of primitive_ (never created then); pd_ stays for primitiveLayouts.
+  std::shared_ptr<const DepthToSpaceDeconv> depthToSpace_;
 };
 
 // Validates params and fills defaults; returns the output dims. Throws CodedError('INVALID_ARGUMENT').

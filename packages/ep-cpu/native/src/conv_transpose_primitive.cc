@@ -60,6 +60,8 @@ ConvTransposePrimitive::ConvTransposePrimitive(const Napi::CallbackInfo& info) :
   p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
   p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
+  const std::string depthToSpace = ReadString(env, options, "depthToSpace", ctx, "auto");
+  p.depthToSpace = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(depthToSpace, "depthToSpace", ctx); });
   GuardSync(env, ctx, [&] { ConvTransposeOutputDims(p); });  // validates before array lengths are derived from p
   Float32View weights = ReadOptionalFloat32Array(env, options, "weights", ElementCount(p.weights, "weights"), ctx);
   Float32View bias;

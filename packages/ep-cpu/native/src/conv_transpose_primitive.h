@@ -15,7 +15,7 @@ class ConvTransposePrimitive : public KernelWrap<ConvTransposePrimitive, ConvTra
 
   // [sync] new ConvTransposePrimitive({inputDims, weightDims, group?, strides?, dilations?, padsBegin?, padsEnd?,
   //        outputPadding?, hasBias?, activation?, activationAlpha?, activationBeta?, threads?, weights?, bias?,
-  //        srcBlock?, dstBlock?}). Builds the oneDNN deconvolution and packs `weights`/`bias` when given
+  //        srcBlock?, dstBlock?, depthToSpace?}). Builds the oneDNN deconvolution (or, kernel = stride, a 1x1 conv + copy) and packs `weights`/`bias` when given
   //        (constant initializers). Throws a coded Error on bad options.
   explicit ConvTransposePrimitive(const Napi::CallbackInfo& info);
 

@@ -303,9 +303,19 @@ export interface ConvTransposePrimitiveOptions {
   /** Layout of x / y: 0 (default) plain, 8 or 16 channel-blocked. Matching `primitiveLayouts` avoids reorders. */
   srcBlock?: ChannelBlock;
   dstBlock?: ChannelBlock;
+  /**
+   * A kernel equal to its stride (no padding or dilation, one group) with constant weights and bias, and y plain
+   * or blocked by a block dividing M, may run as a 1x1 conv to K · M channels and a depth-to-space copy.
+   * `auto` (default) and `always`: there (measured faster wherever it applies); `never`: oneDNN's deconvolution.
+   * SWITCHYARD_CPU_DEPTH_TO_SPACE (same values) overrides `auto`.
+   */
+  depthToSpace?: 'auto' | 'always' | 'never';
 }
 
-/** Transposed-convolves `x` into `y` (`w` / `b` null when packed). `outputDims`: [N, M, ...outSpatial]; `implementation` e.g. `jit:avx2`. */
+/**
+ * Transposed-convolves `x` into `y` (`w` / `b` null when packed). `outputDims`: [N, M, ...outSpatial]; `implementation` e.g. `jit:avx2`,
+ * or `depth_to_space(jit_1x1:avx2)` for the 1x1-conv path.
+ */
 export interface ConvTransposePrimitive extends NativePrimitive<[x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array]> {
   /** [sync] Whether weights were packed at construction. */
   readonly weightsPacked: boolean;

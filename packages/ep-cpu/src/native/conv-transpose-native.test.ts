@@ -110,6 +110,66 @@ describe.skipIf(!binding?.ConvTransposePrimitive)(title, () => {
     await tsSession.release();
   });
 
+  it('runs a kernel equal to its stride as a 1x1 conv and a depth-to-space copy, matching the deconvolution', () => {
+    const cases: Array<Partial<ConvTransposePrimitiveOptions> & { inputDims: number[]; weightDims: number[] }> = [
+      { inputDims: [1, 64, 12, 10], weightDims: [64, 32, 2, 2], strides: [2, 2], hasBias: true },
+      { inputDims: [2, 5, 7, 9], weightDims: [5, 3, 3, 2], strides: [3, 2] },
+      { inputDims: [1, 8, 11], weightDims: [8, 4, 4], strides: [4], hasBias: true, activation: 'relu' },
+      { inputDims: [1, 6, 3, 4, 5], weightDims: [6, 2, 2, 1, 2], strides: [2, 1, 2], hasBias: true },
+      { inputDims: [1, 16, 9, 7], weightDims: [16, 16, 2, 2], strides: [2, 2], hasBias: true, srcBlock: 8, dstBlock: 8, activation: 'leakyRelu', activationAlpha: 0.2 },
+      { inputDims: [2, 20, 5, 6], weightDims: [20, 32, 2, 2], strides: [2, 2], srcBlock: 16, dstBlock: 16 },
+      { inputDims: [1, 16, 5, 6], weightDims: [16, 16, 2, 2], strides: [2, 2], dstBlock: 8, threads: 2 },
+    ];
+    for (const c of cases) {
+      const weights = seededFloats(product(c.weightDims), 1);
+      const bias = c.hasBias ? seededFloats(c.weightDims[1], 2) : undefined;
+      const d2s = new Primitive({ ...c, weights, bias });
+      const deconv = new Primitive({ ...c, weights, bias, depthToSpace: 'never' });
+      const label = JSON.stringify(c);
+      expect(d2s.implementation, label).toMatch(/^depth_to_space\(/);
+      expect(deconv.implementation, label).not.toMatch(/depth_to_space/);
+      const lanes = (dims: readonly number[], block?: number) => (block ? product(dims) / dims[1] * Math.ceil(dims[1] / block) * block : product(dims));
+      const x = seededFloats(lanes(c.inputDims, c.srcBlock), 3);
+      if (c.srcBlock) x.set(toBlocked(seededFloats(product(c.inputDims), 3), c.inputDims, c.srcBlock));
+      const a = new Float32Array(lanes(d2s.outputDims, c.dstBlock)).fill(Number.NaN);
+      const b2 = new Float32Array(a.length).fill(Number.NaN);
+      d2s.runSync(x, null, null, a);
+      deconv.runSync(x, null, null, b2);
+      expectNear(a, b2, label, 1e-5);
+      d2s.dispose();
+      deconv.dispose();
+    }
+    // Not taken: padding, dilation, groups, runtime weights, or a block that does not divide M.
+    const base = { inputDims: [1, 8, 6, 6], weightDims: [8, 4, 2, 2], strides: [2, 2], weights: seededFloats(128, 4) };
+    for (const change of [{ padsBegin: [1, 0], padsEnd: [1, 0] }, { dilations: [2, 2] }, { group: 2, weightDims: [8, 2, 2, 2], weights: seededFloats(64, 4) }, { weights: undefined }, { dstBlock: 8 as ChannelBlock }]) {
+      const p = new Primitive({ ...base, ...change });
+      expect(p.implementation, JSON.stringify(change)).not.toMatch(/depth_to_space/);
+      p.dispose();
+    }
+  });
+
+  it('serves a k2 s2 upsampling head (constant weights) like the TS kernel in a session', async () => {
+    const wDims = [24, 16, 2, 2];
+    const model = buildModel({
+      inputs: [['x', 'float32', [2, 24, 'h', 'w']]],
+      outputs: [['y', 'float32']],
+      initializers: { w: new Tensor('float32', seededFloats(product(wDims), 8), wDims), b: new Tensor('float32', seededFloats(16, 9), [16]) },
+      nodes: [{ op: 'ConvTranspose', inputs: ['x', 'w', 'b'], outputs: ['y'], name: 'head', attributes: { kernel_shape: [2, 2], strides: [2, 2] } }],
+      opset: 11,
+    });
+    const nativeSession = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], intraOpNumThreads: 2 });
+    const tsSession = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider({ useNative: false })] });
+    for (const [h, w] of [[9, 13], [4, 4]]) {
+      const x = new Tensor('float32', seededFloats(2 * 24 * h * w, h), [2, 24, h, w]);
+      const got = (await nativeSession.run({ x })).y as Tensor;
+      const want = (await tsSession.run({ x })).y as Tensor;
+      expect(got.dims).toEqual([2, 16, 2 * h, 2 * w]);
+      expectNear(got.data as Float32Array, want.data as Float32Array, `${h}x${w}`);
+    }
+    await nativeSession.release();
+    await tsSession.release();
+  });
+
   it('runs channel-blocked x and y (8 and 16 lanes, padded channels) like plain ones', async () => {
     for (const block of [8, 16] as ChannelBlock[]) {
       for (const [c, m, group] of [[16, 16, 1], [12, 5, 1], [6, 6, 2]]) {
