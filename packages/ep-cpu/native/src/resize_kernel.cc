@@ -79,6 +79,17 @@ class RowWalker {
   }
 };
 
+// r when index[j] = index[0] + j / r for every j (integer nearest upsampling, r >= 2), else 0.
+int64_t RepeatOf(const AxisTaps& t) {
+  const auto count = static_cast<int64_t>(t.index.size());
+  if (count < 2 || t.index[1] != t.index[0]) return 0;
+  int64_t r = 1;
+  while (r < count && t.index[static_cast<size_t>(r)] == t.index[0]) ++r;
+  for (int64_t j = 0; j < count; ++j)
+    if (t.index[static_cast<size_t>(j)] != t.index[0] + j / r) return 0;
+  return r;
+}
+
 }  // namespace
 
 ResizeKernel::ResizeKernel(const ResizeParams& params) : params_(params), loops_(&SelectedResizeLoops()) {
@@ -126,6 +137,7 @@ ResizeKernel::ResizeKernel(const ResizeParams& params) : params_(params), loops_
   }
   if (!scaled_.empty()) planes_ = Product(src_, 0, scaled_.front());
   if (!copyOnly_) PlanPasses();
+  if (copyOnly_ && !scaled_.empty() && scaled_.back() + 1 == dst_.size()) repeat_ = RepeatOf(taps_.back());
 }
 
 void ResizeKernel::PlanPasses() {
@@ -214,7 +226,8 @@ void ResizeKernel::ExecuteCopy(const float* src, float* dst) const {
         } else if (walker.offset() == previous) {
           std::memcpy(out, out - rowFloats, static_cast<size_t>(rowFloats) * sizeof(float));  // nearest upsampling repeats rows
         } else {
-          loops_->pick(out, src + walker.offset(), lastTaps.index.data(), count, inner);
+          if (repeat_) loops_->pickRepeated(out, src + walker.offset() + lastTaps.index[0], repeat_, count);
+          else loops_->pick(out, src + walker.offset(), lastTaps.index.data(), count, inner);
           if (!lastTaps.outside.empty()) {
             for (int64_t j = 0; j < count; ++j)
               if (lastTaps.outside[static_cast<size_t>(j)]) FillRuns(out + j * inner, 1, inner, lanes, e);

@@ -65,6 +65,7 @@ class ResizeKernel {
   std::vector<size_t> scaled_;     // physical axes that are not identity, ascending
   std::vector<Pass> passes_;       // separable plan, in execution order (empty when copyOnly_)
   bool copyOnly_ = false;          // every scaled axis picks one source: one copying pass
+  int64_t repeat_ = 0;             // copy pass, plain: the last axis repeats each source this often (else 0)
   bool hasOutside_ = false;        // tf_crop_and_resize put some outputs outside the input
   int64_t planes_ = 1;             // independent planes: the product of the dims before the first scaled axis
   bool byPlane_ = false;           // threads take whole planes (else each pass is split)

@@ -20,6 +20,8 @@ struct ResizeLoops {
   void (*resample)(float* dst, const float* src, const int32_t* index, const float* weight, int64_t taps, int64_t count, int64_t inner);
   // The one-tap, weight-1 case (nearest, or linear on whole-number coordinates): copies, no arithmetic.
   void (*pick)(float* dst, const float* src, const int32_t* index, int64_t count, int64_t inner);
+  // pick with inner 1 and index[j] = j / repeat (src already offset by index[0]): integer nearest upsampling.
+  void (*pickRepeated)(float* dst, const float* src, int64_t repeat, int64_t count);
 };
 
 // The loops for this CPU (and oneDNN's ISA cap), chosen once.

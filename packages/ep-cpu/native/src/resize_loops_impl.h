@@ -93,6 +93,26 @@ void PickFixed(float* __restrict dst, const float* __restrict src, const int32_t
   }
 }
 
+// Integer nearest upsampling of a contiguous row: each source repeated `repeat` times (the index pattern
+// index[j] = index[0] + j / repeat), as shuffles rather than gathers.
+template <int kRepeat>
+void Repeat(float* __restrict dst, const float* __restrict src, int64_t count) {
+  const int64_t whole = count / kRepeat;
+  for (int64_t i = 0; i < whole; ++i)
+    for (int r = 0; r < kRepeat; ++r) dst[i * kRepeat + r] = src[i];
+  for (int64_t j = whole * kRepeat; j < count; ++j) dst[j] = src[j / kRepeat];
+}
+
+void PickRepeated(float* dst, const float* src, int64_t repeat, int64_t count) {
+  switch (repeat) {
+    case 2: Repeat<2>(dst, src, count); break;
+    case 3: Repeat<3>(dst, src, count); break;
+    case 4: Repeat<4>(dst, src, count); break;
+    default:
+      for (int64_t j = 0; j < count; ++j) dst[j] = src[j / repeat];
+  }
+}
+
 void Pick(float* __restrict dst, const float* __restrict src, const int32_t* __restrict index, int64_t count, int64_t inner) {
   if (inner == 1) {
     for (int64_t j = 0; j < count; ++j) dst[j] = src[index[j]];
@@ -109,7 +129,7 @@ void Pick(float* __restrict dst, const float* __restrict src, const int32_t* __r
 }  // namespace
 
 namespace resize_loops {
-const ResizeLoops RESIZE_LOOPS_NAME = {RESIZE_LOOPS_ISA, &Resample, &Pick};
+const ResizeLoops RESIZE_LOOPS_NAME = {RESIZE_LOOPS_ISA, &Resample, &Pick, &PickRepeated};
 }  // namespace resize_loops
 
 }  // namespace switchyard

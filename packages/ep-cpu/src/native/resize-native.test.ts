@@ -131,6 +131,19 @@ describe.skipIf(!binding?.ResizePrimitive)(title, () => {
     }
   });
 
+  it('repeats sources for integer nearest upsampling of the last axis (x2 to x5, odd widths, every nearest_mode)', async () => {
+    let seed = 50;
+    for (const factor of [2, 3, 4, 5]) {
+      for (const coordinate of ['asymmetric', 'half_pixel', 'align_corners', 'pytorch_half_pixel']) {
+        for (const nearest of NEAREST) {
+          const attributes = { mode: 'nearest', coordinate_transformation_mode: coordinate, nearest_mode: nearest };
+          await expectMatchesTs(resizeDef, resizeKernel, { dims: [1, 3, 5, 7], attributes, scales: [1, 1, factor, factor] }, seed++);
+          await expectMatchesTs(resizeDef, resizeKernel, { dims: [2, 9], attributes, sizes: [2, 9 * factor + 1] }, seed++);
+        }
+      }
+    }
+  });
+
   it('serves opset 10 (scales input, Upsample rounding) and Upsample 7 / 9', async () => {
     await expectMatchesTs(resizeDef, resizeKernel, { dims: [1, 2, 5, 7], attributes: { mode: 'nearest' }, scales: [1, 1, 0.6, 2.5], opset: 10 }, 3);
     await expectMatchesTs(resizeDef, resizeKernel, { dims: [1, 2, 5, 7], attributes: { mode: 'linear' }, scales: [1, 1, 1.6, 2.5], opset: 10 }, 4);
