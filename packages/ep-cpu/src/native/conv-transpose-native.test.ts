@@ -255,7 +255,7 @@ describe.skipIf(!binding?.ConvTransposePrimitive)(title, () => {
       [{ inputDims: [1, 4, 0, 5] }, /dimension <= 0/],
       [{ inputDims: [1, 4, 100000, 100000] }, /2\^31-1 elements/],
       [{ outputPadding: [1e9, 1e9] }, /2\^31-1 elements/],
-      [{ activation: 'gelu' }, /activation must be/],
+      [{ activation: 'notAnActivation' as 'relu' }, /activation must be/],
       [{ bias: new Float32Array(3) }, /hasBias is false/],
       [{ hasBias: true, bias: new Float32Array(2) }, /must have 3 elements, got 2/],
       [{ weights: new Float32Array(47) }, /must have 48 elements, got 47/],
