@@ -7,7 +7,7 @@
  * kernel: empty tensors, and outputs reaching past the full extent by a stride or more (output_padding
  * at least the stride, allowed with a larger dilation; an output_shape beyond the extent).
  */
-import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
+import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelResult, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { ConvTransposePrimitive, ConvTransposePrimitiveOptions, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import { dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, sameDims, staticDims, staticRank } from './native-support.js';
@@ -106,7 +106,7 @@ function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<Nati
   return {
     implementation: 'onednn',
     releasedConstants: packedAtCreate ? [1] : undefined,
-    run(ctx: KernelRunContext): Tensor[] | Promise<Tensor[]> {
+    run(ctx: KernelRunContext): KernelResult | Promise<KernelResult> {
       const x = ctx.input(0);
       const w = constW ?? ctx.input(1);
       const b = constB ?? ctx.optionalInput(2);

@@ -6,7 +6,7 @@
  * known then, else on first sight (dynamic H/W), and kept in a PrimitiveCache. Empty tensors and other
  * dtypes go to the TS kernel.
  */
-import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
+import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelResult, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { NativeBinding, ResizePrimitive, ResizePrimitiveOptions } from './binding.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, sameDims, staticDims } from './native-support.js';
@@ -95,7 +95,7 @@ function createResize(op: ResizeOp, binding: NativeBinding, Primitive: NonNullab
 
   return {
     implementation: 'native',
-    run(ctx: KernelRunContext): Tensor[] | Promise<Tensor[]> {
+    run(ctx: KernelRunContext): KernelResult | Promise<KernelResult> {
       const x = ctx.input(0);
       if (x.type !== 'float32') return fallback.run(ctx);
       const { primitive, target, inline } = prepare(ctx, x);
