@@ -283,6 +283,18 @@ describe('reductions and selection', () => {
     const bySizes = one('Resize', { inputs: { x: f32(['N', 3, 5, 8]) }, initializers: { sizes: int64([1, 3, 7, 9]) }, order: ['x', '', '', 'sizes'] });
     expect(shapeOf(bySizes, 'y0')).toEqual([1, 3, 7, 9]);
   });
+
+  it('Resize 18 reads sizes and scales per listed axis and applies keep_aspect_ratio_policy', () => {
+    const axes = one('Resize', { opset: 18, inputs: { x: f32(['N', 3, 5, 8]) }, initializers: { sizes: int64([9, 7]) }, order: ['x', '', '', 'sizes'], attrs: { axes: [3, -2] } });
+    expect(shapeOf(axes, 'y0')).toEqual(['N', 3, 7, 9]);
+    const scales = one('Resize', { opset: 18, inputs: { x: f32([1, 3, 'H', 8]) }, initializers: { scales: new Tensor('float32', [2, 0.5], [2]) }, order: ['x', '', 'scales'], attrs: { axes: [2, 3] } });
+    expect(shapeOf(scales, 'y0')).toEqual([1, 3, undefined, 4]);
+    // not_larger: scale min(7/5, 9/8) = 1.125 for both axes → round(5.625) = 6, 9.
+    const keep = one('Resize', { opset: 18, inputs: { x: f32([1, 3, 5, 8]) }, initializers: { sizes: int64([7, 9]) }, order: ['x', '', '', 'sizes'], attrs: { axes: [2, 3], keep_aspect_ratio_policy: 'not_larger' } });
+    expect(shapeOf(keep, 'y0')).toEqual([1, 3, 6, 9]);
+    const unknownDim = one('Resize', { opset: 18, inputs: { x: f32([1, 3, 'H', 8]) }, initializers: { sizes: int64([7, 9]) }, order: ['x', '', '', 'sizes'], attrs: { axes: [2, 3], keep_aspect_ratio_policy: 'not_smaller' } });
+    expect(shapeOf(unknownDim, 'y0')).toEqual([1, 3, undefined, undefined]);
+  });
 });
 
 describe('normalisation, generators, recurrent', () => {

@@ -99,6 +99,26 @@ Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const
   return dims;
 }
 
+std::vector<double> ReadNumbers(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required) {
+  Napi::Value value = options.Get(key);
+  const std::string what = context + ": options." + key;
+  if (IsNullish(value)) {
+    if (required) ThrowJs(env, "INVALID_ARGUMENT", what + " is required", true);
+    return {};
+  }
+  if (!value.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be an array of numbers, got " + DescribeValue(value), true);
+  auto array = value.As<Napi::Array>();
+  if (array.Length() > 64) ThrowJs(env, "INVALID_ARGUMENT", what + " has more than 64 entries", true);
+  std::vector<double> numbers(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    Napi::Value item = array.Get(i);
+    if (!item.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", what + "[" + std::to_string(i) + "] must be a number, got " + DescribeValue(item), true);
+    numbers[i] = item.As<Napi::Number>().DoubleValue();
+    if (std::isnan(numbers[i])) ThrowJs(env, "INVALID_ARGUMENT", what + "[" + std::to_string(i) + "] must not be NaN", true);
+  }
+  return numbers;
+}
+
 int64_t ReadInt(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, int64_t fallback) {
   Napi::Value value = options.Get(key);
   if (IsNullish(value)) return fallback;

@@ -5,6 +5,7 @@
 #include <napi.h>
 
 #include <string>
+#include <vector>
 
 #include "memory_desc.h"
 
@@ -44,6 +45,9 @@ Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::st
 // Array of non-negative safe integers under `key`; `fallback` when absent and not required.
 Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required,
               const Dims& fallback = {});
+
+// Array of numbers (NaN rejected; at most 64) under `key`; empty when absent and not required.
+std::vector<double> ReadNumbers(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required);
 
 int64_t ReadInt(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, int64_t fallback);
 

@@ -1,6 +1,6 @@
 // KernelWrap<Derived, KernelT>: what every JS class over a V8-free kernel shares (ConvPrimitive,
-// ConvDwPrimitive, MatMulPrimitive, StridedMatMulPrimitive, GemmPrimitive, PoolPrimitive,
-// ReorderPrimitive): the kernel held by shared_ptr, run() / runSync() / dispose(), the RELEASED
+// ConvDwPrimitive, ConvTransposePrimitive, MatMulPrimitive, StridedMatMulPrimitive, GemmPrimitive,
+// PoolPrimitive, ReorderPrimitive, ResizePrimitive): the kernel held by shared_ptr, run() / runSync() / dispose(), the RELEASED
 // check after dispose(), and the outputDims / implementation / threads getters.
 //
 // Derived supplies `static constexpr char kClass[]` (its JS name, for messages), a constructor that

@@ -3,6 +3,7 @@
 
 #include "conv_dw_primitive.h"
 #include "conv_primitive.h"
+#include "conv_transpose_primitive.h"
 #include "eltwise_function.h"
 #include "engine.h"
 #include "gemm_primitive.h"
@@ -11,6 +12,7 @@
 #include "norm_function.h"
 #include "pool_primitive.h"
 #include "reorder_primitive.h"
+#include "resize_primitive.h"
 #include "runtime_info.h"
 #include "strided_matmul_primitive.h"
 
@@ -24,6 +26,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("GemmPrimitive", switchyard::GemmPrimitive::Define(env));
   exports.Set("PoolPrimitive", switchyard::PoolPrimitive::Define(env));
   exports.Set("ReorderPrimitive", switchyard::ReorderPrimitive::Define(env));
+  exports.Set("ResizePrimitive", switchyard::ResizePrimitive::Define(env));
+  exports.Set("ConvTransposePrimitive", switchyard::ConvTransposePrimitive::Define(env));
   exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
   exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));

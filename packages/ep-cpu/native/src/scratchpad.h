@@ -24,7 +24,9 @@ dnnl::primitive_attr UserScratchpadAttr();
 // one Execute must not use a slot twice. Kernels never run re-entrantly on one thread, so a
 // thread's buffers are never shared between two running primitives.
 // Blocks over 16 MiB are not kept: they are allocated per call.
-enum class TempSlot { kSrc, kDst, kScratchpad, kReorderScratchpad, kCount };
+// kStaged: a kernel's own intermediate between two steps that each use the other slots (DepthToSpaceDeconv's
+// conv output).
+enum class TempSlot { kSrc, kDst, kScratchpad, kReorderScratchpad, kStaged, kCount };
 dnnl::memory TempMemory(const dnnl::memory::desc& desc, TempSlot slot);
 
 // Executes `primitive` with `args` plus a freshly allocated scratchpad of `scratchpad` (if non-empty).

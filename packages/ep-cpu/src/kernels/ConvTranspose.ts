@@ -14,7 +14,20 @@ function fail(msg: string): never {
   throw new SwitchyardError('INVALID_ARGUMENT', `ConvTranspose: ${msg}`);
 }
 
-function transposeGeometry(attrs: AttributeReader, input: readonly number[], kernelFromW: number[]) {
+/**
+ * Per spatial axis: the window attributes, the begin padding (negative where output_shape asks for more
+ * than the full extent) and the output size, with auto_pad, output_padding and output_shape resolved.
+ * The native kernel (native/conv-transpose-native.ts) builds its primitive from the same numbers.
+ */
+export interface ConvTransposeGeometry {
+  kernel: number[];
+  strides: number[];
+  dilations: number[];
+  padsBegin: number[];
+  output: number[];
+}
+
+export function convTransposeGeometry(attrs: AttributeReader, input: readonly number[], kernelFromW: number[]): ConvTransposeGeometry {
   const n = input.length;
   const w: WindowAttrs = {
     kernel: attrs.has('kernel_shape') ? attrs.ints('kernel_shape') : kernelFromW,
@@ -56,8 +69,13 @@ function transposeGeometry(attrs: AttributeReader, input: readonly number[], ker
     padsBegin.push(pb);
     output.push(out);
   }
+  return { kernel: w.kernel, strides: w.strides, dilations: w.dilations, padsBegin, output };
+}
+
+function transposeGeometry(attrs: AttributeReader, input: readonly number[], kernelFromW: number[]) {
+  const { kernel, strides, dilations, padsBegin, output } = convTransposeGeometry(attrs, input, kernelFromW);
   // In col2im's terms, the image is the transposed conv's output and the window grid its input.
-  const g3 = to3d('ConvTranspose', { input: output, kernel: w.kernel, strides: w.strides, dilations: w.dilations, padsBegin, padsEnd: padsBegin, output: [...input] });
+  const g3 = to3d('ConvTranspose', { input: output, kernel, strides, dilations, padsBegin, padsEnd: padsBegin, output: [...input] });
   return { g3, output };
 }
 

@@ -272,6 +272,99 @@ export interface ReorderPrimitiveOptions {
 
 export type ReorderPrimitive = NativeRunnable<[x: Float32Array, y: Float32Array]>;
 
+/**
+ * Options of `new ConvTransposePrimitive(...)`: ONNX ConvTranspose on oneDNN's deconvolution, shapes fixed at
+ * construction. Output size per spatial axis: stride · (in - 1) + outputPadding + (kernel - 1) · dilation + 1
+ * - padsBegin - padsEnd (the caller resolves auto_pad and output_shape into these).
+ */
+export interface ConvTransposePrimitiveOptions {
+  /** X: [N, C, ...spatial], spatial rank 1–3. */
+  inputDims: readonly number[];
+  /** W: [C, M / group, ...kernel] (ONNX's order, input channels first). */
+  weightDims: readonly number[];
+  /** Default 1. */
+  group?: number;
+  /** One per spatial axis; default all 1. */
+  strides?: readonly number[];
+  /** ONNX counting (1 = dense); default all 1. */
+  dilations?: readonly number[];
+  /** Default 0. */
+  padsBegin?: readonly number[];
+  padsEnd?: readonly number[];
+  /** Extra outputs at the end of each axis (ONNX's output_padding; may exceed the stride here). Default 0. */
+  outputPadding?: readonly number[];
+  /** Whether a bias of M elements is added. Default false. */
+  hasBias?: boolean;
+  /** Activation after the bias, as a oneDNN post-op (as ConvPrimitiveOptions). Default 'none'. */
+  activation?: NativeActivation;
+  activationAlpha?: number;
+  activationBeta?: number;
+  threads?: number;
+  /** Constant weights, packed now into oneDNN's layout; then `run` takes `w = null`. */
+  weights?: Float32Array;
+  /** Constant bias (needs `hasBias`); then `run` takes `b = null`. */
+  bias?: Float32Array;
+  /** Layout of x / y: 0 (default) plain, 8 or 16 channel-blocked. Matching `primitiveLayouts` avoids reorders. */
+  srcBlock?: ChannelBlock;
+  dstBlock?: ChannelBlock;
+  /**
+   * A kernel equal to its stride (no padding or dilation, one group) with constant weights and bias, and y plain
+   * or blocked by a block dividing M, may run as a 1x1 conv to K · M channels and a depth-to-space copy.
+   * `auto` (default) and `always`: there (measured faster wherever it applies); `never`: oneDNN's deconvolution.
+   * SWITCHYARD_CPU_DEPTH_TO_SPACE (same values) overrides `auto`.
+   */
+  depthToSpace?: 'auto' | 'always' | 'never';
+}
+
+/**
+ * Transposed-convolves `x` into `y` (`w` / `b` null when packed). `outputDims`: [N, M, ...outSpatial]; `implementation` e.g. `jit:avx2`,
+ * or `depth_to_space(jit_1x1:avx2)` for the 1x1-conv path.
+ */
+export interface ConvTransposePrimitive extends NativePrimitive<[x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array]> {
+  /** [sync] Whether weights were packed at construction. */
+  readonly weightsPacked: boolean;
+  /** [sync] The blocks of the src/dst layouts oneDNN chose (-1: neither plain nor channel-blocked). */
+  readonly primitiveLayouts: { src: number; dst: number };
+}
+
+/**
+ * Options of `new ResizePrimitive(...)`: ONNX Resize / Upsample for one input shape, with the output
+ * shape, scales and roi already resolved from the node's inputs (nn/resize-spec.ts).
+ */
+export interface ResizePrimitiveOptions {
+  /** X's logical dims, any rank >= 1 ([N, C, ...spatial] when `block` is set). */
+  inputDims: readonly number[];
+  /** Y's logical dims, same rank, every dim >= 1. */
+  outputDims: readonly number[];
+  /** One per axis, finite and > 0: the model's scales, or output / input where it gave sizes. */
+  scales: readonly number[];
+  /** tf_crop_and_resize: starts then ends, one per axis. */
+  roi?: readonly number[];
+  /** Default 'nearest'. */
+  mode?: 'nearest' | 'linear' | 'cubic';
+  /** ONNX's coordinate_transformation_mode; default 'half_pixel'. */
+  coordinateMode?: 'half_pixel' | 'half_pixel_symmetric' | 'pytorch_half_pixel' | 'align_corners' | 'asymmetric' | 'tf_half_pixel_for_nn' | 'tf_crop_and_resize';
+  /** ONNX's nearest_mode, or 'simple' (Resize 10 / Upsample: ceil when downsampling, floor otherwise); default 'round_prefer_floor'. */
+  nearestMode?: 'round_prefer_floor' | 'round_prefer_ceil' | 'floor' | 'ceil' | 'simple';
+  /** Default -0.75. */
+  cubicCoeffA?: number;
+  excludeOutside?: boolean;
+  /** Opset 18: linear and cubic widen their filter by 1 / scale along axes that shrink. */
+  antialias?: boolean;
+  /** tf_crop_and_resize: the value of outputs whose source lies outside X. Default 0. */
+  extrapolationValue?: number;
+  /** Layout of x and y: 0 (default) plain; 8 or 16 channel-blocked (rank 3–5, N and C not resized). */
+  block?: ChannelBlock;
+  threads?: number;
+}
+
+/**
+ * Resizes `x` into `y`. `outputDims`: the logical output dims; `implementation`: `resize_copy:<isa>` (every
+ * scaled axis picks one source) or `resize_separable:<isa> (n passes, by plane | by pass)`, <isa> being the
+ * loops' build: avx512, avx2 or sse2 (capped by ONEDNN_MAX_CPU_ISA as oneDNN is).
+ */
+export type ResizePrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
+
 /** Options of `lstmForward`: one ONNX LSTM node, layout 0, default activations, no peepholes or sequence_lens. */
 export interface LstmForwardOptions {
   seq: number;
@@ -359,6 +452,10 @@ export interface NativeBinding {
   ): void;
   /** [sync] constructor; absent from older builds (then the CPU EP keeps every tensor plain). */
   ReorderPrimitive?: new (options: ReorderPrimitiveOptions) => ReorderPrimitive;
+  /** [sync] constructor; absent from older builds (then the TS kernel serves ConvTranspose). */
+  ConvTransposePrimitive?: new (options: ConvTransposePrimitiveOptions) => ConvTransposePrimitive;
+  /** [sync] constructor; absent from older builds (then the TS kernels resize). */
+  ResizePrimitive?: new (options: ResizePrimitiveOptions) => ResizePrimitive;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
   /** [sync] */

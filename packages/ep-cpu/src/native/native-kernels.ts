@@ -6,6 +6,7 @@ import type { KernelDef } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { nativeBlockedKernels } from './blocked-native.js';
 import { nativeConvKernels } from './conv-native.js';
+import { nativeConvTransposeKernels } from './conv-transpose-native.js';
 import { nativeConvDwKernels } from './conv-dw-native.js';
 import { nativeConvConcatKernels } from './conv-concat-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
@@ -14,9 +15,10 @@ import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
+import { nativeResizeKernels } from './resize-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 /** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeResizeKernels(binding), ...nativeConvTransposeKernels(binding)];
 }

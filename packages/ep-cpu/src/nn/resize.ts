@@ -1,15 +1,16 @@
 /**
- * N-D resize for Resize (10/11/13) and Upsample: per axis, each output coordinate maps to an input
+ * N-D resize for Resize (10–19) and Upsample: per axis, each output coordinate maps to an input
  * coordinate (coordinate_transformation_mode) and then to a few weighted taps (nearest: 1, linear: 2,
- * cubic: 4); each output element sums the product of its axes' taps. Axes left unchanged collapse to
- * a single tap, so a typical 4-D NCHW resize costs 1·1·2·2 taps per element for linear.
+ * cubic: 4; antialiased linear/cubic when downsampling: the filter stretched by 1 / scale, so more);
+ * each output element sums the product of its axes' taps. Axes left unchanged collapse to a single
+ * tap, so a typical 4-D NCHW resize costs 1·1·2·2 taps per element for linear.
  */
 import { SwitchyardError, elementCount, type KernelRunContext, type Tensor } from '@switchyard/core';
 import { floatData, floatOutput } from './float-io.js';
 
 export type ResizeMode = 'nearest' | 'linear' | 'cubic';
 export type NearestMode = 'round_prefer_floor' | 'round_prefer_ceil' | 'floor' | 'ceil' | 'simple';
-export type CoordinateMode = 'half_pixel' | 'pytorch_half_pixel' | 'align_corners' | 'asymmetric' | 'tf_half_pixel_for_nn' | 'tf_crop_and_resize';
+export type CoordinateMode = 'half_pixel' | 'half_pixel_symmetric' | 'pytorch_half_pixel' | 'align_corners' | 'asymmetric' | 'tf_half_pixel_for_nn' | 'tf_crop_and_resize';
 
 export interface ResizeOptions {
   mode: ResizeMode;
@@ -18,11 +19,13 @@ export interface ResizeOptions {
   cubicA: number;
   excludeOutside: boolean;
   extrapolation: number;
+  /** Opset 18: linear and cubic stretch their filter by 1 / scale along axes that shrink. */
+  antialias: boolean;
   /** tf_crop_and_resize: starts then ends, normalized, one per axis. */
   roi?: ArrayLike<number>;
 }
 
-const COORDINATE_MODES = ['half_pixel', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn', 'tf_crop_and_resize'];
+const COORDINATE_MODES = ['half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn', 'tf_crop_and_resize'];
 const NEAREST_MODES = ['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil', 'simple'];
 
 export function checkResizeOptions(op: string, o: ResizeOptions): void {
@@ -51,8 +54,32 @@ function cubicCoeffs(t: number, a: number): [number, number, number, number] {
   ];
 }
 
+/** Keys' cubic convolution kernel at distance |x|. */
+function cubicKernel(x: number, a: number): number {
+  x = Math.abs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+/** Taps of the antialiased filter (ONNX's reference): the kernel stretched by 1 / scale, centred on `base` + ratio. */
+function antialiasTaps(mode: ResizeMode, scale: number): number {
+  return 2 - 2 * (Math.floor(-(mode === 'linear' ? 1 : 2) / scale) + 1);
+}
+
 function axisTaps(inSize: number, outSize: number, scale: number, axis: number, rank: number, o: ResizeOptions): AxisTaps {
-  const count = inSize === outSize && scale === 1 && o.coordinate !== 'tf_crop_and_resize' ? 1 : o.mode === 'nearest' ? 1 : o.mode === 'linear' ? 2 : 4;
+  const antialias = o.antialias && o.mode !== 'nearest' && scale < 1;
+  const count =
+    inSize === outSize && scale === 1 && o.coordinate !== 'tf_crop_and_resize'
+      ? 1
+      : o.mode === 'nearest'
+        ? 1
+        : antialias
+          ? antialiasTaps(o.mode, scale)
+          : o.mode === 'linear'
+            ? 2
+            : 4;
+  if (count * outSize > 2 ** 24) throw new SwitchyardError('INVALID_ARGUMENT', `Resize: scale ${scale} needs ${count} antialias taps for each of ${outSize} outputs (more than 2^24 in all)`);
   const index = new Int32Array(outSize * count);
   const weight = new Float64Array(outSize * count);
   const outside = new Uint8Array(outSize);
@@ -63,6 +90,12 @@ function axisTaps(inSize: number, outSize: number, scale: number, axis: number, 
       case 'half_pixel':
         src = (x + 0.5) / scale - 0.5;
         break;
+      case 'half_pixel_symmetric': {
+        // The output's centre lands on the input's centre even when floor(in · scale) cut the output short.
+        const adjustment = outSize / (inSize * scale);
+        src = (inSize / 2) * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+        break;
+      }
       case 'pytorch_half_pixel':
         src = outSize > 1 ? (x + 0.5) / scale - 0.5 : 0;
         break;
@@ -115,6 +148,26 @@ function axisTaps(inSize: number, outSize: number, scale: number, axis: number, 
       }
       index[at] = clamp(i);
       weight[at] = 1;
+    } else if (antialias) {
+      // ONNX's reference: the left neighbour `base` has ratio = src - base in (0, 1] (an integer src counts from the one below).
+      const base = src === Math.floor(src) ? src - 1 : Math.floor(src);
+      const ratio = src - base;
+      const start = 1 - count / 2;
+      let sum = 0;
+      for (let k = 0; k < count; k++) {
+        const d = (start + k - ratio) * scale;
+        weight[at + k] = o.mode === 'linear' ? Math.max(0, 1 - Math.abs(d)) : cubicKernel(d, o.cubicA);
+        sum += weight[at + k];
+      }
+      let kept = 0;
+      for (let k = 0; k < count; k++) {
+        const i = base + start + k;
+        weight[at + k] /= sum;
+        if (o.excludeOutside && (i < 0 || i >= inSize)) weight[at + k] = 0;
+        kept += weight[at + k];
+        index[at + k] = clamp(i);
+      }
+      if (o.excludeOutside && kept !== 0) for (let k = 0; k < count; k++) weight[at + k] /= kept;
     } else if (o.mode === 'linear') {
       const s = Math.min(Math.max(src, 0), inSize - 1);
       const i0 = Math.floor(s);

@@ -65,12 +65,47 @@ function resizedShape(x: readonly Dim[], scales: number[] | undefined, sizes: nu
   return x.map(() => undefined);
 }
 
-/** Resize: opset 10 takes scales as input 1; from 11, roi/scales/sizes are inputs 1–3. */
+/**
+ * Opset 18's `axes` and keep_aspect_ratio_policy: sizes or scales for the listed axes only, and with a
+ * policy other than stretch one scale for all of them, round(scale · dim) each.
+ */
+function resizedShapeWithAxes(x: readonly Dim[], axesAttr: number[] | undefined, keep: string, scales: number[] | undefined, sizes: number[] | undefined): Dim[] {
+  const unknown = x.map(() => undefined);
+  const axes = (axesAttr ?? x.map((_, i) => i)).map((a) => normalizeAxis(a, x.length));
+  if (axes.some((a) => a === undefined)) return unknown;
+  const listed = axes as number[];
+  const out: Dim[] = [...x];
+  if (sizes && sizes.length === listed.length) {
+    if (keep === 'stretch') {
+      listed.forEach((a, i) => (out[a] = sizes[i]));
+      return out;
+    }
+    const dims = listed.map((a) => x[a]);
+    if (!dims.every((d): d is number => typeof d === 'number' && d > 0)) return x.map((d, i) => (listed.includes(i) ? undefined : d));
+    const ratios = listed.map((_, i) => sizes[i] / dims[i]);
+    const scale = keep === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
+    listed.forEach((a, i) => (out[a] = Math.floor(scale * dims[i] + 0.5)));
+    return out;
+  }
+  if (scales && scales.length === listed.length) {
+    listed.forEach((a, i) => {
+      const d = x[a];
+      out[a] = scales[i] === 1 ? d : typeof d === 'number' ? Math.floor(d * scales[i]) : undefined;
+    });
+    return out;
+  }
+  return unknown;
+}
+
+/** Resize: opset 10 takes scales as input 1; from 11, roi/scales/sizes are inputs 1–3; from 18, `axes` and keep_aspect_ratio_policy. */
 const resize: ShapeRule = (ctx) => {
   const x = ctx.shape(0);
   if (!x) return;
   const scales = ctx.opset < 11 ? ctx.numbers(1) : ctx.numbers(2);
   const sizes = ctx.opset < 11 ? undefined : ctx.ints(3);
+  const axes = ctx.opset >= 18 && ctx.attrs.has('axes') ? ctx.attrs.ints('axes') : undefined;
+  const keep = ctx.opset >= 18 ? ctx.attrs.string('keep_aspect_ratio_policy', 'stretch') : 'stretch';
+  if (axes || keep !== 'stretch') return ctx.setShape(0, resizedShapeWithAxes(x, axes, keep, scales?.length ? scales : undefined, sizes));
   ctx.setShape(0, resizedShape(x, scales?.length ? scales : undefined, sizes));
 };
 
