@@ -26,6 +26,12 @@ export function staticDims(type: ValueType | undefined): number[] | undefined {
 export const SMALL_GEMM_MACS = 2048;
 export const SMALL_SOFTMAX_ELEMENTS = 128;
 
+/**
+ * Elementwise outputs below this many elements run in TypeScript (measured: see elementwise-native.ts's
+ * users in bench/small-ops.mjs).
+ */
+export const SMALL_ELEMENTWISE_ELEMENTS = 4096;
+
 /** "n ...: faster in TypeScript" when a static problem is below `limit`; true otherwise (or when not static). */
 export function smallProblem(work: number | undefined, limit: number, what: string): true | string {
   return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a oneDNN call` : true;
