@@ -308,14 +308,20 @@ void ElementwiseKernel::RunBlock(int64_t block, const void* const* inputs, void*
 
 void ElementwiseKernel::Execute(const void* const* inputs, void* output) const {
   if (blocks_ == 0) return;
+  const size_t scratchFloats = static_cast<size_t>(std::max(slotCount_, 1)) * kBlock;
+  const int requested = spec_.threads > 0 ? spec_.threads : DefaultThreads();
+  if (requested == 1 || plan_.total < kParallelMinElements || blocks_ == 1) {
+    // Entering even a one-thread OpenMP region costs microseconds: small outputs run right here.
+    float* scratch = ThreadScratch(scratchFloats);
+    for (int64_t block = 0; block < blocks_; ++block) RunBlock(block, inputs, output, scratch);
+    return;
+  }
   ThreadScope scope(spec_.threads);
   const int team = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), blocks_));
-  const bool parallel = team > 1 && plan_.total >= kParallelMinElements;
-  const size_t scratchFloats = static_cast<size_t>(std::max(slotCount_, 1)) * kBlock;
   // No exception may leave the parallel region (it would terminate the process): a thread that cannot
   // get its registers skips its blocks and the failure is thrown after the region.
   std::atomic<bool> outOfMemory{false};
-#pragma omp parallel num_threads(team) if (parallel)
+#pragma omp parallel num_threads(team)
   {
     float* scratch = nullptr;
     try {

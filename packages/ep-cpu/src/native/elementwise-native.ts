@@ -75,15 +75,15 @@ const SERVED: readonly KernelDef[] = [
 
 /** A node's program, or why it has none: the node's own program, or a fused node's with its inputs' types. */
 function programOf(node: Node, graph: Graph): NodeProgram | string {
-  if (!isFusedElementwise(node)) {
-    const domain = node.domain === 'ai.onnx' ? '' : node.domain;
-    return nodeProgram(node, graph.opsetFor(domain) ?? 1, new AttributeReader(node));
-  }
   let instructions;
   try {
+    if (!isFusedElementwise(node)) {
+      const domain = node.domain === 'ai.onnx' ? '' : node.domain;
+      return nodeProgram(node, graph.opsetFor(domain) ?? 1, new AttributeReader(node));
+    }
     instructions = fusedInstructions(node);
   } catch (error) {
-    return (error as Error).message; // the TS kernel reports it
+    return (error as Error).message; // malformed attributes: the TS kernel reports them
   }
   const inputTypes = node.inputs.map((name): ProgramElementType => (graph.elemTypeOf(name) === 'bool' ? 'bool' : 'float32'));
   return { inputs: node.inputs.map((_, i) => i), program: { inputTypes, instructions, outputType: 'float32' }, scalarInputs: [] };
