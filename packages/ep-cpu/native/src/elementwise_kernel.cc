@@ -14,26 +14,30 @@ namespace switchyard::eltwise {
 
 namespace {
 
-constexpr size_t kMaxInputs = 64;
-constexpr size_t kMaxInstructions = 256;
 constexpr int32_t kOutputSlot = -2;
 
 // Below this many output elements one thread does it all: waking the team costs more than it saves.
 constexpr int64_t kParallelMinElements = int64_t{1} << 15;
 
 // The calling thread's registers, grown to the largest program it has run (never shrunk: page faults
-// on every run cost more than the memory).
-float* ThreadScratch(size_t floats) {
+// on every run cost more than the memory), and what its gathered registers hold (GatherCache).
+ThreadRegisters* ThreadScratch(size_t floats) {
   struct Buffer {
     std::unique_ptr<float[]> data;
     size_t size = 0;
+    GatherCache cache;
   };
   thread_local Buffer buffer;
   if (buffer.size < floats) {
     buffer.data.reset(new float[floats]);
     buffer.size = floats;
   }
-  return buffer.data.get();
+  thread_local ThreadRegisters registers;
+  registers.floats = buffer.data.get();
+  registers.cache = &buffer.cache;
+  // A new run (maybe of another program) owns the registers now: nothing cached is valid.
+  for (auto& entry : buffer.cache.entries) entry = GatherCache::Entry{};
+  return &registers;
 }
 
 [[noreturn]] void Invalid(const std::string& context, const std::string& message) {
@@ -165,6 +169,10 @@ void ElementwiseKernel::Compile() {
     const InputPlan& p = plan_.inputs[i];
     const bool gathered = p.layout == InputLayout::kBroadcast && rowsPerBlock_ > 1;
     if (!scalar_[i] && (spec_.inputIsBool[i] || gathered)) slot_[i] = take();
+    // Rows repeating along the axis just outside them (a per-channel operand of a channel-blocked
+    // tensor, a bias over channels-last rows): one gather serves every block inside that repeat, so
+    // the register keeps it (it is never handed to another value).
+    repeatsRows_.push_back(gathered && !spec_.inputIsBool[i] && !p.outerStrides.empty() && p.outerStrides.back() == 0);
   }
   const int32_t last = static_cast<int32_t>(values - 1);
   for (size_t i = 0; i < steps_.size(); ++i) {
@@ -173,7 +181,8 @@ void ElementwiseKernel::Compile() {
     for (int j = 0; j < arity; ++j) {
       const int32_t arg = step.args[j];
       const bool seen = std::find(step.args, step.args + j, arg) != step.args + j;
-      if (!seen && lastUse[arg] == static_cast<int64_t>(i) && slot_[arg] >= 0) free.push_back(slot_[arg]);
+      const bool kept = arg < static_cast<int32_t>(inputs) && repeatsRows_[arg];
+      if (!seen && !kept && lastUse[arg] == static_cast<int64_t>(i) && slot_[arg] >= 0) free.push_back(slot_[arg]);
     }
     if (scalar_[step.value]) continue;
     if (step.value == last && !spec_.outputIsBool) {
@@ -191,7 +200,7 @@ void ElementwiseKernel::Compile() {
 std::string ElementwiseKernel::implementation() const { return std::string("elementwise:") + loops_->isa; }
 
 void ElementwiseKernel::LoadInput(size_t i, const void* data, int64_t start, int64_t row, int64_t col, int64_t rows, int64_t length,
-                                  const float** vec, float* scalar, float* slot) const {
+                                  const float** vec, float* scalar, float* slot, GatherCache* cache) const {
   const InputPlan& p = plan_.inputs[i];
   const bool isBool = spec_.inputIsBool[i];
   const auto* f = static_cast<const float*>(data);
@@ -212,8 +221,26 @@ void ElementwiseKernel::LoadInput(size_t i, const void* data, int64_t start, int
     }
     return;
   }
-  // Whole rows of a broadcast input: gather them into the register, row by row.
+  // Whole rows of a broadcast input: gather them into the register, row by row, unless the register
+  // already holds them (rows that repeat, gathered for an earlier block of this run on this thread).
   const int64_t inner = plan_.inner;
+  GatherCache::Entry* cached = nullptr;
+  if (repeatsRows_[i]) {
+    const int64_t repeat = plan_.outer.back();
+    if (row / repeat == (row + rows - 1) / repeat) {
+      cached = &cache->entries[i];
+      const int64_t at = RowOffset(plan_, p, row);
+      if (cached->rows >= rows && cached->offset == at) {
+        *vec = slot;
+        return;
+      }
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(slot + r * inner, f + at, static_cast<size_t>(inner) * sizeof(float));
+      *cached = GatherCache::Entry{at, rows};
+      *vec = slot;
+      return;
+    }
+    cache->entries[i] = GatherCache::Entry{};  // about to hold rows of differing offsets
+  }
   RowCursor cursor(plan_, p, row);
   for (int64_t r = 0; r < rows; ++r, cursor.Next()) {
     float* to = slot + r * inner;
@@ -229,7 +256,8 @@ void ElementwiseKernel::LoadInput(size_t i, const void* data, int64_t start, int
   *vec = slot;
 }
 
-void ElementwiseKernel::RunBlock(int64_t block, const void* const* inputs, void* output, float* scratch) const {
+void ElementwiseKernel::RunBlock(int64_t block, const void* const* inputs, void* output, ThreadRegisters* registers) const {
+  float* scratch = registers->floats;
   const int64_t inner = plan_.inner;
   int64_t row, col, rows, length;
   if (rowsPerBlock_ == 1) {
@@ -250,7 +278,7 @@ void ElementwiseKernel::RunBlock(int64_t block, const void* const* inputs, void*
   auto reg = [&](int32_t s) { return scratch + static_cast<int64_t>(s) * kBlock; };
 
   for (size_t i = 0; i < spec_.inputDims.size(); ++i) {
-    LoadInput(i, inputs[i], start, row, col, rows, length, &vec[i], &scal[i], slot_[i] >= 0 ? reg(slot_[i]) : nullptr);
+    LoadInput(i, inputs[i], start, row, col, rows, length, &vec[i], &scal[i], slot_[i] >= 0 ? reg(slot_[i]) : nullptr, registers->cache);
   }
   float* out = static_cast<float*>(output) + start;
   const LoopTable& t = *loops_;
@@ -312,8 +340,8 @@ void ElementwiseKernel::Execute(const void* const* inputs, void* output) const {
   const int requested = spec_.threads > 0 ? spec_.threads : DefaultThreads();
   if (requested == 1 || plan_.total < kParallelMinElements || blocks_ == 1) {
     // Entering even a one-thread OpenMP region costs microseconds: small outputs run right here.
-    float* scratch = ThreadScratch(scratchFloats);
-    for (int64_t block = 0; block < blocks_; ++block) RunBlock(block, inputs, output, scratch);
+    ThreadRegisters* registers = ThreadScratch(scratchFloats);
+    for (int64_t block = 0; block < blocks_; ++block) RunBlock(block, inputs, output, registers);
     return;
   }
   ThreadScope scope(spec_.threads);
@@ -323,15 +351,15 @@ void ElementwiseKernel::Execute(const void* const* inputs, void* output) const {
   std::atomic<bool> outOfMemory{false};
 #pragma omp parallel num_threads(team)
   {
-    float* scratch = nullptr;
+    ThreadRegisters* registers = nullptr;
     try {
-      scratch = ThreadScratch(scratchFloats);
+      registers = ThreadScratch(scratchFloats);
     } catch (...) {
       outOfMemory = true;
     }
 #pragma omp for schedule(static)
     for (int64_t block = 0; block < blocks_; ++block) {
-      if (scratch) RunBlock(block, inputs, output, scratch);
+      if (registers) RunBlock(block, inputs, output, registers);
     }
   }
   if (outOfMemory) throw CodedError("OUT_OF_MEMORY", "elementwise: no memory for a thread's registers");

@@ -18,6 +18,8 @@ namespace switchyard::eltwise {
 
 // Output elements per block: 4 KiB per register, a handful of registers stay in L1.
 constexpr int64_t kBlock = 1024;
+constexpr size_t kMaxInputs = 64;
+constexpr size_t kMaxInstructions = 256;
 
 // One instruction: values 0..inputs-1 are the inputs, value inputs+i is instruction i's result.
 struct Instruction {
@@ -34,6 +36,21 @@ struct ProgramSpec {
   bool outputIsBool = false;              // stores result != 0 as 0 / 1 bytes
   int threads = 0;                        // OpenMP team size; 0 = the default
   Isa isa = Isa::kGeneric;
+};
+
+// What a thread's gathered registers hold, per input: rows gathered from `offset` (repeated rows only).
+struct GatherCache {
+  struct Entry {
+    int64_t offset = -1;
+    int64_t rows = 0;
+  };
+  Entry entries[kMaxInputs];
+};
+
+// A thread's registers (kBlock floats each) and its gather cache, valid for one Execute.
+struct ThreadRegisters {
+  float* floats = nullptr;
+  GatherCache* cache = nullptr;
 };
 
 class ElementwiseKernel {
@@ -67,9 +84,9 @@ class ElementwiseKernel {
   };
 
   void Compile();
-  void RunBlock(int64_t block, const void* const* inputs, void* output, float* scratch) const;
+  void RunBlock(int64_t block, const void* const* inputs, void* output, ThreadRegisters* registers) const;
   void LoadInput(size_t i, const void* data, int64_t start, int64_t row, int64_t col, int64_t rows, int64_t length,
-                 const float** vec, float* scalar, float* slot) const;
+                 const float** vec, float* scalar, float* slot, GatherCache* cache) const;
 
   ProgramSpec spec_;
   const LoopTable* loops_;
@@ -80,6 +97,7 @@ class ElementwiseKernel {
   std::vector<Step> steps_;
   std::vector<bool> scalar_;   // per value: one number per block
   std::vector<int32_t> slot_;  // per value: its register (-1: none, a scalar, or the output itself)
+  std::vector<bool> repeatsRows_;  // per input: gathered rows that repeat along the next axis (cacheable)
   int32_t fillSlots_[3] = {-1, -1, -1};  // registers that spread a ternary's single-value operands
   int32_t slotCount_ = 0;
 };

@@ -106,6 +106,15 @@ export interface ElementwiseProgram {
   outputType: ProgramElementType;
 }
 
+/** Instructions whose TS form calls Math.exp / Math.log / a series per element (the native engine pays off sooner). */
+const TRANSCENDENTAL: ReadonlySet<ElementwiseOp> = new Set<ElementwiseOp>([
+  'sigmoid', 'tanh', 'erf', 'exp', 'log', 'elu', 'selu', 'celu', 'softplus', 'mish', 'sin', 'cos', 'gelu', 'gelu_tanh', 'swish', 'pow',
+]);
+
+export function hasTranscendental(program: ElementwiseProgram): boolean {
+  return program.instructions.some((i) => TRANSCENDENTAL.has(i.op));
+}
+
 export function isElementwiseOp(name: string): name is ElementwiseOp {
   return name === 'const' || name in UNARY || name in BINARY || name in TERNARY;
 }

@@ -141,6 +141,30 @@ describe.skipIf(!Primitive)('ElementwisePrimitive boundary', () => {
     }
   });
 
+  it('gathers a repeated per-channel operand once per repeat, correctly across block and thread boundaries', async () => {
+    // A channel-blocked [N, C/16, H, W, 16] tensor and a [1, C/16, 1, 1, 16] operand read twice: rows of 16
+    // that repeat H·W times, so a gathered register serves many blocks, and some blocks straddle channels.
+    // H·W = 510 rows: some blocks of 64 rows straddle two channels; 512: blocks end exactly where a channel does.
+    for (const [h, w] of [[30, 17], [32, 16]]) {
+      const [n, cb, b] = [2, 3, 16];
+      const x = seededFloats(n * cb * h * w * b, 7, 3);
+      const s = seededFloats(cb * b, 8);
+      const expected = new Float32Array(x.length);
+      for (let i = 0; i < x.length; i++) {
+        const v = s[(Math.floor(i / (b * h * w)) % cb) * b + (i % b)];
+        expected[i] = Math.fround(Math.fround(x[i] * v) + v);
+      }
+      for (const threads of [1, 2, 3]) {
+        const y = new Float32Array(x.length);
+        const p = new P({ inputs: [{ dims: [n, cb, h, w, b] }, { dims: [1, cb, 1, 1, b] }], program: [{ op: 'mul', args: [0, 1] }, { op: 'add', args: [2, 1] }], threads });
+        if (threads === 2) await p.run([x, s], y);
+        else p.runSync([x, s], y);
+        const bad = y.findIndex((v, i) => !Object.is(v, expected[i]));
+        expect(bad, `${h}x${w}, ${threads} thread(s): [${bad}] = ${y[bad]}, expected ${expected[bad]}`).toBe(-1);
+      }
+    }
+  });
+
   it('gives the same result on one thread and on several, via run() and runSync()', async () => {
     const dims = [3, 40, 50, 7];
     const n = dims.reduce((a, b) => a * b, 1);

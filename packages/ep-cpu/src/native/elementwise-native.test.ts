@@ -185,6 +185,8 @@ const BINARY_SHAPES: number[][][] = [
   [[64, 700], [64, 1]],
   [[50, 41], [1, 41]],
   [[2, 16, 9, 9, 8], [1, 16, 1, 1, 8]], // channel-blocked tensor, per-channel operand
+  [[2, 3, 40, 40, 16], [1, 3, 1, 1, 16]], // ... whose rows repeat across many blocks (one gather serves them)
+  [[2, 30, 30, 24], [24]], // channels-last rows and a per-channel bias
   [[1, 32, 40, 40], [1, 32, 1, 1]], // 51200 elements: split among threads
   [[3, 1, 2], [1, 4, 1]],
 ];
@@ -268,7 +270,7 @@ describe.skipIf(!hasEngine)('native elementwise ops vs the TS kernels', () => {
       const outputs: Float32Array[] = [];
       for (const useNative of [true, false]) {
         const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider({ useNative, smallOpsInTs: false })], graphOptimizationLevel: 'disabled' });
-        outputs.push((await s.run({ x })).y.data as Float32Array);
+        outputs.push(((await s.run({ x })).y as Tensor).data as Float32Array);
         await s.release();
       }
       for (let i = 0; i < 2100; i++) if (mismatch(outputs[0][i], outputs[1][i], 1.2e-7)) throw new Error(`x^${e} at ${x.data[i]}: native ${outputs[0][i]}, ts ${outputs[1][i]}`);

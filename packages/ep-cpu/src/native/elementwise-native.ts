@@ -3,20 +3,20 @@
  * activations, Add/Sub/Mul/Div/Pow/PRelu and the comparisons with full numpy broadcasting, the
  * variadic Sum/Mean/Max/Min, Clip, Where, com.microsoft Gelu/FastGelu, and the chains the elementwise
  * fusion merges (com.switchyard::FusedElementwise). Each def stands before its TS kernel, built beside
- * it: other dtypes, tensors below SMALL_ELEMENTWISE_ELEMENTS, and inputs the TS kernel must reject
+ * it: other dtypes, tensors below native-support.ts's sizes, and inputs the TS kernel must reject
  * (Clip bounds that are not scalars, shapes that do not broadcast) go to the TS kernel, which keeps
  * the semantics and the error messages.
  */
 import { AttributeReader, SwitchyardError, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { ElementwisePrimitive, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SMALL_ELEMENTWISE_ELEMENTS, SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, staticDims } from './native-support.js';
+import { SMALL_ELEMENTWISE_ELEMENTS, SMALL_TRANSCENDENTAL_ELEMENTS, SYNC_ELEMENTWISE_LIMIT, dispatchFor, effectiveThreads, staticDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { broadcastShape } from '../math/broadcast.js';
 import { legacyDimsOfB } from '../math/elementwise.js';
 import { nodeProgram, type NodeProgram } from '../elementwise/node-programs.js';
 import { fusedInstructions, isFusedElementwise } from '../elementwise/fused-node.js';
-import type { ElementwiseProgram, ProgramElementType } from '../elementwise/program.js';
+import { hasTranscendental, type ProgramElementType } from '../elementwise/program.js';
 import { legacySlopeDims, pReluKernel } from '../kernels/PRelu.js';
 import { reluKernel } from '../kernels/Relu.js';
 import { leakyReluKernel } from '../kernels/LeakyRelu.js';
@@ -208,7 +208,7 @@ function createElementwise(
 
   return {
     implementation: 'native',
-    // Synchronous below SYNC_ELEMENT_LIMIT elements: no promise or microtask per node.
+    // Synchronous below SYNC_ELEMENTWISE_LIMIT elements: no promise or microtask per node.
     run(ctx: KernelRunContext) {
       const tensors = np.inputs.map((i) => ctx.input(i));
       const dims = dimsOf(tensors);
@@ -218,7 +218,7 @@ function createElementwise(
       const out = ctx.output(0, program.outputType, entry.outputDims, { uninitialized: true });
       const data = tensors.map((t) => t.data as Float32Array | Uint8Array);
       const y = out.data as Float32Array | Uint8Array;
-      const { inline } = dispatchFor(binding, ctx.threads, entry.size, SYNC_ELEMENT_LIMIT);
+      const { inline } = dispatchFor(binding, ctx.threads, entry.size, SYNC_ELEMENTWISE_LIMIT);
       if (inline) {
         try {
           primitive.runSync(data, y);
@@ -245,17 +245,22 @@ function typeConstraintsFor(def: KernelDef): KernelDef['typeConstraints'] {
   return constraints;
 }
 
+/** Below this many output elements the node's TS kernel is faster (native-support.ts). */
+function smallLimitOf(np: NodeProgram, smallOpsInTs: boolean): number {
+  if (!smallOpsInTs) return 0;
+  return hasTranscendental(np.program) ? SMALL_TRANSCENDENTAL_ELEMENTS : SMALL_ELEMENTWISE_ELEMENTS;
+}
+
 /**
  * The elementwise kernel defs, when the addon has the engine. `smallOpsInTs`: outputs below
- * SMALL_ELEMENTWISE_ELEMENTS stay with the TS kernels (declined at session creation when the shapes are
- * static, handed over at run time otherwise).
+ * native-support.ts's sizes stay with the TS kernels (declined at session creation when the shapes
+ * are static, handed over at run time otherwise).
  */
 export function nativeElementwiseKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
   const Primitive = binding.ElementwisePrimitive;
   const names = binding.elementwiseOps?.();
   if (!Primitive || !names) return [];
   const ops = new Set(names);
-  const smallLimit = smallOpsInTs ? SMALL_ELEMENTWISE_ELEMENTS : 0;
   return SERVED.map(
     (fallbackDef): KernelDef => ({
       ep: 'cpu',
@@ -271,13 +276,13 @@ export function nativeElementwiseKernels(binding: NativeBinding, smallOpsInTs = 
         const reason = programReason(node, graph, np, ops);
         if (reason) return reason;
         const elements = staticOutputElements(node, graph, np);
-        if (elements !== undefined && elements < smallLimit) return `${elements} elements: faster in TypeScript than through a native call`;
+        if (elements !== undefined && elements < smallLimitOf(np, smallOpsInTs)) return `${elements} elements: faster in TypeScript than through a native call`;
         return true;
       },
       create(init) {
         const np = programOf(init.node, init.graph);
         if (typeof np === 'string') throw new SwitchyardError('RUNTIME', `node '${init.node.name}' (${init.node.opType}): not elementwise: ${np}`);
-        return createElementwise(binding, Primitive, fallbackDef, np, smallLimit, init);
+        return createElementwise(binding, Primitive, fallbackDef, np, smallLimitOf(np, smallOpsInTs), init);
       },
     }),
   );
