@@ -12,6 +12,7 @@ import { buildModel, type NodeSpec, type PlainAttribute } from '@switchyard/core
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
+import { SYNC_ELEMENTWISE_LIMIT } from './native-support.js';
 import { fusedAttributes } from '../elementwise/fused-node.js';
 import type { ElementwiseInstruction } from '../elementwise/program.js';
 
@@ -304,6 +305,19 @@ describe.skipIf(!hasEngine)('native elementwise ops vs the TS kernels', () => {
       [[3, 1], [3, 1100], [1100]],
     ];
     for (const [c, x, y] of shapes) await check({ op: 'Where', inputs: [{ dims: c, type: 'bool' }, { dims: x }, { dims: y }] });
+  });
+
+  it('runs outputs past SYNC_ELEMENTWISE_LIMIT (queued on the addon thread, not inline) to the same results', async () => {
+    const n = SYNC_ELEMENTWISE_LIMIT + 3;
+    const model = buildModel({ opset: 13, inputs: [['x', 'float32', [n]], ['b', 'float32', [1]]], outputs: [['y', 'float32']], nodes: [{ op: 'Sub', inputs: ['x', 'b'], outputs: ['y'] }] });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled', intraOpNumThreads: 2 });
+    const x = new Tensor('float32', seededFloats(n, 3, 10), [n]);
+    const y = (await s.run({ x, b: new Tensor('float32', Float32Array.of(0.25), [1]) })).y as Tensor;
+    const yd = y.data as Float32Array;
+    const bad = yd.findIndex((v, i) => v !== Math.fround(x.data[i] - 0.25));
+    expect(bad).toBe(-1);
+    expect(s.placement.nodes[0].implementation).toBe('native');
+    await s.release();
   });
 
   it('declines what it does not serve: other dtypes, and problems the TS kernel must report', async () => {
