@@ -13,10 +13,11 @@ pnpm test "$@"
 
 # The CPU EP's native paths differ by ISA (8-channel blocks, its own Winograd and im2col on AVX2;
 # 16-channel blocks and oneDNN's Winograd on AVX-512). On an AVX-512 machine the native suites run a
-# second time with oneDNN capped at AVX2, so both paths are tested wherever this runs.
+# second time with oneDNN and the addon's own vector loops (the elementwise engine) capped at AVX2, so
+# both paths are tested wherever this runs. (The elementwise tests also run each instruction set in-process.)
 if [[ $# -eq 0 ]] && grep -qw avx512f /proc/cpuinfo; then
-  echo "test: the CPU EP's native suites again with ONEDNN_MAX_CPU_ISA=AVX2 (this CPU has AVX-512)"
-  ONEDNN_MAX_CPU_ISA=AVX2 pnpm vitest run packages/ep-cpu/src/native packages/ep-cpu/src/fusions \
+  echo "test: the CPU EP's native suites again with ONEDNN_MAX_CPU_ISA=AVX2 SWITCHYARD_CPU_VECTOR_ISA=avx2 (this CPU has AVX-512)"
+  ONEDNN_MAX_CPU_ISA=AVX2 SWITCHYARD_CPU_VECTOR_ISA=avx2 pnpm vitest run packages/ep-cpu/src/native packages/ep-cpu/src/fusions \
     packages/ep-cpu/src/conformance.test.ts packages/ep-cpu/src/real-models
 fi
 

@@ -47,7 +47,9 @@ describe.skipIf(gpuHost)('rocm EP without a GPU', () => {
     const session = await InferenceSession.fromModel(model, { executionProviders: ['rocm'] });
     expect(session.placement.skipped.map((s) => s.name)).toEqual(['rocm']);
     expectDeclineReason(session.placement.skipped[0].reason);
-    expect(session.placement.nodes.map((n) => n.ep)).toEqual(['cpu', 'cpu']);
+    // (With the CPU addon, Relu + Add may run as one fused elementwise node: count nodes, not ops.)
+    expect(session.placement.nodes.length).toBeGreaterThan(0);
+    expect(session.placement.nodes.every((n) => n.ep === 'cpu')).toBe(true);
     const out = await session.run({ x: new Tensor('float32', Float32Array.from([-1, 2, -3, 4, 0, 6]), [2, 3]) });
     expect(Array.from((out.y as Tensor).data as Float32Array)).toEqual([-1, 4, -3, 8, 0, 12]);
     await session.release();

@@ -5,6 +5,7 @@
 #include "conv_primitive.h"
 #include "conv_transpose_primitive.h"
 #include "eltwise_function.h"
+#include "elementwise_primitive.h"
 #include "engine.h"
 #include "gemm_primitive.h"
 #include "lstm_function.h"
@@ -37,6 +38,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));
   exports.Set("StridedMatMulPrimitive", switchyard::StridedMatMulPrimitive::Define(env));
   exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));
+  exports.Set("ElementwisePrimitive", switchyard::ElementwisePrimitive::Define(env));
+  exports.Set("elementwiseOps", Napi::Function::New<switchyard::ElementwiseOpsJs>(env, "elementwiseOps"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;
 }

@@ -25,10 +25,12 @@ class PromiseWorker final : public QueuedJob {
  public:
   // [sync] Queues the work and returns its Promise (resolves to undefined, rejects with a coded Error).
   static Napi::Promise Queue(Napi::Env env, Baton baton, std::initializer_list<Napi::Value> keepAlive) {
-    auto job = std::unique_ptr<PromiseWorker>(new PromiseWorker(env, std::move(baton), keepAlive));
-    Napi::Promise promise = job->deferred_.Promise();
-    QueueJob(env, std::move(job));
-    return promise;
+    return QueueKeeping(env, std::move(baton), keepAlive);
+  }
+
+  // The same, for a keep-alive list whose length is known only at run time (a variadic op's inputs).
+  static Napi::Promise Queue(Napi::Env env, Baton baton, const std::vector<Napi::Value>& keepAlive) {
+    return QueueKeeping(env, std::move(baton), keepAlive);
   }
 
   void Run() override {
@@ -49,9 +51,18 @@ class PromiseWorker final : public QueuedJob {
   }
 
  private:
-  PromiseWorker(Napi::Env env, Baton baton, std::initializer_list<Napi::Value> keepAlive)
+  template <typename Values>
+  static Napi::Promise QueueKeeping(Napi::Env env, Baton baton, const Values& keepAlive) {
+    auto job = std::unique_ptr<PromiseWorker>(new PromiseWorker(env, std::move(baton), keepAlive));
+    Napi::Promise promise = job->deferred_.Promise();
+    QueueJob(env, std::move(job));
+    return promise;
+  }
+
+  template <typename Values>
+  PromiseWorker(Napi::Env env, Baton baton, const Values& keepAlive)
       : deferred_(Napi::Promise::Deferred::New(env)), baton_(std::move(baton)) {
-    for (const auto& value : keepAlive) {
+    for (const Napi::Value& value : keepAlive) {
       if (value.IsObject()) keepAlive_.push_back(Napi::Persistent(value.As<Napi::Object>()));
     }
   }

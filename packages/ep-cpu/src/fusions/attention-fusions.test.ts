@@ -128,10 +128,11 @@ describe.runIf(hasAddon)('attention matmul fusion (oneDNN)', () => {
     expect(r.ops).toEqual(['com.switchyard::StridedMatMul', 'Softmax', 'com.switchyard::StridedMatMul']);
   });
 
-  it('keeps a runtime scale (and so the mask Add after it) as separate ops', async () => {
+  it('keeps a runtime scale (and so the mask Add after it) out of the product', async () => {
     const f = { ...feeds(1, 30), sc: scalar(2) };
     const r = await compareLevels(attention(1, { scaleInput: true }), f, { tol: 1e-5 });
-    expect(r.ops).toEqual(['com.switchyard::StridedMatMul', 'Div', 'Add', 'Softmax', 'com.switchyard::StridedMatMul']);
+    // The Div and the mask Add then run as one elementwise pass (the elementwise fusion, last).
+    expect(r.ops).toEqual(['com.switchyard::StridedMatMul', 'com.switchyard::FusedElementwise', 'Softmax', 'com.switchyard::StridedMatMul']);
   });
 
   it('keeps a mask Add that would widen the product (mask batch 2, product batch 1)', async () => {

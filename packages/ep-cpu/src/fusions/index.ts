@@ -18,6 +18,7 @@ import { blockedConvDwFusion } from './blocked-conv-dw-fusion.js';
 import { blockedConvConcatFusion } from './blocked-conv-concat-fusion.js';
 import { attentionMatMulFusion } from './attention-matmul-fusion.js';
 import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
+import { elementwiseFusion } from './elementwise-fusion.js';
 import type { NativeBinding } from '../native/binding.js';
 import { supportsBlockedLayout } from '../native/blocked-native.js';
 import { isChannelBlock } from '../native/channel-blocked.js';
@@ -31,17 +32,20 @@ export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, 
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay
  * channel-blocked between convolutions (last, once Conv+Add+activation chains are fused; then a 1x1
  * conv and the depthwise conv after it fuse into one primitive, and convs feeding a Concat write into
- * it). The blocked ops only have oneDNN kernels, so without the addon those passes are left out.
+ * it), and the elementwise chains left over fuse into one native pass each. The blocked ops only have
+ * oneDNN kernels, so without the addon those passes are left out.
  */
 export function cpuGraphPassesFor(binding: NativeBinding | undefined): GraphPass[] {
   if (!binding) return cpuGraphPasses;
+  // Elementwise chains fuse last, into what every pass before left unfused (a native engine op).
+  const last = binding.ElementwisePrimitive ? [elementwiseFusion] : [];
   const passes = [...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
-  if (!supportsBlockedLayout(binding)) return passes;
+  if (!supportsBlockedLayout(binding)) return [...passes, ...last];
   const block = binding.preferredChannelBlock!();
-  if (!isChannelBlock(block)) return passes;
+  if (!isChannelBlock(block)) return [...passes, ...last];
   // Once convs are BlockedConv: 1x1 + depthwise pairs fuse, and convs write straight into a Concat of them.
   const convDw = blockedConvDwFusion(binding);
-  return [...passes, blockedLayoutPass(block), ...(convDw ? [convDw] : []), blockedConvConcatFusion];
+  return [...passes, blockedLayoutPass(block), ...(convDw ? [convDw] : []), blockedConvConcatFusion, ...last];
 }
 
 /**
@@ -55,4 +59,18 @@ function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
   return passes;
 }
 
-export { float16InFloat32, castPairCollapse, convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, blockedConvDwFusion, blockedConvConcatFusion, attentionMatMulFusion, skipLayerNormFusion };
+export {
+  float16InFloat32,
+  castPairCollapse,
+  convBatchNormFolding,
+  convActivationFusion,
+  layerNormFusion,
+  geluFusion,
+  matMulAddFusion,
+  blockedLayoutPass,
+  blockedConvDwFusion,
+  blockedConvConcatFusion,
+  attentionMatMulFusion,
+  skipLayerNormFusion,
+  elementwiseFusion,
+};

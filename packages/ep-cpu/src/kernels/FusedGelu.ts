@@ -1,28 +1,11 @@
 /**
  * com.microsoft Gelu: y = x · Φ(x) = 0.5 · x · (1 + erf(x / √2)), the erf form PyTorch's nn.GELU()
- * exports as five nodes. Relative error < 1e-6 everywhere: for x < -2√2, where 1 + erf underflows
- * toward 0 and would cancel, erfc comes from its continued fraction instead.
+ * exports as five nodes (math/special.ts's gelu: relative error < 1e-6 everywhere).
  */
 import { SwitchyardError, defineKernel, simpleKernel } from '@switchyard/core';
-import { erf } from '../math/special.js';
+import { gelu } from '../math/special.js';
 
-const SQRT1_2 = Math.SQRT1_2;
-const INV_SQRT_PI = 0.5641895835477563;
-/** Continued-fraction depth: at z ≥ 2 this reaches ~1e-12 relative accuracy. */
-const CF_TERMS = 60;
-
-/** erfc(z) for z ≥ 2 by the continued fraction erfc(z) = e^{-z²}/√π · 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + …)))). */
-function erfcLarge(z: number): number {
-  let f = z;
-  for (let k = CF_TERMS; k >= 1; k--) f = z + k / 2 / f;
-  return (Math.exp(-z * z) * INV_SQRT_PI) / f;
-}
-
-export function gelu(x: number): number {
-  const z = x * SQRT1_2;
-  if (z < -2) return 0.5 * x * erfcLarge(-z);
-  return 0.5 * x * (1 + erf(z));
-}
+export { gelu } from '../math/special.js';
 
 export const fusedGeluKernel = defineKernel({
   ep: 'cpu',

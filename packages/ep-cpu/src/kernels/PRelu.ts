@@ -19,11 +19,18 @@ const SPEC: ElementwiseSpec = {
  * a 1-D slope of C values lines up with X's axis 1, not with its last axis as numpy broadcasting would.
  */
 function legacySlope(x: Tensor, slope: Tensor): Tensor {
-  if (slope.size === 1 || slope.dims.length !== 1 || x.dims.length < 2) return slope;
-  if (slope.dims[0] !== x.dims[1]) {
-    throw new SwitchyardError('INVALID_SHAPE', `PRelu: a 1-D slope must have 1 or C = ${x.dims[1]} values for X [${x.dims.join(', ')}], got ${slope.dims[0]}`);
+  const dims = legacySlopeDims(x.dims, slope.dims);
+  return dims === slope.dims ? slope : slope.reshape(dims);
+}
+
+/** The slope's dims that numpy broadcasting lines up with axis 1 of X (pre-opset-7 PRelu); `slopeDims` itself when unchanged. */
+export function legacySlopeDims(xDims: readonly number[], slopeDims: readonly number[]): readonly number[] {
+  const size = slopeDims.reduce((a, b) => a * b, 1);
+  if (size === 1 || slopeDims.length !== 1 || xDims.length < 2) return slopeDims;
+  if (slopeDims[0] !== xDims[1]) {
+    throw new SwitchyardError('INVALID_SHAPE', `PRelu: a 1-D slope must have 1 or C = ${xDims[1]} values for X [${xDims.join(', ')}], got ${slopeDims[0]}`);
   }
-  return slope.reshape([slope.dims[0], ...new Array<number>(x.dims.length - 2).fill(1)]);
+  return [slopeDims[0], ...new Array<number>(xDims.length - 2).fill(1)];
 }
 
 /** ONNX PRelu: `slope` broadcasts onto X (numpy rules from opset 7; per-channel along axis 1 before). */

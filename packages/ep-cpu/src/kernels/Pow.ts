@@ -17,7 +17,8 @@ const SCALAR_FAST: ReadonlyMap<number, string> = new Map([
   [1, 'x'],
   [2, 'x * x'],
   [3, 'x * x * x'],
-  [0.5, 'Math.sqrt(x)'],
+  // Math.pow's x^0.5 (+0 for -0, +Infinity for -Infinity), which Math.sqrt alone is not.
+  [0.5, 'x === -Infinity ? Infinity : Math.sqrt(x) + 0'],
   [-1, '1 / x'],
 ]);
 

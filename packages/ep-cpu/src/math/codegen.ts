@@ -9,10 +9,10 @@
  * Only expressions written in this package's op files reach `new Function`; nothing from a model does.
  * Expressions use `x` (and `y` for binary ops), the op's named parameters, and the helpers below.
  */
-import { erf, floorMod, floorModBig, intPow, intPowBig, roundHalfEven, sigmoid, softplus } from './special.js';
+import { erf, floorMod, floorModBig, gelu, geluTanh, intPow, intPowBig, roundHalfEven, sigmoid, softplus } from './special.js';
 
 /** Functions generated expressions may call by name. */
-const HELPERS = { erf, floorMod, floorModBig, intPow, intPowBig, roundHalfEven, sigmoid, softplus };
+const HELPERS = { erf, floorMod, floorModBig, gelu, geluTanh, intPow, intPowBig, roundHalfEven, sigmoid, softplus };
 const HELPER_PRELUDE = Object.keys(HELPERS)
   .map((name) => `const ${name} = H.${name};`)
   .join('\n');

@@ -213,13 +213,17 @@ export function unaryKernel(spec: ElementwiseSpec): (init: KernelInit) => Kernel
  */
 function legacyShapeOfB(init: KernelInit, a: Tensor, b: Tensor): readonly number[] {
   if (init.opset >= 7 || init.attrs.int('broadcast', 0) === 0 || !init.attrs.has('axis')) return b.dims;
-  let axis = init.attrs.int('axis');
-  if (axis < 0) axis += a.dims.length;
-  const trailing = a.dims.length - axis - b.dims.length;
+  return legacyDimsOfB(init.node.opType, init.attrs.int('axis'), a.dims, b.dims);
+}
+
+/** B's dims padded with trailing ones so that numpy broadcasting places B at `axis` of A (pre-opset-7 `broadcast=1`). */
+export function legacyDimsOfB(opType: string, axisAttr: number, aDims: readonly number[], bDims: readonly number[]): number[] {
+  const axis = axisAttr < 0 ? axisAttr + aDims.length : axisAttr;
+  const trailing = aDims.length - axis - bDims.length;
   if (axis < 0 || trailing < 0) {
-    throw new SwitchyardError('INVALID_SHAPE', `${init.node.opType}: axis ${axis} does not place B [${b.dims.join(', ')}] inside A [${a.dims.join(', ')}]`);
+    throw new SwitchyardError('INVALID_SHAPE', `${opType}: axis ${axis} does not place B [${bDims.join(', ')}] inside A [${aDims.join(', ')}]`);
   }
-  return [...b.dims, ...new Array<number>(trailing).fill(1)];
+  return [...bDims, ...new Array<number>(trailing).fill(1)];
 }
 
 /** `create` for a binary elementwise op with numpy broadcasting. */

@@ -99,3 +99,31 @@ export function intPowBig(base: bigint, exp: bigint): bigint {
   }
   return result;
 }
+
+const SQRT1_2 = Math.SQRT1_2;
+const INV_SQRT_PI = 0.5641895835477563;
+/** Continued-fraction depth: at z ≥ 2 this reaches ~1e-12 relative accuracy. */
+const CF_TERMS = 60;
+
+/** erfc(z) for z ≥ 2 by the continued fraction erfc(z) = e^{-z²}/√π · 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + …)))). */
+function erfcLarge(z: number): number {
+  let f = z;
+  for (let k = CF_TERMS; k >= 1; k--) f = z + k / 2 / f;
+  return (Math.exp(-z * z) * INV_SQRT_PI) / f;
+}
+
+/**
+ * x · Φ(x) = 0.5 · x · (1 + erf(x / √2)) (com.microsoft Gelu). Relative error < 1e-6 everywhere: for
+ * x < -2√2, where 1 + erf underflows toward 0 and would cancel, erfc comes from its continued fraction.
+ */
+export function gelu(x: number): number {
+  const z = x * SQRT1_2;
+  if (z < -2) return 0.5 * x * erfcLarge(-z);
+  return 0.5 * x * (1 + erf(z));
+}
+
+/** x·σ(2u), u = √(2/π)(x + 0.044715x³): the tanh GELU (com.microsoft FastGelu), as 1 + tanh u = 2σ(2u), which does not cancel for x < 0. */
+export function geluTanh(x: number): number {
+  const u2 = 2 * Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x);
+  return x * sigmoid(u2);
+}

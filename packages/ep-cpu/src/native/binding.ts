@@ -378,6 +378,45 @@ export interface LstmForwardOptions {
   threads?: number;
 }
 
+/**
+ * One instruction of an elementwise program. Values are numbered: input i is value i, instruction k
+ * defines value `inputs.length + k`; `args` name earlier values, as many as the op takes.
+ */
+export interface ElementwiseInstruction {
+  /** One of `elementwiseOps()` (e.g. 'add', 'sigmoid', 'clip', 'where', 'const'). */
+  op: string;
+  args?: readonly number[];
+  /** The op's parameters (leaky_relu's slope, clip_range's bounds, hard_sigmoid's alpha and beta, selu's alpha and gamma ...). */
+  alpha?: number;
+  beta?: number;
+  /** const: the value (any number, NaN and infinities included). */
+  value?: number;
+}
+
+/** Options of `new ElementwisePrimitive(...)`: a program over inputs of fixed shapes, broadcast numpy-style. */
+export interface ElementwisePrimitiveOptions {
+  /** Each input's dims (rank <= 12) and element type: float32 (Float32Array) or bool (Uint8Array, read as 0 / 1). */
+  inputs: readonly { dims: readonly number[]; type?: 'float32' | 'bool' }[];
+  /** At most 256 instructions; the last one's result is the output, of every input's broadcast shape. */
+  program: readonly ElementwiseInstruction[];
+  /** Default float32; bool stores result != 0 as 0 / 1 bytes. */
+  outputType?: 'float32' | 'bool';
+  threads?: number;
+  /**
+   * The loops' instruction set: 'auto' (default: the best this CPU has, capped by the environment variable
+   * SWITCHYARD_CPU_VECTOR_ISA=avx512|avx2|generic) or exactly 'avx512' | 'avx2' | 'generic' (UNSUPPORTED
+   * when the CPU lacks it). Tests compare the three.
+   */
+  isa?: 'auto' | 'avx512' | 'avx2' | 'generic';
+}
+
+/**
+ * Runs the program over `inputs` (in options order) into `output`, which may be the memory of an input of
+ * the output's shape. `outputDims`: the broadcast shape; `implementation`: 'elementwise:avx512' (or avx2, generic).
+ */
+export interface ElementwisePrimitive
+  extends NativePrimitive<[inputs: readonly (Float32Array | Uint8Array)[], output: Float32Array | Uint8Array]> {}
+
 /** [sync] What the loaded library is. */
 export interface NativeRuntimeInfo {
   /** e.g. '2.6.3'. */
@@ -458,6 +497,10 @@ export interface NativeBinding {
   ResizePrimitive?: new (options: ResizePrimitiveOptions) => ResizePrimitive;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
+  /** [sync] constructor; absent from older builds (then elementwise ops run on their TS kernels). */
+  ElementwisePrimitive?: new (options: ElementwisePrimitiveOptions) => ElementwisePrimitive;
+  /** [sync] Every instruction name ElementwisePrimitive accepts. Absent from older builds. */
+  elementwiseOps?(): string[];
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

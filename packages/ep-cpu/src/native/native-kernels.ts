@@ -9,6 +9,7 @@ import { nativeConvKernels } from './conv-native.js';
 import { nativeConvTransposeKernels } from './conv-transpose-native.js';
 import { nativeConvDwKernels } from './conv-dw-native.js';
 import { nativeConvConcatKernels } from './conv-concat-native.js';
+import { nativeElementwiseKernels } from './elementwise-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
 import { nativeLstmKernels } from './lstm-native.js';
@@ -18,7 +19,22 @@ import { nativePoolKernels } from './pool-native.js';
 import { nativeResizeKernels } from './resize-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
-/** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
+/** `smallOpsInTs`: Gemm, Softmax and elementwise problems below native-support.ts's sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeResizeKernels(binding), ...nativeConvTransposeKernels(binding)];
+  return [
+    ...nativeConvKernels(binding),
+    ...nativeConvDwKernels(binding),
+    ...nativeConvConcatKernels(binding),
+    ...nativeConvTransposeKernels(binding),
+    ...nativeMatMulKernels(binding),
+    ...nativeGemmKernels(binding, smallOpsInTs),
+    ...nativePoolKernels(binding),
+    ...nativeLstmKernels(binding),
+    ...nativeGeluKernels(binding),
+    ...nativeElementwiseKernels(binding, smallOpsInTs),
+    ...nativeNormKernels(binding, smallOpsInTs),
+    ...nativeBlockedKernels(binding),
+    ...nativeStridedMatMulKernels(binding),
+    ...nativeResizeKernels(binding),
+  ];
 }

@@ -26,6 +26,17 @@ export function staticDims(type: ValueType | undefined): number[] | undefined {
 export const SMALL_GEMM_MACS = 2048;
 export const SMALL_SOFTMAX_ELEMENTS = 128;
 
+/**
+ * Elementwise outputs below these sizes run in TypeScript: the native call (argument checks, the addon
+ * crossing, ~0.5 µs) costs more than the loop. `node bench/elementwise.mjs 1 --part=ops` on the shared
+ * 2-core AVX-512 machine (one-node sessions, p50, TS / native): Relu 0.61x at 256 elements, 1.07x at
+ * 1024, 2.7x at 8192; Add 0.71x, 1.08x, 4.6x; a per-row Mul 0.90x, 1.09x, 2.7x; Clip 0.94x, 1.45x, 3.4x;
+ * Sigmoid (its TS form calls Math.exp) 0.91x at 64, 1.92x at 256, 13x at 8192. So: 1024 elements, and
+ * 128 for programs with a transcendental instruction.
+ */
+export const SMALL_ELEMENTWISE_ELEMENTS = 1024;
+export const SMALL_TRANSCENDENTAL_ELEMENTS = 128;
+
 /** "n ...: faster in TypeScript" when a static problem is below `limit`; true otherwise (or when not static). */
 export function smallProblem(work: number | undefined, limit: number, what: string): true | string {
   return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a oneDNN call` : true;
@@ -70,6 +81,14 @@ export const SYNC_MAC_LIMIT = 1 << 29;
 
 /** The bound for memory-bound work (pools, layout reorders), in elements: ~2–8 ms at 1–4 ns each. */
 export const SYNC_ELEMENT_LIMIT = 1 << 21;
+
+/**
+ * The bound for the elementwise engine, in output elements: its loops stream at ~0.3 ns an element for
+ * a simple op on one AVX-512 core (3.3M-element Add: 1.0 ms, Relu: 0.5 ms, a fused HardSwish: 1.1 ms),
+ * so 2^23 elements hold the event loop ~3 ms for such a program (~15 ms for a chain of transcendentals),
+ * where the hop to the oneDNN thread (0.1–0.2 ms) would cost a tenth of the op.
+ */
+export const SYNC_ELEMENTWISE_LIMIT = 1 << 23;
 
 /** Where and on how many threads one native call runs. */
 export interface NativeDispatch {
