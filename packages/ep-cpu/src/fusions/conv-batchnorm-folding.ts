@@ -1,11 +1,12 @@
 /**
- * Conv followed by per-output-channel affine maps, folded into the Conv's weights and bias: the maps are
+ * Conv or ConvTranspose followed by per-output-channel affine maps, folded into its weights and bias: the maps are
  * BatchNormalization (inference mode, constant statistics: s = scale / sqrt(var + epsilon),
  * t = bias − mean · s) and Mul / Div / Add / Sub by a constant that is a scalar or per channel ([M,1,1],
  * [1,M,1,1], … — it must not broadcast Y to another shape), in any chain. With y' = s·y + t per channel c:
  *   W'[c] = W[c] · s[c],   B'[c] = B[c] · s[c] + t[c].
  * Only when W (and B, if present) and every constant are float32; the products are computed in float64
- * and rounded once. The Conv keeps its place and takes over the chain's output name.
+ * and rounded once. The Conv keeps its place and takes over the chain's output name. A ConvTranspose's
+ * weights are [C, M/group, k…]: output channel g·(M/group) + j is column j of group g's rows.
  */
 import type { GraphPass, Node, Tensor } from '@switchyard/core';
 import { GraphRewriter, float32Tensor, hasOp, isOp, otherInput } from './graph-rewriter.js';
@@ -73,11 +74,27 @@ function affineOf(rw: GraphRewriter, node: Node, y: string, m: number, rank: num
   }
 }
 
+/** For each weight element, its output channel: Conv's W is [M, C/group, k…], ConvTranspose's [C, M/group, k…]. */
+function outputChannelOf(rw: GraphRewriter, conv: Node, dims: readonly number[]): { m: number; channel: (i: number) => number } | undefined {
+  const per = dims.slice(2).reduce((a, d) => a * d, 1);
+  if (!hasOp(conv, 'ConvTranspose')) {
+    const inner = per * dims[1];
+    return { m: dims[0], channel: (i) => Math.floor(i / inner) };
+  }
+  const group = rw.attrs(conv).int('group', 1);
+  const [c, mPerGroup] = dims;
+  if (!(group >= 1) || c % group !== 0) return undefined;
+  const rowsPerGroup = c / group;
+  return { m: mPerGroup * group, channel: (i) => Math.floor(i / (mPerGroup * per) / rowsPerGroup) * mPerGroup + (Math.floor(i / per) % mPerGroup) };
+}
+
 function foldOne(rw: GraphRewriter, conv: Node): void {
   const [x, wName, bName] = conv.inputs;
   const w = rw.constant(wName);
   if (!isFloat32(w) || w.dims.length < 3) return;
-  const m = w.dims[0];
+  const layout = outputChannelOf(rw, conv, w.dims);
+  if (!layout) return;
+  const m = layout.m;
   const rank = w.dims.length;
   let total: Affine | undefined;
   const chain: Node[] = [];
@@ -93,17 +110,14 @@ function foldOne(rw: GraphRewriter, conv: Node): void {
   }
   if (!total) return;
   const b = bName ? rw.constant(bName) : undefined;
-  if (bName && (!isFloat32(b) || b.size !== m)) return rw.skip(conv, 'Conv bias is not a float32 constant of its output channels');
-  if (rw.elemType(x) !== 'float32') return rw.skip(conv, 'Conv input is not known to be float32');
+  if (bName && (!isFloat32(b) || b.size !== m)) return rw.skip(conv, `${conv.opType} bias is not a float32 constant of its output channels`);
+  if (rw.elemType(x) !== 'float32') return rw.skip(conv, `${conv.opType} input is not known to be float32`);
   if (!rw.owned([conv, ...chain])) return;
 
-  const per = w.size / m;
   const folded = new Float32Array(w.size);
+  for (let i = 0; i < w.size; i++) folded[i] = w.data[i] * total.s[layout.channel(i)];
   const foldedBias = new Float32Array(m);
-  for (let c = 0; c < m; c++) {
-    for (let i = c * per; i < (c + 1) * per; i++) folded[i] = w.data[i] * total.s[c];
-    foldedBias[c] = (b ? (b.data as Float32Array)[c] : 0) * total.s[c] + total.t[c];
-  }
+  for (let c = 0; c < m; c++) foldedBias[c] = (b ? (b.data as Float32Array)[c] : 0) * total.s[c] + total.t[c];
   const newW = rw.addInitializer(`${wName}_folded`, float32Tensor(folded, w.dims));
   const newB = rw.addInitializer(`${bName || conv.outputs[0]}_folded_bias`, float32Tensor(foldedBias, [m]));
   const constants = chain.flatMap((n) => n.inputs.slice(1));
@@ -123,7 +137,7 @@ export const convBatchNormFolding: GraphPass = {
   run(graph, report, context) {
     const rw = new GraphRewriter(graph, report, context?.mayRewrite);
     for (const node of rw.nodes()) {
-      if (rw.isLive(node) && isOp(node, 'Conv') && node.outputs.length === 1) foldOne(rw, node);
+      if (rw.isLive(node) && (isOp(node, 'Conv') || isOp(node, 'ConvTranspose')) && node.outputs.length === 1) foldOne(rw, node);
     }
   },
 };

@@ -117,6 +117,26 @@ describe.each(nativeModes)('conv fusions (oneDNN addon: %s)', (useNative) => {
   });
 });
 
+describe.each(nativeModes)('ConvTranspose folding (oneDNN addon: %s)', (useNative) => {
+  it('folds BN and a per-channel Mul into a grouped, strided ConvTranspose (weights [C, M/group, k, k])', async () => {
+    // C = 8 in, M = 8 out, group 2: W [8, 4, 3, 3]; output channel g·4 + j is column j of group g's 4 rows.
+    const build = () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, C, 5, 5]]],
+        outputs: [['y', 'float32']],
+        initializers: { w: tensor([C, C / 2, 3, 3], 1, -0.5, 0.5), b: tensor([C], 2), gain: tensor([1, C, 1, 1], 5, 0.5, 2), ...bnParams('bn', 3) },
+        nodes: [
+          { op: 'ConvTranspose', inputs: ['x', 'w', 'b'], outputs: ['c'], attributes: { group: 2, strides: [2, 2], pads: [1, 1, 0, 0] } },
+          bn('bn', 'c', 'n'),
+          { op: 'Mul', inputs: ['n', 'gain'], outputs: ['y'] },
+        ],
+      });
+    const r = await compareLevels(build, { x: tensor([1, C, 5, 5], 4) }, { useNative });
+    expect(r.ops).toEqual(['ConvTranspose']);
+    expect(r.fired).toEqual(['cpu:conv-batchnorm-folding']);
+  });
+});
+
 describe('conv fusions leave alone what they cannot rewrite exactly', () => {
   it('keeps BN when its statistics are graph inputs (not constants) and keeps a Conv output read twice', async () => {
     const build = () =>
