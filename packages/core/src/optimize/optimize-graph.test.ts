@@ -98,6 +98,18 @@ describe('optimizeGraph', () => {
     await expect(optimizeGraph(g, { level: 'basic', evaluateNode: tinyEvaluator() })).rejects.toMatchObject({ code: 'INVALID_GRAPH', message: expect.stringMatching(/not well formed.*node 'y' \(Add\) reads 'm1' before/) });
   });
 
+  it('refuses a subgraph that arrives malformed as such, rather than blaming the first pass', async () => {
+    const g = newGraph({ inputs: [input('x', 'float32', [2]), input('c', 'float32', [])], outputs: ['y'] });
+    const branch = new Graph({ name: 'then', opsetImports: new Map(), parent: g, outputs: [{ name: 't' }] });
+    branch.addNode({ opType: 'Neg', name: 't', inputs: ['u'], outputs: ['t'] });
+    branch.addNode({ opType: 'Relu', name: 'u', inputs: ['x'], outputs: ['u'] });
+    node(g, 'If', ['c'], ['y'], { attributes: { then_branch: { type: 'graph', value: branch }, else_branch: { type: 'graph', value: branch } } });
+    await expect(optimizeGraph(g, { level: 'basic', evaluateNode: tinyEvaluator() })).rejects.toMatchObject({
+      code: 'INVALID_GRAPH',
+      message: expect.stringMatching(/subgraph y.then_branch is not well formed.*node 't' \(Neg\) reads 'u' before/),
+    });
+  });
+
   it('rejects bad options with a SwitchyardError', async () => {
     const g = sampleGraph();
     await expect(optimizeGraph(g, { level: 'max' as never, evaluateNode: tinyEvaluator() })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

@@ -77,8 +77,6 @@ function checkAfter(stage: string, graph: Graph, outer: OuterNames | undefined, 
 
 export async function optimizeGraph(graph: Graph, options: OptimizeOptions): Promise<OptimizeReport> {
   validate(graph, options);
-  const given = findMalformation(graph);
-  if (given) throw new SwitchyardError('INVALID_GRAPH', `optimizeGraph: the graph is not well formed (sort it with sortGraphTopologically): ${given}`);
   const level = options.level;
   const report: OptimizeReport = { level, passes: [], nodesBefore: countNodes(graph), nodesAfter: 0, rounds: 0 };
   if (level === 'disabled') {
@@ -107,6 +105,12 @@ export async function optimizeGraph(graph: Graph, options: OptimizeOptions): Pro
 
   /** Optimizes one graph after its subgraphs; returns the rounds it took. */
   const optimizeScope = async (scope: Scope, prefix: string, outer: OuterNames | undefined): Promise<number> => {
+    const where = prefix.replace(/\/$/, '');
+    const given = findMalformation(scope.graph, outer);
+    if (given) {
+      const what = where ? `subgraph ${where}` : 'the graph';
+      throw new SwitchyardError('INVALID_GRAPH', `optimizeGraph: ${what} is not well formed (sortGraphTopologically orders nodes): ${given}`);
+    }
     // Subgraphs are optimized before this graph changes, so what it defines is read once for them all.
     let here: OuterNames | undefined;
     for (const node of scope.graph.nodes) {
@@ -114,13 +118,12 @@ export async function optimizeGraph(graph: Graph, options: OptimizeOptions): Pro
         const subs = value.type === 'graph' ? [value.value] : value.type === 'graphs' ? value.value : [];
         for (let i = 0; i < subs.length; i++) {
           const sub = subs[i];
-          const where = `${prefix}${nodeLabel(node)}.${attr}${value.type === 'graphs' ? `[${i}]` : ''}/`;
+          const subPrefix = `${prefix}${nodeLabel(node)}.${attr}${value.type === 'graphs' ? `[${i}]` : ''}/`;
           here ??= namesDefinedBy(scope.graph, outer);
-          await optimizeScope({ graph: sub, parent: scope, protectedNames: new Set(sub.outputs.map((o) => o.name)) }, where, here);
+          await optimizeScope({ graph: sub, parent: scope, protectedNames: new Set(sub.outputs.map((o) => o.name)) }, subPrefix, here);
         }
       }
     }
-    const where = prefix.replace(/\/$/, '');
     const checked = (pass: BasicPassName, r: PassResult): boolean => {
       checkAfter(pass, scope.graph, outer, where);
       return record(pass, prefix, r);
