@@ -185,6 +185,17 @@ describe('ConstantReleaser', () => {
     expect(Array.from(v.data as Float32Array)).toEqual([5, 6, 7, 8]);
   });
 
+  it('keeps a constant a subgraph returns as its output, which no node inside reads', () => {
+    const g = graphWith({ w: f32([1, 2, 3, 4], [4]) });
+    const branch = new Graph({ name: 'then', opsetImports: new Map(), parent: g, outputs: [{ name: 'w' }] });
+    g.outputs.push({ name: 'z' });
+    g.addNode({ opType: 'If', domain: '', inputs: ['c'], outputs: ['z'], attributes: new Map([['then_branch', { type: 'graph', value: branch }], ['else_branch', { type: 'graph', value: branch }]]) });
+    const r = new ConstantReleaser(g, steps(g), 'drop');
+    r.kernelBuilt(['x', 'w'], { run: () => [], releasedConstants: [1] });
+    expect(g.initializers.has('w')).toBe(true);
+    expect(r.released.size).toBe(0);
+  });
+
   it('frees a buffer no initializer holds any more; "drop" and "keep" leave it alone', async () => {
     for (const mode of ['free', 'drop', 'keep'] as const) {
       const w = f32([1, 2, 3, 4], [4]);

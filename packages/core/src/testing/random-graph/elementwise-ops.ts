@@ -42,7 +42,7 @@ const UNARY: ReadonlyArray<readonly [op: string, mag: (m: number) => number]> = 
 export function unary(b: GraphBuilder): RandomValue | undefined {
   const x = b.pickFloat();
   if (!x) return undefined;
-  const [op, mag] = b.rng.pick(UNARY);
+  const [op, mag] = b.rng.pick(UNARY.filter(([name]) => name !== 'HardSwish' || b.opset >= 14));
   const attrs = op === 'LeakyRelu' && b.rng.chance(0.7) ? { alpha: { float: b.rng.pick([0.01, 0.1, 0.2]) } } : {};
   return b.op(op, [x], { dtype: 'float32', shape: x.shape, mag: mag(x.mag) }, attrs);
 }

@@ -60,7 +60,9 @@ function clipOf(b: GraphBuilder, x: RandomValue): RandomValue {
     return b.op('Clip', [x, lo, scalarConstant(b, 6, true)], f32(x.shape, x.mag));
   }
   const [lo, hi] = r.pick([[0, 6], [-1, 1], [0, 1]]);
-  return b.op('Clip', [x, scalarConstant(b, lo, true), r.chance(0.8) ? scalarConstant(b, hi, true) : ''].filter((v) => v !== '') as RandomValue[], f32(x.shape, Math.min(x.mag, 6)));
+  const bounds = [scalarConstant(b, lo, true)];
+  if (r.chance(0.8)) bounds.push(scalarConstant(b, hi, true));
+  return b.op('Clip', [x, ...bounds], f32(x.shape, Math.min(x.mag, 6)));
 }
 
 /** MatMul by constant weights → Add(bias): a bias row fuses; other bias shapes must not. */
@@ -99,7 +101,7 @@ export function layerNormDecomposed(b: GraphBuilder): RandomValue | undefined {
   const axes = Array.from({ length: k }, (_, i) => rank - k + i).map((a) => (r.chance(0.5) ? a - rank : a));
   const reduced = x.shape.map((d, i) => (i >= rank - k ? 1 : d));
   const normalized = x.shape.slice(rank - k);
-  const mean = (v: RandomValue, mag: number) => b.op('ReduceMean', [v], f32(reduced, mag), r.chance(0.5) ? { axes } : { axes, keepdims: 1 });
+  const mean = (v: RandomValue, mag: number) => b.reduce('ReduceMean', v, axes, f32(reduced, mag), r.chance(0.5) ? {} : { keepdims: 1 });
   const m = mean(x, x.mag);
   const d = b.op('Sub', [x, m], f32(x.shape, 2 * x.mag));
   maybeAlsoRead(b, d, 0.08);
@@ -176,7 +178,7 @@ export function attention(b: GraphBuilder): RandomValue | undefined {
 function residualLayerNorm(b: GraphBuilder, a: RandomValue, c: RandomValue): RandomValue {
   const sum = add(b, a, c);
   maybeAlsoRead(b, sum, 0.3);
-  return layerNorm(b, sum)!;
+  return layerNorm(b, sum) ?? sum;
 }
 
 export function skipLayerNorm(b: GraphBuilder): RandomValue | undefined {

@@ -78,6 +78,21 @@ export class GraphBuilder {
     return sub;
   }
 
+  /** The default-domain opset the model imports. */
+  get opset(): number {
+    return this.graph.opsetFor('') ?? 17;
+  }
+
+  /**
+   * ReduceMean / ReduceMax / ReduceMin over `axes` (all axes when undefined): the axes are an
+   * attribute before opset 18 and an input from 18 on.
+   */
+  reduce(op: string, x: RandomValue, axes: readonly number[] | undefined, output: OutputSpec, attributes: Record<string, Attr> = {}): RandomValue {
+    if (!axes) return this.op(op, [x], output, attributes);
+    if (this.opset >= 18) return this.op(op, [x, this.constant(this.int64s(axes), 'axes')], output, attributes);
+    return this.op(op, [x], output, { ...attributes, axes: [...axes] });
+  }
+
   /** A fresh value or node name. */
   fresh(hint: string): string {
     return `${hint}_${this.#counter.next++}`;
@@ -115,14 +130,16 @@ export class GraphBuilder {
 
   /**
    * A constant, as an initializer or a Constant node (both fold into initializers at 'basic'). Rarely
-   * a float initializer is also a graph input, fed other data: only a default, so nothing may fold it.
+   * a float weight initializer is also a graph input, fed other data: only a default, so nothing may
+   * fold it or pack it.
    */
   constant(tensor: Tensor, hint = 'c', mag = magnitudeOf(tensor)): RandomValue {
     const dtype = tensor.type as RandomDType;
     if (this.rng.chance(0.75)) {
       const name = this.fresh(hint);
       this.graph.initializers.set(name, tensor);
-      if (dtype === 'float32' && this.graph.parent === undefined && this.rng.chance(0.03)) {
+      // Not for one-element constants (ratios, bounds, epsilons): other values there make other ops.
+      if (dtype === 'float32' && tensor.size > 1 && this.graph.parent === undefined && this.rng.chance(0.03)) {
         this.graph.inputs.push({ name, type: { kind: 'tensor', elemType: dtype, shape: [...tensor.dims] } });
         const fed = this.floats(tensor.dims, -mag, mag);
         this.feeds.set(name, fed);

@@ -191,8 +191,9 @@ export function softmax(b: GraphBuilder): RandomValue | undefined {
   return b.op('Softmax', [x], { dtype: 'float32', shape: x.shape, mag: 1 }, axis === -1 && b.rng.chance(0.5) ? {} : { axis });
 }
 
-/** LayerNormalization (opset 17) over the trailing axes from `axis`, scale and optional bias of that shape. */
+/** LayerNormalization (opset 17 on) over the trailing axes from `axis`, scale and optional bias of that shape. */
 export function layerNorm(b: GraphBuilder, input?: RandomValue): RandomValue | undefined {
+  if (b.opset < 17) return undefined;
   const x = input ?? b.pickFloat((v) => v.shape.length >= 1 && v.shape[v.shape.length - 1] >= 2);
   if (!x) return undefined;
   const r = b.rng;
@@ -205,7 +206,7 @@ export function layerNorm(b: GraphBuilder, input?: RandomValue): RandomValue | u
   return b.op('LayerNormalization', inputs, { dtype: 'float32', shape: x.shape, mag: 1.5 * Math.sqrt(elementsOf(normalized)) + 0.5 }, attrs);
 }
 
-/** ReduceMean / ReduceMax (axes attribute at opset 17) or ReduceSum (axes input), keepdims either way. */
+/** ReduceMean / ReduceMax (axes as the opset has them) or ReduceSum (axes input), keepdims either way. */
 export function reduce(b: GraphBuilder): RandomValue | undefined {
   const x = b.pickFloat((v) => v.shape.length >= 1);
   if (!x) return undefined;
@@ -219,7 +220,7 @@ export function reduce(b: GraphBuilder): RandomValue | undefined {
   const mag = op === 'ReduceSum' ? x.mag * elementsOf(axes.map((a) => x.shape[a])) : x.mag;
   const attrs: Record<string, number | number[]> = keepdims === 1 && r.chance(0.5) ? {} : { keepdims };
   if (op === 'ReduceSum') return b.op(op, [x, b.constant(b.int64s(signed), 'axes')], { dtype: 'float32', shape, mag }, attrs);
-  return b.op(op, [x], { dtype: 'float32', shape, mag }, { ...attrs, axes: signed });
+  return b.reduce(op, x, signed, { dtype: 'float32', shape, mag }, attrs);
 }
 
 /** A scalar float32 constant (rank 0 or [1]). */

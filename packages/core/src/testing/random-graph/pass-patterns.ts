@@ -37,7 +37,7 @@ export function nearDuplicates(b: GraphBuilder): RandomValue | undefined {
   } else if (kind === 'Softmax') {
     [p, q] = [-1, 0].map((axis) => b.op(kind, [x], f32(x.shape, 1), { axis }));
   } else if (kind === 'ReduceMean') {
-    [p, q] = [rank - 1, 0].map((axis) => b.op(kind, [x], f32(x.shape.map((d, i) => (i === axis ? 1 : d))), { axes: [axis] }));
+    [p, q] = [rank - 1, 0].map((axis) => b.reduce(kind, x, [axis], f32(x.shape.map((d, i) => (i === axis ? 1 : d)))));
   } else if (kind === 'Sub') {
     const y = b.constant(b.floats(x.shape, -1, 1));
     [p, q] = [b.op(kind, [x, y], f32(x.shape, x.mag + 1)), b.op(kind, [y, x], f32(x.shape, x.mag + 1))];

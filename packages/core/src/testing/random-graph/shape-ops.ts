@@ -69,7 +69,7 @@ export function shapeArithmetic(b: GraphBuilder): RandomValue | undefined {
   if (!x) return undefined;
   const r = b.rng;
   const axis = r.int(0, x.shape.length - 1);
-  const start = r.chance(0.3) ? axis : undefined;
+  const start = b.opset >= 15 && r.chance(0.3) ? axis : undefined;
   const shape = b.op('Shape', [x], { dtype: 'int64', shape: [x.shape.length - (start ?? 0)], mag: 1, exact: true }, start === undefined ? {} : { start });
   const dim = b.op('Gather', [shape, b.constant(b.int64s([start === undefined ? axis : 0], []), 'idx')], { dtype: 'int64', shape: [], mag: 1 }, { axis: 0 });
   const d = x.shape[axis];
