@@ -116,6 +116,13 @@ export class GraphBuilder {
     return this.#add({ name, dtype, shape: [...shape], mag: 1, exact: true });
   }
 
+  /** An input of a subgraph (a Loop body's iteration count, condition or carried value): no feed. */
+  bodyInput(dtype: RandomDType, shape: readonly number[], mag: number): RandomValue {
+    const name = this.fresh(`${dtype === 'float32' ? 'v' : dtype}_in`);
+    this.graph.inputs.push({ name, type: { kind: 'tensor', elemType: dtype, shape: [...shape] } });
+    return this.#add({ name, dtype, shape: [...shape], mag, exact: false });
+  }
+
   floats(shape: readonly number[], lo: number, hi: number): Tensor<'float32'> {
     return new Tensor('float32', Float32Array.from({ length: elementsOf(shape) }, () => this.rng.float(lo, hi)), [...shape]);
   }

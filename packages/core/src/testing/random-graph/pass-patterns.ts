@@ -145,3 +145,38 @@ export function ifNode(b: GraphBuilder): RandomValue | undefined {
   const elseBranch = branch('else');
   return b.op('If', [cond], { dtype: 'float32', shape: x.shape, mag: 6 }, { then_branch: { type: 'graph', value: thenBranch }, else_branch: { type: 'graph', value: elseBranch } });
 }
+
+/**
+ * A Loop of a constant 1 to 3 trips carrying one value: the body maps it (reading outer values and
+ * constants, with repeats and identities for the passes inside) and squashes it, so trips stay bounded.
+ */
+export function loopNode(b: GraphBuilder): RandomValue | undefined {
+  const x = b.pickFloat((v) => v.shape.length >= 1 && v.shape.length <= 4);
+  if (!x) return undefined;
+  const r = b.rng;
+  const body = new Graph({ name: b.fresh('body'), opsetImports: new Map(), parent: b.graph });
+  const sub = b.child(body);
+  sub.bodyInput('int64', [], 3);
+  const condIn = sub.bodyInput('bool', [], 1);
+  let v = sub.bodyInput('float32', x.shape, x.mag);
+  const start = v;
+  for (let k = r.int(1, 3); k > 0; k--) {
+    const fits = (w: RandomValue) => w !== v && broadcastShapes(w.shape, v.shape)?.every((d, i) => d === v.shape[i]) === true;
+    const step = r.weighted([['map', 2], ['mix', 3], ['repeat', 1], ['identity', 1]] as const);
+    if (step === 'map') v = sub.op(r.pick(['Relu', 'Neg', 'Sigmoid']), [v], { dtype: 'float32', shape: v.shape, mag: Math.max(1, v.mag) });
+    else if (step === 'identity') v = sub.op('Identity', [v], { dtype: 'float32', shape: v.shape, mag: v.mag });
+    else if (step === 'repeat' && body.nodes.some((n) => n.opType !== 'Constant')) {
+      // Every non-Constant node of the body yields the carried shape.
+      v = sub.duplicate(r.pick(body.nodes.filter((n) => n.opType !== 'Constant')))[0] ?? v;
+    } else {
+      const other = sub.pickFloat((w) => w.mag <= 6 && fits(w)) ?? sub.constant(sub.floats(v.shape.slice(-1), -1, 1));
+      v = sub.op(r.pick(['Add', 'Mul']), [v, other], { dtype: 'float32', shape: v.shape, mag: v.mag * 6 + 1 });
+    }
+  }
+  if (v === start || v.mag > 1) v = sub.op('Tanh', [v], { dtype: 'float32', shape: v.shape, mag: 1 });
+  const condOut = r.chance(0.5) ? sub.op('Identity', [condIn], { dtype: 'bool', shape: [], mag: 1 }) : condIn;
+  body.outputs = [condOut, v].map((o) => ({ name: o.name, type: { kind: 'tensor', elemType: o.dtype, shape: [...o.shape] } }));
+  const trips = b.constant(b.int64s([r.int(1, 3)], []), 'trips');
+  const cond = r.chance(0.5) ? b.constant(new Tensor('bool', Uint8Array.of(1), []), 'cond') : '';
+  return b.op('Loop', [trips, cond, x], { dtype: 'float32', shape: x.shape, mag: 1 }, { body: { type: 'graph', value: body } });
+}
