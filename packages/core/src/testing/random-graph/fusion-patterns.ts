@@ -206,12 +206,14 @@ export function convChain(b: GraphBuilder): RandomValue | undefined {
   const dwAttrs = { group: expandTo, pads: [1, 1, 1, 1], ...(stride === 2 ? { strides: [2, 2] } : {}), kernel_shape: [3, 3] };
   y = b.op('Conv', [b.tame(y), weights(b, [expandTo, 1, 3, 3], 9), b.constant(b.floats([expandTo], -0.2, 0.2), 'bias')], f32([n, expandTo, ho, wo], 3), dwAttrs);
   if (r.chance(0.5)) y = b.op('Relu', [y], f32(y.shape, 3));
-  if (r.chance(0.4)) {
-    // Two convs of one input, concatenated along channels.
-    const m1 = r.pick([4, 8, 16]);
-    const m2 = r.pick([4, 8, 16]);
+  if (r.chance(0.6)) {
+    // Two convs of one input, concatenated along channels (whole channel blocks of 8 or 16 mostly).
+    const m1 = r.pick([16, 32, 16, 8, 4]);
+    const m2 = r.pick([16, 32, 16, 8, 4]);
     const side = (m: number) => b.op('Conv', [b.tame(y!), weights(b, [m, expandTo, 1, 1], expandTo)], f32([n, m, ho, wo], 3));
     y = b.op('Concat', [side(m1), side(m2)], f32([n, m1 + m2, ho, wo], 3), { axis: 1 });
+    // Read by another conv, as SqueezeNet's fire modules are: the concatenation can stay blocked.
+    if (r.chance(0.7)) y = b.op('Conv', [b.tame(y), weights(b, [16, m1 + m2, 1, 1], m1 + m2)], f32([n, 16, ho, wo], 3));
   }
   if (r.chance(0.3)) y = pool(b, y) ?? y;
   return y;

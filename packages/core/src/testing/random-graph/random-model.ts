@@ -37,7 +37,7 @@ const GENERATORS: ReadonlyArray<readonly [Generator, number]> = [
   [reshape, 3], [shapeChainReshape, 2], [shapeArithmetic, 1], [flatten, 1], [transpose, 2], [concat, 2],
   [slice, 2], [gather, 2], [squeezeOrUnsqueeze, 1], [expand, 1], [split, 1],
   [matMul, 3], [gemm, 2], [conv, 3], [batchNorm, 1], [pool, 2], [softmax, 1], [layerNorm, 1], [reduce, 2],
-  [convBlock, 4], [matMulBias, 3], [layerNormDecomposed, 2], [geluDecomposed, 2], [attention, 1], [skipLayerNorm, 1], [convChain, 2],
+  [convBlock, 4], [matMulBias, 3], [layerNormDecomposed, 2], [geluDecomposed, 2], [attention, 1], [skipLayerNorm, 1], [convChain, 3],
   [duplicate, 3], [nearDuplicates, 2], [identityChain, 2], [foldable, 2], [deadBranch, 1], [ifNode, 1], [loopNode, 1],
 ];
 
