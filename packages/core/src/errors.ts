@@ -9,7 +9,9 @@ export type ErrorCode =
   | 'EP_FAILED'
   | 'RUNTIME'
   | 'OUT_OF_MEMORY'
-  | 'RELEASED';
+  | 'RELEASED'
+  /** A bug in Switchyard itself (an optimizer pass left the graph malformed, say): please report it. */
+  | 'INTERNAL';
 
 export class SwitchyardError extends Error {
   readonly code: ErrorCode;

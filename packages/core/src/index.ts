@@ -4,6 +4,8 @@ export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type De
 export * from './tensor/float16.js';
 export * from './ir/graph.js';
 export { AttributeReader } from './ir/attributes.js';
+export { sortGraphTopologically, type OuterNames } from './ir/topological-order.js';
+export { findMalformation, namesDefinedBy } from './ir/well-formed.js';
 export * from './ops/schemas.js';
 export * from './registry/kernel-def.js';
 export { KernelRegistry, type KernelLookup, type LookupResult } from './registry/kernel-registry.js';

@@ -187,10 +187,13 @@ describe('malformed tensors', () => {
 describe('nesting limits', () => {
   function nestedIfs(levels: number): Model {
     return tinyModel((main) => {
+      main.inputs = [{ name: 'c' }];
+      main.outputs = [{ name: 'r0' }];
       let outer = main;
       for (let i = 0; i < levels; i++) {
         const sub = new Graph({ name: `level${i + 1}`, opsetImports: new Map(), parent: outer });
-        sub.outputs = [{ name: `o${i}` }];
+        // Each branch returns its own If's result; the innermost returns the condition from the main graph.
+        sub.outputs = [{ name: i + 1 < levels ? `r${i + 1}` : 'c' }];
         // One branch per level: sharing a graph between both would make the encoded size 2^levels.
         outer.addNode({ opType: 'If', inputs: ['c'], outputs: [`r${i}`], attributes: new Map([['then_branch', { type: 'graph', value: sub } as const]]) });
         outer = sub;

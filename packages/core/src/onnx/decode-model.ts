@@ -4,6 +4,7 @@ import type { Model, OpsetImports } from '../ir/graph.js';
 import { FUNCTION, MODEL, OPSET_ID, STRING_ENTRY } from './fields.js';
 import type { ExternalDataReader, RawDataSource } from './decode-tensor.js';
 import { decodeGraphProto } from './decode-graph.js';
+import { sortGraphTopologically } from '../ir/topological-order.js';
 import { ProtoReader, WireType, invalid } from './wire-reader.js';
 
 export const MIN_IR_VERSION = 3;
@@ -99,6 +100,8 @@ function decodeModelUnchecked(bytes: Uint8Array, external: ExternalDataReader | 
   // From IR version 3 on, ONNX requires the opsets to be stated; without them no operator can be resolved.
   if (opsetImports.size === 0) throw invalid('ONNX model has no opset_import');
   const graph = decodeGraphProto(graphReader, opsetImports, undefined, { external, rawData, depth: 0 }, 'main graph');
+  // Files need not list nodes in order (converters append nodes); every later stage relies on it.
+  sortGraphTopologically(graph);
   const model: Model = { irVersion, opsetImports, ...text, modelVersion, metadata, graph, functionNames };
   if (functions.length) functionProtos.set(model, functions);
   return model;

@@ -78,6 +78,38 @@ describe('optimizeGraph', () => {
     expect(ran).toHaveLength(3);
   });
 
+  it('names an extra pass that leaves the graph malformed', async () => {
+    const breaking = (name: string, change: (g: Graph) => void): GraphPass => ({ name, level: 'extended', run: (graph) => change(graph) });
+    const run = (pass: GraphPass) => optimizeGraph(sampleGraph(), { level: 'extended', evaluateNode: tinyEvaluator(), extraPasses: [pass] });
+    // A node appended at the end but read by an earlier one: the order is broken.
+    await expect(run(breaking('cpu:appends', (g) => {
+      g.nodes[0].inputs[0] = 'late';
+      g.addNode({ opType: 'Neg', name: 'late', inputs: ['x'], outputs: ['late'] });
+    }))).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringMatching(/pass 'cpu:appends' left the graph malformed: node 'm1' \(Mul\) reads 'late' before the node that writes it/) });
+    // A producer dropped while its value is still read.
+    await expect(run(breaking('cpu:drops', (g) => g.nodes.shift()))).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringMatching(/'cpu:drops'.*reads 'm1', which nothing defines/) });
+    await expect(run(breaking('cpu:twice', (g) => g.addNode({ opType: 'Neg', inputs: ['x'], outputs: ['y'] })))).rejects.toMatchObject({ message: expect.stringMatching(/'cpu:twice'.*writes 'y', which is already defined/) });
+    await expect(run(breaking('cpu:loses-output', (g) => g.nodes.pop()))).rejects.toMatchObject({ message: expect.stringMatching(/'cpu:loses-output'.*graph output 'y' is not produced/) });
+  });
+
+  it('refuses a graph that arrives out of order: sorting is the loader\'s job, not a pass\'s', async () => {
+    const g = sampleGraph();
+    g.nodes.reverse();
+    await expect(optimizeGraph(g, { level: 'basic', evaluateNode: tinyEvaluator() })).rejects.toMatchObject({ code: 'INVALID_GRAPH', message: expect.stringMatching(/not well formed.*node 'y' \(Add\) reads 'm1' before/) });
+  });
+
+  it('refuses a subgraph that arrives malformed as such, rather than blaming the first pass', async () => {
+    const g = newGraph({ inputs: [input('x', 'float32', [2]), input('c', 'float32', [])], outputs: ['y'] });
+    const branch = new Graph({ name: 'then', opsetImports: new Map(), parent: g, outputs: [{ name: 't' }] });
+    branch.addNode({ opType: 'Neg', name: 't', inputs: ['u'], outputs: ['t'] });
+    branch.addNode({ opType: 'Relu', name: 'u', inputs: ['x'], outputs: ['u'] });
+    node(g, 'If', ['c'], ['y'], { attributes: { then_branch: { type: 'graph', value: branch }, else_branch: { type: 'graph', value: branch } } });
+    await expect(optimizeGraph(g, { level: 'basic', evaluateNode: tinyEvaluator() })).rejects.toMatchObject({
+      code: 'INVALID_GRAPH',
+      message: expect.stringMatching(/subgraph y.then_branch is not well formed.*node 't' \(Neg\) reads 'u' before/),
+    });
+  });
+
   it('rejects bad options with a SwitchyardError', async () => {
     const g = sampleGraph();
     await expect(optimizeGraph(g, { level: 'max' as never, evaluateNode: tinyEvaluator() })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

@@ -5,7 +5,9 @@
  * passes callers contribute (`extraPasses`), run once after the basic ones on the main graph.
  *
  * The graph is changed in place. Graph inputs and outputs keep their names; nodes stay in topological
- * order (passes only remove nodes or rename values to ones defined earlier).
+ * order (passes only remove nodes or rename values to ones defined earlier). The graph must arrive
+ * well formed (loadModel and InferenceSession sort nodes on load) and is checked after every pass,
+ * so a pass that breaks it fails at once with INTERNAL, naming the pass.
  */
 import { SwitchyardError } from '../errors.js';
 import { subgraphsOf, type Graph } from '../ir/graph.js';
@@ -16,6 +18,8 @@ import { eliminateIdentities } from './identity-elimination.js';
 import { changedGraph, type PassResult } from './pass-result.js';
 import { type Scope } from './scope.js';
 import { nodeLabel } from '../ir/graph.js';
+import { findMalformation, namesDefinedBy } from '../ir/well-formed.js';
+import type { OuterNames } from '../ir/topological-order.js';
 import type { GraphOptimizationLevel, OptimizeOptions, OptimizeReport, PassReport } from './types.js';
 
 export const DEFAULT_MAX_FOLD_BYTES = 16 * 1024 * 1024;
@@ -63,6 +67,14 @@ function validate(graph: unknown, options: OptimizeOptions): void {
   }
 }
 
+/** Throws when `graph` (one scope, `outer` being what encloses it) is not well formed after `stage`. */
+function checkAfter(stage: string, graph: Graph, outer: OuterNames | undefined, where: string): void {
+  const problem = findMalformation(graph, outer);
+  if (problem) {
+    throw new SwitchyardError('INTERNAL', `optimizer pass '${stage}' left ${where ? `subgraph ${where}` : 'the graph'} malformed: ${problem}`);
+  }
+}
+
 export async function optimizeGraph(graph: Graph, options: OptimizeOptions): Promise<OptimizeReport> {
   validate(graph, options);
   const level = options.level;
@@ -92,36 +104,50 @@ export async function optimizeGraph(graph: Graph, options: OptimizeOptions): Pro
   };
 
   /** Optimizes one graph after its subgraphs; returns the rounds it took. */
-  const optimizeScope = async (scope: Scope, prefix: string): Promise<number> => {
+  const optimizeScope = async (scope: Scope, prefix: string, outer: OuterNames | undefined): Promise<number> => {
+    const where = prefix.replace(/\/$/, '');
+    const given = findMalformation(scope.graph, outer);
+    if (given) {
+      const what = where ? `subgraph ${where}` : 'the graph';
+      throw new SwitchyardError('INVALID_GRAPH', `optimizeGraph: ${what} is not well formed (sortGraphTopologically orders nodes): ${given}`);
+    }
+    // Subgraphs are optimized before this graph changes, so what it defines is read once for them all.
+    let here: OuterNames | undefined;
     for (const node of scope.graph.nodes) {
       for (const [attr, value] of node.attributes) {
         const subs = value.type === 'graph' ? [value.value] : value.type === 'graphs' ? value.value : [];
         for (let i = 0; i < subs.length; i++) {
           const sub = subs[i];
-          const where = `${prefix}${nodeLabel(node)}.${attr}${value.type === 'graphs' ? `[${i}]` : ''}/`;
-          await optimizeScope({ graph: sub, parent: scope, protectedNames: new Set(sub.outputs.map((o) => o.name)) }, where);
+          const subPrefix = `${prefix}${nodeLabel(node)}.${attr}${value.type === 'graphs' ? `[${i}]` : ''}/`;
+          here ??= namesDefinedBy(scope.graph, outer);
+          await optimizeScope({ graph: sub, parent: scope, protectedNames: new Set(sub.outputs.map((o) => o.name)) }, subPrefix, here);
         }
       }
     }
+    const checked = (pass: BasicPassName, r: PassResult): boolean => {
+      checkAfter(pass, scope.graph, outer, where);
+      return record(pass, prefix, r);
+    };
     let rounds = 0;
     while (rounds < MAX_ROUNDS) {
       rounds++;
-      let changed = record('constant-folding', prefix, await foldConstants(scope, fold));
-      changed = record('identity-elimination', prefix, eliminateIdentities(scope)) || changed;
-      changed = record('common-subexpression-elimination', prefix, eliminateCommonSubexpressions(scope)) || changed;
-      changed = record('dead-code-elimination', prefix, eliminateDeadCode(scope)) || changed;
+      let changed = checked('constant-folding', await foldConstants(scope, fold));
+      changed = checked('identity-elimination', eliminateIdentities(scope)) || changed;
+      changed = checked('common-subexpression-elimination', eliminateCommonSubexpressions(scope)) || changed;
+      changed = checked('dead-code-elimination', eliminateDeadCode(scope)) || changed;
       if (!changed) break;
     }
     return rounds;
   };
 
   const protectedNames = new Set([...graph.outputs.map((o) => o.name), ...(options.keepOutputs ?? [])]);
-  report.rounds = await optimizeScope({ graph, protectedNames }, '');
+  report.rounds = await optimizeScope({ graph, protectedNames }, '', undefined);
 
   for (const pass of options.extraPasses ?? []) {
     if (LEVELS.indexOf(pass.level) > LEVELS.indexOf(level)) continue;
     const p = newReport(pass.name, pass.level);
     await pass.run(graph, p);
+    checkAfter(pass.name, graph, undefined, '');
     p.count = p.nodes.length;
     report.passes.push(p);
   }

@@ -4,6 +4,7 @@
  * Unlike `outerScopeReads` in the IR, a subgraph output that names an outer value directly counts as a read.
  */
 import { subgraphsOf, type Graph, type Node } from '../ir/graph.js';
+import { constantResolver } from '../ir/constants.js';
 import type { Tensor } from '../tensor/tensor.js';
 
 /** Names defined by `graph` itself: inputs, initializers and node outputs. */
@@ -38,27 +39,11 @@ export interface Scope {
   protectedNames: ReadonlySet<string>;
 }
 
-/**
- * A lookup of the constant tensor a name resolves to from `scope`. An initializer that is also a graph
- * input is only a default the caller may override, so it is not constant; a name defined locally any
- * other way hides outer initializers of the same name. Which names nodes produce is read once, when the
- * lookup is made (passes only ever turn produced values into initializers, which are read live).
- */
+/** A lookup of the constant tensor a name resolves to from `scope` (see `constantResolver`). */
 export function constantLookup(scope: Scope): (name: string) => Tensor | undefined {
-  const levels: Array<{ graph: Graph; inputs: Set<string>; produced: Set<string> }> = [];
-  for (let s: Scope | undefined = scope; s; s = s.parent) {
-    const produced = new Set<string>();
-    for (const n of s.graph.nodes) for (const o of n.outputs) if (o) produced.add(o);
-    levels.push({ graph: s.graph, inputs: new Set(s.graph.inputs.map((v) => v.name)), produced });
-  }
-  return (name) => {
-    for (const level of levels) {
-      const init = level.graph.initializers.get(name);
-      if (init) return level.inputs.has(name) ? undefined : init;
-      if (level.inputs.has(name) || level.produced.has(name)) return undefined;
-    }
-    return undefined;
-  };
+  const graphs: Graph[] = [];
+  for (let s: Scope | undefined = scope; s; s = s.parent) graphs.push(s.graph);
+  return constantResolver(graphs);
 }
 
 /** The opset for `domain` in force in `scope` (inner imports win, as in ONNX functions/subgraphs). */

@@ -1,6 +1,7 @@
 /** Cuts a fused unit out of its graph as a standalone graph, for an EP's `compile()`. */
 import type { FusedPartition } from '../ep/execution-provider.js';
 import { Graph, type ValueInfo } from '../ir/graph.js';
+import { constantResolver, enclosingGraphs } from '../ir/constants.js';
 import type { PartitionUnit } from './partition-graph.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { unitInputs } from './copy-insertion.js';
@@ -11,12 +12,21 @@ function opsetChain(graph: Graph): Map<string, number> {
   return out;
 }
 
-export function extractPartition(graph: Graph, unit: Extract<PartitionUnit, { kind: 'fused' }>, outputNames: string[]): FusedPartition {
+/**
+ * The fused unit as a graph of its own. Constants it reads become its initializers; everything else,
+ * overridable initializers (graph inputs with a default) included, becomes an input.
+ */
+export function extractPartition(
+  graph: Graph,
+  unit: Extract<PartitionUnit, { kind: 'fused' }>,
+  outputNames: string[],
+  constantOf: (name: string) => Tensor | undefined = constantResolver(enclosingGraphs(graph)),
+): FusedPartition {
   const reads = unitInputs(unit);
   const initializers = new Map<string, Tensor>();
   const inputs: ValueInfo[] = [];
   for (const name of reads) {
-    const init = graph.initializerOf(name);
+    const init = constantOf(name);
     if (init) initializers.set(name, init);
     else inputs.push({ name, type: graph.typeOf(name) });
   }

@@ -6,6 +6,7 @@ import { SwitchyardError } from '../errors.js';
 import type { ExecutionProvider } from '../ep/execution-provider.js';
 import { kernelInitFor } from './kernel-init.js';
 import { nodeLabel, subgraphsOf, type Graph } from '../ir/graph.js';
+import { constantResolver, enclosingGraphs } from '../ir/constants.js';
 import { deviceOf, insertCopies, type UnitStep } from '../partition/copy-insertion.js';
 import { extractPartition } from '../partition/extract-partition.js';
 import { partitionGraph } from '../partition/partition-graph.js';
@@ -26,26 +27,36 @@ export interface PlanOptions {
   /** The session's intra-op thread count. */
   threads: number;
   /**
+   * Whether an initializer that is also a graph input is only a default the caller may override
+   * (models of IR version 4 and later; the default), so kernels must not take it as a constant.
+   */
+  initializerInputsOverride?: boolean;
+  /**
    * Initializers every reader has copied for itself (`Kernel.releasedConstants`): kept (default), dropped
    * from the graph, or dropped and their buffers freed (only when the session owns the model's data).
    */
   releaseConstants?: ConstantRelease;
 }
 
-/** Inputs that are initializers (of this graph or an enclosing one), by input index. */
-function constantInputsOf(graph: Graph, inputs: string[]): Map<number, Tensor> {
+type ConstantOf = (name: string) => Tensor | undefined;
+
+/**
+ * Inputs that are constants (initializers of this graph or an enclosing one that no graph input
+ * overrides), by input index: a kernel may pack these once.
+ */
+function constantInputsOf(constantOf: ConstantOf, inputs: string[]): Map<number, Tensor> {
   const m = new Map<number, Tensor>();
   inputs.forEach((name, i) => {
-    const t = name ? graph.initializerOf(name) : undefined;
+    const t = name ? constantOf(name) : undefined;
     if (t) m.set(i, t);
   });
   return m;
 }
 
-async function prepareStep(graph: Graph, step: UnitStep, threads: number): Promise<KernelStep> {
+async function prepareStep(graph: Graph, step: UnitStep, threads: number, constantOf: ConstantOf): Promise<KernelStep> {
   const unit = step.unit;
   if (unit.kind === 'fused') {
-    const partition = extractPartition(graph, unit, step.outputs);
+    const partition = extractPartition(graph, unit, step.outputs, constantOf);
     try {
       const compiled = await unit.ep.compile!(partition);
       return { ...step, compiled, partition, implementation: 'compiled', inputRefs: [] };
@@ -55,7 +66,7 @@ async function prepareStep(graph: Graph, step: UnitStep, threads: number): Promi
   }
   const node = unit.node;
   try {
-    const kernel = unit.def.create(kernelInitFor(node, graph, unit.ep, constantInputsOf(graph, node.inputs), threads));
+    const kernel = unit.def.create(kernelInitFor(node, graph, unit.ep, constantInputsOf(constantOf, node.inputs), threads));
     const implementation = kernel.implementation ?? unit.def.implementation ?? (deviceOf(unit.ep) === 'cpu' && unit.ep.name === 'cpu' ? 'ts' : unit.ep.name);
     const inputRefs = node.inputs.map((n) => (n ? step.rename.get(n) ?? n : ''));
     return { ...step, kernel, implementation, inputRefs };
@@ -74,12 +85,13 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   const steps: Step[] = [];
   // Subgraph plans are built after this loop and may read outer constants: the releaser pins those.
   const releaser = new ConstantReleaser(graph, laidOut, isTopLevel ? options.releaseConstants ?? 'keep' : 'keep');
+  const constantOf = constantResolver(enclosingGraphs(graph), options.initializerInputsOverride ?? true);
   for (const s of laidOut) {
     if (s.kind === 'copy') {
       steps.push(s);
       continue;
     }
-    const step = await prepareStep(graph, s, options.threads);
+    const step = await prepareStep(graph, s, options.threads, constantOf);
     steps.push(step);
     if (step.kernel && step.unit.kind === 'single') {
       releaser.kernelBuilt(step.unit.node.inputs, step.kernel);

@@ -9,6 +9,7 @@ import type { ExecutionProvider } from '../ep/execution-provider.js';
 import { resolveExecutionProviders } from '../ep/ep-registry.js';
 import { type Graph, type Model, type Node, type ValueInfo } from '../ir/graph.js';
 import { loadModel, encodeModel } from '../onnx/index.js';
+import { sortGraphTopologically } from '../ir/topological-order.js';
 import { buildPlacement, type Placement, type PlacementSource } from '../partition/placement.js';
 import { KernelRegistry } from '../registry/kernel-registry.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
@@ -117,6 +118,9 @@ export class InferenceSession {
 
   /** Prepares an already-loaded (or hand-built) model. The session takes ownership of it. */
   static async fromModel(model: Model, options: SessionOptions = {}): Promise<InferenceSession> {
+    if (!Array.isArray(model?.graph?.nodes)) throw new SwitchyardError('INVALID_ARGUMENT', 'InferenceSession.fromModel: pass a Model (from loadModel or built in code)');
+    // loadModel sorts what it decodes; a model built in code may list its nodes in any order too.
+    sortGraphTopologically(model.graph);
     // The caller may still hold the model's tensors: constants are dropped from the graph, never detached.
     return InferenceSession.#prepare(model, options, 'drop');
   }
@@ -140,7 +144,7 @@ export class InferenceSession {
       const keep = keepOnDevice(options.preferredOutputLocation);
       // Profiles report every input's shape, so a profiled session keeps its constants.
       const releaseConstants = options.enableProfiling ? 'keep' : release;
-      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants });
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4 });
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());

@@ -133,6 +133,32 @@ describe('releasing packed constants', () => {
   });
 });
 
+describe('initializers that are also graph inputs', () => {
+  /** `w` is an initializer and a graph input: a default the caller may feed over. */
+  function overridable(irVersion: number) {
+    const m = model([{ op: 'Mul', inputs: ['x', 'w'], outputs: ['y'] }], 'y');
+    m.graph.inputs.push({ name: 'w', type: { kind: 'tensor', elemType: 'float32', shape: [2, 2] } });
+    m.irVersion = irVersion;
+    return m;
+  }
+
+  it('are not handed to kernels as constants from IR version 4 on: a fed value wins', async () => {
+    const seen: Tensor[] = [];
+    const s = await InferenceSession.fromModel(overridable(8), opts(seen));
+    expect(seen).toEqual([]);
+    expect(s.model.graph.initializers.has('w')).toBe(true);
+    expect(values((await s.run({ x })).y)).toEqual([1, -2, 6, -8]);
+    expect(values((await s.run({ x, w: f32([2, 2, 2, 2], [2, 2]) })).y)).toEqual([2, -2, 4, -4]);
+  });
+
+  it('are constants before IR version 4, where every initializer had to be listed as an input', async () => {
+    const seen: Tensor[] = [];
+    const s = await InferenceSession.fromModel(overridable(3), opts(seen));
+    expect(seen).toHaveLength(1);
+    expect(values((await s.run({ x })).y)).toEqual([1, -2, 6, -8]);
+  });
+});
+
 describe('ConstantReleaser', () => {
   function graphWith(initializers: Record<string, Tensor>): Graph {
     const g = new Graph({
@@ -157,6 +183,17 @@ describe('ConstantReleaser', () => {
     await r.flush(true);
     expect([...r.released.keys()]).toEqual(['w']);
     expect(Array.from(v.data as Float32Array)).toEqual([5, 6, 7, 8]);
+  });
+
+  it('keeps a constant a subgraph returns as its output, which no node inside reads', () => {
+    const g = graphWith({ w: f32([1, 2, 3, 4], [4]) });
+    const branch = new Graph({ name: 'then', opsetImports: new Map(), parent: g, outputs: [{ name: 'w' }] });
+    g.outputs.push({ name: 'z' });
+    g.addNode({ opType: 'If', domain: '', inputs: ['c'], outputs: ['z'], attributes: new Map([['then_branch', { type: 'graph', value: branch }], ['else_branch', { type: 'graph', value: branch }]]) });
+    const r = new ConstantReleaser(g, steps(g), 'drop');
+    r.kernelBuilt(['x', 'w'], { run: () => [], releasedConstants: [1] });
+    expect(g.initializers.has('w')).toBe(true);
+    expect(r.released.size).toBe(0);
   });
 
   it('frees a buffer no initializer holds any more; "drop" and "keep" leave it alone', async () => {

@@ -88,8 +88,12 @@ export class ConstantReleaser {
   }
 }
 
-/** Every value name read inside `graph` and its subgraphs (outer-scope references included). */
+/**
+ * Every value name read inside `graph` and its subgraphs (outer-scope references included): node
+ * inputs, and graph outputs, since a branch may return an outer value that no node inside reads.
+ */
 function namesReadIn(graph: Graph, into: Set<string>): void {
+  for (const o of graph.outputs) if (o.name) into.add(o.name);
   for (const node of graph.nodes) {
     for (const n of node.inputs) if (n) into.add(n);
     for (const sub of subgraphsOf(node)) namesReadIn(sub, into);

@@ -17,3 +17,12 @@ export {
 export { MockDeviceProvider, type MockDeviceOptions } from './mock-device-ep.js';
 export { buildModel, type ModelSpec, type NodeSpec } from './build-model.js';
 export { hostTestProvider } from './host-test-ep.js';
+export {
+  randomModel,
+  compareOptimizationLevels,
+  compareOutput,
+  type RandomModel,
+  type RandomModelOptions,
+  type DifferentialOptions,
+  type DifferentialResult,
+} from './random-graph/index.js';
