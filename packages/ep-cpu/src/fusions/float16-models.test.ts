@@ -103,11 +103,10 @@ describe.skipIf(unavailable !== undefined)('converter-style float16 models from 
       }
     });
 
-    // The converter appends its Casts after every other node. Running that order needs core to sort
-    // nodes on load (the core-order branch); until it does, this is skipped, saying so.
-    it('runs the converter’s unsorted node order like the sorted one (needs core to sort on load)', { timeout: 120_000 }, async (ctx) => {
+    // The converter appends its Casts after every other node; core sorts nodes on load, so that order runs.
+    it('runs the converter’s unsorted node order like the sorted one (core sorts nodes on load)', { timeout: 120_000 }, async () => {
       const unsorted = new Uint8Array(readFileSync(join(dir, `${name}_fp16_unsorted.onnx`)));
-      if (!isSorted((await loadModel(unsorted)).graph)) ctx.skip('core does not sort nodes on load yet (core-order branch): the unsorted model cannot run here');
+      expect(isSorted((await loadModel(unsorted)).graph)).toBe(true);
       const sorted = new Uint8Array(readFileSync(join(dir, `${name}_fp16.onnx`)));
       for (const level of ['disabled', 'all'] as const) {
         const a = await runAtLevel(() => unsorted, feeds(), level);
