@@ -77,9 +77,13 @@ describe('a float16-converted model with its Casts at the end of the node list',
         await session.release();
       }
     }
-    // The float16 body is fused by no pass, so every level computes the same bits.
+    // 'basic' changes no arithmetic: the same bits as 'disabled'. From 'extended' on the float16 body
+    // computes in float32 (float16-in-float32), so the outputs move by float16 rounding: within a few
+    // float16 ulps (2^-10 relative) of the values.
     for (let i = 1; i < outputs.length; i++) {
-      for (const name of ['output', 'features']) expect(compareTensors(outputs[i][name], outputs[0][name], { rtol: 0, atol: 0 }), `${LEVELS[i]} ${name}`).toBeUndefined();
+      const exact = LEVELS[i] === 'basic';
+      const tol = exact ? { rtol: 0, atol: 0 } : { rtol: 4 * 2 ** -10, atol: 4 * 2 ** -10 };
+      for (const name of ['output', 'features']) expect(compareTensors(outputs[i][name], outputs[0][name], tol), `${LEVELS[i]} ${name}`).toBeUndefined();
     }
     const reference = await ort.InferenceSession.create(bytes);
     const expected = await reference.run({ input: new ort.Tensor('float32', feeds.input.data as Float32Array, [...feeds.input.dims]) });
