@@ -102,6 +102,34 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     }
   });
 
+  it('keeps an FPN blocked through Resize (nearest x2 from scales, bilinear to constant sizes, dynamic H/W), with 20 channels', async () => {
+    const C = 20;
+    const build = (h: number | string, w: number | string, mode: 'nearest' | 'linear') => () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, h, w]]],
+        outputs: [['y', 'float32']],
+        initializers: {
+          w1: convWeights([C, 3, 3, 3], 1), w2: convWeights([C, C, 3, 3], 2), w3: convWeights([C, C, 1, 1], 3),
+          roi: new Tensor('float32', new Float32Array(0), [0]), scales: new Tensor('float32', Float32Array.of(1, 1, 2, 2), [4]),
+        },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Conv', inputs: ['c1', 'w2'], outputs: ['c2'], attributes: { pads: [1, 1, 1, 1], strides: [2, 2] } },
+          { op: 'Relu', inputs: ['c2'], outputs: ['r2'] },
+          { op: 'Resize', inputs: ['r2', 'roi', 'scales'], outputs: ['u'], attributes: { mode, coordinate_transformation_mode: 'half_pixel' } },
+          { op: 'Add', inputs: ['c1', 'u'], outputs: ['s'] },
+          { op: 'Conv', inputs: ['s', 'w3'], outputs: ['y'] },
+        ],
+      });
+    for (const mode of ['nearest', 'linear'] as const) {
+      for (const [h, w] of [[8, 12], ['H', 'W']] as const) {
+        const x = tensor([1, 3, 8, 12], 5);
+        const r = await compareLevels(build(h, w, mode), { x }, { tol: TOL });
+        expect(r.ops, `${mode} ${h}x${w}`).toEqual([CONV, CONV, 'com.switchyard::BlockedResize', 'Add', CONV, FROM]);
+      }
+    }
+  });
+
   it('does not rewrite when channel counts are unknown (fully dynamic input)', async () => {
     const build = () =>
       buildModel({

@@ -7,7 +7,8 @@
  * - Conv / FusedConv (float32, static 2-D shapes) → com.switchyard BlockedConv with blocked Y; its X
  *   (and Z) are taken blocked when already so, else plain (a network's first conv, C = 3, runs from
  *   NCHW straight into a blocked Y with no reorder at all);
- * - MaxPool / AveragePool / GlobalAveragePool of a blocked value → BlockedPool;
+ * - MaxPool / AveragePool / GlobalAveragePool of a blocked value → BlockedPool; Resize / Upsample of a
+ *   blocked value that keeps N and C → BlockedResize (lane by lane);
  * - layout-agnostic ops of blocked values run unchanged on the 5-D tensors: elementwise ops (every
  *   activation, Add / Sub / Mul / Max / Min / Sum / Mean / PRelu, broadcasting over N, H, W, with scalar or
  *   per-channel constant operands, the latter given a blocked copy), Concat on channels when every
@@ -94,6 +95,7 @@ class BlockedLayout {
       if (!this.#rw.isLive(node)) continue;
       if (isConv(node) && this.#conv(node)) continue;
       if (POOLS.some((op) => hasOp(node, op)) && this.#pool(node)) continue;
+      if ((hasOp(node, 'Resize') || hasOp(node, 'Upsample')) && this.#resize(node)) continue;
       this.#agnostic(node);
     }
     this.#addBoundaries();
@@ -169,7 +171,7 @@ class BlockedLayout {
     if (depth > 4) return false;
     for (const r of this.#rw.readers(name)) {
       if (isConv(r) && (r.inputs[0] === name || r.inputs[3] === name)) return true;
-      if (POOLS.some((op) => hasOp(r, op))) return true;
+      if (POOLS.some((op) => hasOp(r, op)) || hasOp(r, 'Resize') || hasOp(r, 'Upsample')) return true;
       if ((elementwiseKind(r) || hasOp(r, 'Concat')) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
     }
     return false;
@@ -204,6 +206,30 @@ class BlockedLayout {
     attributes.set('block', intAttr(this.#block));
     const out = this.#makeBlocked(y, yDims);
     rw.replace([node], { opType: 'BlockedPool', domain: BLOCKED_DOMAIN, name: `${node.name || node.opType}_blocked`, inputs: [xb.name], outputs: [out], attributes });
+    return true;
+  }
+
+  /**
+   * Resize / Upsample of a blocked value that keeps N and C (as shape inference says: the same number or
+   * symbol) → BlockedResize, interpolating lane by lane; the target inputs are read as the original op
+   * reads them (its op and opset go into attributes).
+   */
+  #resize(node: Node): boolean {
+    const rw = this.#rw;
+    const xb = this.#blocked.get(node.inputs[0]);
+    const y = node.outputs[0];
+    const yDims = y ? this.#dims(y) : undefined;
+    if (!xb || !yDims || node.outputs.length !== 1 || yDims.length !== 4) return false;
+    if (yDims[0] === undefined || yDims[0] !== xb.dims[0] || yDims[1] !== xb.dims[1]) return false;
+    if (node.inputs.slice(1).some((i) => this.#blocked.has(i)) || !rw.owned([node])) return false;
+    const attributes = new Map(node.attributes);
+    const op = node.opType;
+    attributes.set('resize_op', { type: 'string', value: op, bytes: new TextEncoder().encode(op) });
+    attributes.set('resize_opset', intAttr(rw.opset() ?? 1));
+    attributes.set('block', intAttr(this.#block));
+    attributes.set('channels', intAttr(channelsOf(xb.dims)));
+    const out = this.#makeBlocked(y, yDims);
+    rw.replace([node], { opType: 'BlockedResize', domain: BLOCKED_DOMAIN, name: `${node.name || op}_blocked`, inputs: [xb.name, ...node.inputs.slice(1)], outputs: [out], attributes });
     return true;
   }
 
@@ -270,15 +296,15 @@ class BlockedLayout {
 
   /**
    * How operand `name` of an elementwise op with logical output `yDims` reads in the blocked region:
-   * its blocked twin (all C channels, other dims equal or 1), itself (a scalar constant), or a blocked
+   * its blocked twin (all C channels; N, H, W broadcast as the model says), itself (a scalar constant), or a blocked
    * copy of a per-channel constant (made by #materialize once the node is rewired); undefined when it cannot.
    */
   #blockedOperand(name: string, yDims: readonly Dim[]): { name: string; blocked: boolean } | undefined {
     const b = this.#blocked.get(name);
     if (b) {
-      const d = b.dims;
-      const broadcasts = d.length === 4 && d[1] === yDims[1] && [0, 2, 3].every((k) => d[k] === 1 || d[k] === yDims[k]);
-      return broadcasts ? { name: b.name, blocked: true } : undefined;
+      // [N, C/b, H, W, b] tensors broadcast exactly as their logical [N, C, H, W] do when C is the same:
+      // the model's own broadcasting over N, H and W (checked at run time, unknown dims included) carries over.
+      return b.dims.length === 4 && b.dims[1] === yDims[1] ? { name: b.name, blocked: true } : undefined;
     }
     const c = this.#rw.constant(name);
     if (!c || c.type !== 'float32' || c.dims.length > 4) return undefined;
