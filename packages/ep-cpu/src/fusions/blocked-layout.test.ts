@@ -130,6 +130,41 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     }
   });
 
+  it('keeps a DB-style head blocked: ConvTranspose (k2 s2, k4 s2 p1, grouped) with BN folded and Relu as its post-op, dynamic H/W', async () => {
+    const C = 20;
+    const build = (h: number | string, w: number | string, attributes: Record<string, unknown>, group = 1) => () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, h, w]]],
+        outputs: [['y', 'float32']],
+        initializers: {
+          w1: convWeights([C, 3, 3, 3], 1),
+          wt: convWeights([C, C / group, (attributes.kernel_shape as number[])[0], (attributes.kernel_shape as number[])[1]], 2), bt: tensor([C], 3),
+          s: tensor([C], 4, 0.5, 1.5), o: tensor([C], 5), m: tensor([C], 6), v: tensor([C], 7, 0.5, 2),
+          w3: convWeights([8, C, 1, 1], 8),
+        },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'ConvTranspose', inputs: ['c1', 'wt', 'bt'], outputs: ['t'], attributes: { ...attributes, group } as never },
+          { op: 'BatchNormalization', inputs: ['t', 's', 'o', 'm', 'v'], outputs: ['n'] },
+          { op: 'Relu', inputs: ['n'], outputs: ['r'] },
+          { op: 'Conv', inputs: ['r', 'w3'], outputs: ['y'] },
+        ],
+      });
+    const variants: Array<[Record<string, unknown>, number]> = [
+      [{ kernel_shape: [2, 2], strides: [2, 2] }, 1],
+      [{ kernel_shape: [4, 4], strides: [2, 2], pads: [1, 1, 1, 1] }, 1],
+      [{ kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], output_padding: [1, 1] }, 2],
+    ];
+    for (const [attributes, group] of variants) {
+      for (const [h, w] of [[6, 9], ['H', 'W']] as const) {
+        const r = await compareLevels(build(h, w, attributes, group), { x: tensor([1, 3, 6, 9], 9) }, { tol: TOL });
+        const label = `${JSON.stringify(attributes)} group ${group} ${h}x${w}`;
+        expect(r.ops, label).toEqual([CONV, 'com.switchyard::BlockedConvTranspose', CONV, FROM]);
+        expect(r.activations[1], label).toBe('Relu');
+      }
+    }
+  });
+
   it('does not rewrite when channel counts are unknown (fully dynamic input)', async () => {
     const build = () =>
       buildModel({

@@ -8,7 +8,8 @@
  *   (and Z) are taken blocked when already so, else plain (a network's first conv, C = 3, runs from
  *   NCHW straight into a blocked Y with no reorder at all);
  * - MaxPool / AveragePool / GlobalAveragePool of a blocked value → BlockedPool; Resize / Upsample of a
- *   blocked value that keeps N and C → BlockedResize (lane by lane);
+ *   blocked value that keeps N and C → BlockedResize (lane by lane); a 2-D ConvTranspose with constant
+ *   weights → BlockedConvTranspose, with the activation after it as a post-op;
  * - layout-agnostic ops of blocked values run unchanged on the 5-D tensors: elementwise ops (every
  *   activation, Add / Sub / Mul / Max / Min / Sum / Mean / PRelu, broadcasting over N, H, W, with scalar or
  *   per-channel constant operands, the latter given a blocked copy), Concat on channels when every
@@ -26,6 +27,7 @@ import type { AttributeValue, Dim, GraphPass, Node } from '@switchyard/core';
 import { BLOCKED_DOMAIN } from '../native/channel-blocked.js';
 import { convEpilogue } from '../native/conv-native.js';
 import { poolExactForEverySize, poolOptions, type PoolOp } from '../native/pool-native.js';
+import { matchActivation } from './activation-match.js';
 import { GraphRewriter, float32Tensor, hasOp } from './graph-rewriter.js';
 
 /** A value the pass made blocked: its blocked twin's name and the original's logical dims. */
@@ -96,6 +98,7 @@ class BlockedLayout {
       if (isConv(node) && this.#conv(node)) continue;
       if (POOLS.some((op) => hasOp(node, op)) && this.#pool(node)) continue;
       if ((hasOp(node, 'Resize') || hasOp(node, 'Upsample')) && this.#resize(node)) continue;
+      if (hasOp(node, 'ConvTranspose') && this.#convTranspose(node)) continue;
       this.#agnostic(node);
     }
     this.#addBoundaries();
@@ -171,7 +174,7 @@ class BlockedLayout {
     if (depth > 4) return false;
     for (const r of this.#rw.readers(name)) {
       if (isConv(r) && (r.inputs[0] === name || r.inputs[3] === name)) return true;
-      if (POOLS.some((op) => hasOp(r, op)) || hasOp(r, 'Resize') || hasOp(r, 'Upsample')) return true;
+      if (POOLS.some((op) => hasOp(r, op)) || hasOp(r, 'Resize') || hasOp(r, 'Upsample') || (hasOp(r, 'ConvTranspose') && r.inputs[0] === name)) return true;
       if ((elementwiseKind(r) || hasOp(r, 'Concat')) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
     }
     return false;
@@ -206,6 +209,49 @@ class BlockedLayout {
     attributes.set('block', intAttr(this.#block));
     const out = this.#makeBlocked(y, yDims);
     rw.replace([node], { opType: 'BlockedPool', domain: BLOCKED_DOMAIN, name: `${node.name || node.opType}_blocked`, inputs: [xb.name], outputs: [out], attributes });
+    return true;
+  }
+
+  /**
+   * A 2-D ConvTranspose with constant float32 weights, reading a blocked value or feeding the region →
+   * BlockedConvTranspose (oneDNN's deconvolution on blocked X and Y), taking an activation after it as a
+   * post-op. Only attributes oneDNN serves at every input size: no output_shape, output_padding below
+   * the stride, no SAME auto_pad (whose pads depend on the size).
+   */
+  #convTranspose(node: Node): boolean {
+    const rw = this.#rw;
+    const [x, w, b = ''] = node.inputs;
+    const y = node.outputs[0];
+    if (!x || !w || !y || node.outputs.length !== 1) return false;
+    const xDims = this.#dims(x);
+    const yDims = this.#dims(y);
+    const wDims = rw.staticShape(w);
+    if (!xDims || !yDims || wDims?.length !== 4 || rw.elemType(w) !== 'float32' || !rw.constant(w)) return false;
+    const a = rw.attrs(node);
+    const group = a.int('group', 1);
+    if (wDims[0] !== channelsOf(xDims) || wDims[1] * group !== channelsOf(yDims)) return false;
+    if (a.has('output_shape') || a.string('auto_pad', 'NOTSET').startsWith('SAME')) return false;
+    const strides = a.ints('strides', [1, 1]);
+    const outputPadding = a.ints('output_padding', [0, 0]);
+    if (outputPadding.some((p, i) => !(p >= 0 && p < (strides[i] ?? 1)))) return false;
+    if (a.ints('pads', [0, 0, 0, 0]).some((p) => p < 0)) return false;
+    const xb = this.#blocked.get(x);
+    if (!xb && !this.#feedsBlocked(y, 0)) return false;
+    const activation = matchActivation(rw, y);
+    const matched = [node, ...(activation?.nodes ?? [])];
+    if (!rw.owned(matched)) return false;
+    const out = activation?.output ?? y;
+    const outDims = activation ? this.#dims(out) : yDims;
+    if (!outDims) return false;
+    const attributes = new Map(node.attributes);
+    attributes.set('x_block', intAttr(xb ? this.#block : 0));
+    attributes.set('y_block', intAttr(this.#block));
+    if (activation) {
+      attributes.set('activation', { type: 'string', value: activation.name, bytes: new TextEncoder().encode(activation.name) });
+      if (activation.params.length) attributes.set('activation_params', { type: 'floats', value: activation.params });
+    }
+    const blockedOut = this.#makeBlocked(out, outDims);
+    rw.replace(matched, { opType: 'BlockedConvTranspose', domain: BLOCKED_DOMAIN, name: `${node.name || 'ConvTranspose'}_blocked`, inputs: b ? [xb?.name ?? x, w, b] : [xb?.name ?? x, w], outputs: [blockedOut], attributes });
     return true;
   }
 

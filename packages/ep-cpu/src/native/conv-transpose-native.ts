@@ -6,9 +6,13 @@
  * (dynamic H/W); constant weights and bias are packed once. What oneDNN does not take runs on the TS
  * kernel: empty tensors, and outputs reaching past the full extent by a stride or more (output_padding
  * at least the stride, allowed with a larger dilation; an output_shape beyond the extent).
+ * com.switchyard BlockedConvTranspose (the blocked-layout pass's) runs the same with X and/or Y
+ * channel-blocked (`x_block`, `y_block`) and an activation post-op (`activation`, FusedConv's names).
  */
 import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelResult, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
-import type { ConvTransposePrimitive, ConvTransposePrimitiveOptions, NativeBinding } from './binding.js';
+import type { ChannelBlock, ConvTransposePrimitive, ConvTransposePrimitiveOptions, NativeBinding } from './binding.js';
+import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
+import { nodeActivation, type FusedActivation } from '../nn/fused-activation.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import { dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, sameDims, staticDims, staticRank } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
@@ -64,9 +68,43 @@ export function convTransposeOptions(init: KernelInit, xDims: readonly number[],
   };
 }
 
-function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<NativeBinding['ConvTransposePrimitive']>, init: KernelInit): Kernel {
+/**
+ * A BlockedConvTranspose's layouts (the blocked-layout pass's ConvTranspose: X and/or Y channel-blocked)
+ * and the activation it fused; undefined for a plain ConvTranspose.
+ */
+interface BlockedForm {
+  xBlock: ChannelBlock;
+  yBlock: ChannelBlock;
+  activation: FusedActivation;
+}
+
+function blockedFormOf(init: KernelInit): BlockedForm {
+  const { node, attrs } = init;
+  const fail = (why: string) => new SwitchyardError('INVALID_MODEL', `node '${node.name}' (BlockedConvTranspose): ${why}`);
+  const block = (name: string): ChannelBlock => {
+    const v = attrs.int(name, 0);
+    if (v !== 0 && !isChannelBlock(v)) throw fail(`${name} must be 0, 8 or 16, got ${v}`);
+    return v as ChannelBlock;
+  };
+  const activation = nodeActivation(node);
+  if (typeof activation === 'string') throw fail(activation);
+  return { xBlock: block('x_block'), yBlock: block('y_block'), activation };
+}
+
+function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<NativeBinding['ConvTransposePrimitive']>, init: KernelInit, blocked?: BlockedForm): Kernel {
   const { node } = init;
-  const fallback = convTransposeKernel.create(init);
+  // A blocked X or Y has no TS kernel: every shape must go native (the pass only blocks what can).
+  const fallback = blocked ? undefined : convTransposeKernel.create(init);
+  const epilogue = blocked ? { activation: blocked.activation.native, activationAlpha: blocked.activation.alpha, activationBeta: blocked.activation.beta } : {};
+  const layouts = blocked ? { srcBlock: blocked.xBlock, dstBlock: blocked.yBlock } : {};
+  /** X's logical [N, C, ...spatial]: a blocked X's C comes from W (its first dim). */
+  const logicalX = (xDims: readonly number[], wDims: readonly number[]): readonly number[] => {
+    if (!blocked?.xBlock) return xDims;
+    if (xDims.length !== wDims.length + 1 || xDims[xDims.length - 1] !== blocked.xBlock || xDims[1] !== Math.ceil(wDims[0] / blocked.xBlock)) {
+      throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedConvTranspose): X [${xDims.join(', ')}] is not blocked by ${blocked.xBlock} for weights [${wDims.join(', ')}]`);
+    }
+    return logicalDims(xDims, blocked.xBlock, wDims[0]);
+  };
   const constW = init.constantInputs.get(1);
   const constB = init.constantInputs.get(2);
   const hasBiasInput = Boolean(node.inputs[2]);
@@ -74,9 +112,10 @@ function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<Nati
   const cache = new PrimitiveCache<{ primitive: ConvTransposePrimitive | null; dispose(): void }>();
   const entryFor = (xDims: readonly number[], w: Tensor, threads: number) =>
     cache.get(`${xDims.join(',')}|${w.dims.join(',')}|${threads}`, () => {
-      const options = convTransposeOptions(init, xDims, w.dims, threads);
+      const options = convTransposeOptions(init, logicalX(xDims, w.dims), w.dims, threads);
+      if (!options && blocked) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedConvTranspose): oneDNN cannot take X [${xDims.join(', ')}] with these attributes`);
       const primitive = options
-        ? new Primitive({ ...options, weights: constW ? float32Data(node, constW, 'W') : undefined, bias: constB ? float32Data(node, constB, 'B') : undefined })
+        ? new Primitive({ ...options, ...epilogue, ...layouts, weights: constW ? float32Data(node, constW, 'W') : undefined, bias: constB ? float32Data(node, constB, 'B') : undefined })
         : null;
       return { primitive, dispose: () => primitive?.dispose() };
     });
@@ -113,12 +152,13 @@ function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<Nati
       if (hasBiasInput !== Boolean(b)) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}': bias input is declared but empty`);
       const { primitive, inline } = prepare(x, w, ctx.threads);
       if (!primitive) {
-        if (packedAtCreate) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (ConvTranspose): X [${x.dims.join(', ')}] differs from the shape the session was built for`);
+        if (packedAtCreate || !fallback) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (ConvTranspose): X [${x.dims.join(', ')}] differs from the shape the session was built for`);
         return fallback.run(ctx);
       }
-      const yDims = primitive.outputDims;
-      if (b && (b.dims.length !== 1 || b.dims[0] !== yDims[1])) {
-        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (ConvTranspose): bias [${b.dims.join(', ')}] must be [${yDims[1]}]`);
+      const logicalY = primitive.outputDims;
+      const yDims = blocked?.yBlock ? blockedDims(logicalY, blocked.yBlock) : logicalY;
+      if (b && (b.dims.length !== 1 || b.dims[0] !== logicalY[1])) {
+        throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (ConvTranspose): bias [${b.dims.join(', ')}] must be [${logicalY[1]}]`);
       }
       const xData = float32Data(node, x, 'X');
       const wArg = primitive.weightsPacked ? null : float32Data(node, w, 'W');
@@ -134,12 +174,12 @@ function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<Nati
     },
     dispose() {
       cache.dispose();
-      fallback.dispose?.();
+      fallback?.dispose?.();
     },
   };
 }
 
-/** The ai.onnx ConvTranspose kernel def on oneDNN, when the loaded addon has ConvTransposePrimitive. */
+/** The ai.onnx ConvTranspose kernel def on oneDNN (and the blocked-layout pass's BlockedConvTranspose), when the loaded addon has ConvTransposePrimitive. */
 export function nativeConvTransposeKernels(binding: NativeBinding): KernelDef[] {
   const Primitive = binding.ConvTransposePrimitive;
   if (!Primitive) return [];
@@ -153,6 +193,14 @@ export function nativeConvTransposeKernels(binding: NativeBinding): KernelDef[] 
       implementation: 'onednn',
       supports: supportsConvTranspose,
       create: (init) => createConvTranspose(binding, Primitive, init),
+    },
+    {
+      ep: 'cpu',
+      domain: BLOCKED_DOMAIN,
+      opType: 'BlockedConvTranspose',
+      sinceVersion: 1,
+      implementation: 'onednn',
+      create: (init) => createConvTranspose(binding, Primitive, init, blockedFormOf(init)),
     },
   ];
 }
