@@ -59,6 +59,13 @@ function relativeDifference(actual: Tensor, expected: Tensor): number {
   return worst / (1 + largestMagnitude(e));
 }
 
+/**
+ * The allowed difference of outputs computed through float16 arithmetic: a few float16 ulps (2^-10
+ * relative) of the output's scale. An EP may compute float16 in float32 (dropping the rounding to
+ * float16 between ops): each rounding it skips moves a value by at most half an ulp.
+ */
+export const FLOAT16_TOLERANCE = 8 * 2 ** -10;
+
 /** Why `actual` does not match `expected`, or undefined when it does. */
 export function compareOutput(actual: RuntimeValue | undefined, expected: RuntimeValue, exact: boolean, tolerance: number): string | undefined {
   if (!(expected instanceof Tensor) || !(actual instanceof Tensor)) return actual === expected ? undefined : 'not a tensor at both levels';
@@ -83,7 +90,7 @@ export async function compareOptimizationLevels(build: () => RandomModel, option
       const report = session.optimization.report;
       for (const p of report.passes) if (p.count > 0) result.firedPasses.add(p.name);
       result.nodesAfter[level] = report.nodesAfter;
-      return { outputs, names: session.outputNames, exact: random.exactOutputs };
+      return { outputs, names: session.outputNames, exact: random.exactOutputs, float16: random.float16Outputs };
     } finally {
       await session.release();
     }
@@ -105,10 +112,12 @@ export async function compareOptimizationLevels(build: () => RandomModel, option
     }
     for (const name of reference.names) {
       const [actual, expected] = [got.outputs[name], reference.outputs[name]];
-      if (actual instanceof Tensor && expected instanceof Tensor && !reference.exact.has(name)) {
+      const viaFloat16 = reference.float16.has(name);
+      if (actual instanceof Tensor && expected instanceof Tensor && !reference.exact.has(name) && !viaFloat16) {
         result.worstRelativeDifference = Math.max(result.worstRelativeDifference, relativeDifference(actual, expected));
       }
-      const problem = compareOutput(actual, expected, reference.exact.has(name), options.tolerance);
+      const tolerance = viaFloat16 ? Math.max(options.tolerance, FLOAT16_TOLERANCE) : options.tolerance;
+      const problem = compareOutput(actual, expected, reference.exact.has(name), tolerance);
       if (problem) result.problems.push(`'${level}' output '${name}'${reference.exact.has(name) ? ' (exact)' : ''}: ${problem}`);
     }
   }

@@ -17,11 +17,17 @@ export interface RandomValue {
   /** A rough bound on |element|: multiplying ops stay away from operands that would overflow. */
   readonly mag: number;
   /**
-   * Computed bit-identically at every optimization level, so compared exactly: integer and float16
-   * values (no fusion touches them) and elements moved or selected from exact values. Other float32
-   * results may be fused, and fusions round differently.
+   * Computed bit-identically at every optimization level, so compared exactly: integer values and
+   * elements moved or selected from exact values. Float results may be fused, and fusions round
+   * differently; float16 arithmetic too, since an EP may compute it in float32 (the CPU EP does from
+   * 'extended' on, dropping the float16 rounding between ops).
    */
   readonly exact: boolean;
+  /**
+   * Computed through float16 arithmetic (or a Cast to float16): an EP computing float16 in float32
+   * changes its rounding by float16's precision, which the comparison allows for.
+   */
+  readonly viaFloat16?: boolean;
   /** The tensor, when the value is an initializer or a Constant node's output (it may fold). */
   readonly constant?: Tensor;
 }
@@ -33,6 +39,9 @@ export interface OutputSpec {
   /** Default: every input exact and the op exact for this dtype (see `RandomValue.exact`). */
   exact?: boolean;
 }
+
+/** Element types whose arithmetic no optimization level may change: the integers and bool. */
+const EXACT_ARITHMETIC = new Set(['int64', 'int32', 'int8', 'uint8', 'bool']);
 
 /** Ops that only move, select or compare elements: the result is exact when the inputs are. */
 const SELECTING_OPS = new Set([
@@ -167,9 +176,12 @@ export class GraphBuilder {
     }
     const read = inputs.filter((v): v is RandomValue => v !== '');
     const exactInputs = read.every((v) => v.exact);
+    const float16Inputs = read.some((v) => v.viaFloat16);
     const values = outputs.map((o) => {
-      const exactOp = SELECTING_OPS.has(op) || o.dtype !== 'float32';
-      return { name: this.fresh(op.toLowerCase()), dtype: o.dtype, shape: [...o.shape], mag: o.mag, exact: o.exact ?? (exactInputs && exactOp) };
+      const selecting = SELECTING_OPS.has(op) && !(op === 'Cast' && o.dtype === 'float16');
+      const exactOp = selecting || EXACT_ARITHMETIC.has(o.dtype);
+      const viaFloat16 = float16Inputs || (o.dtype === 'float16' && !selecting);
+      return { name: this.fresh(op.toLowerCase()), dtype: o.dtype, shape: [...o.shape], mag: o.mag, exact: o.exact ?? (exactInputs && exactOp && !viaFloat16), viaFloat16 };
     });
     this.#emit(op, inputs.map((v) => (v === '' ? '' : v.name)), values.map((v) => v.name), attributes, domain);
     return values.map((v) => this.#add(v));

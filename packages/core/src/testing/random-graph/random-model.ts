@@ -26,8 +26,10 @@ export interface RandomModel {
   model: Model;
   /** A value for every graph input. */
   feeds: Record<string, Tensor>;
-  /** Outputs computed bit-identically at every optimization level (integer, float16, moved elements). */
+  /** Outputs computed bit-identically at every optimization level (integers, moved elements). */
   exactOutputs: ReadonlySet<string>;
+  /** Outputs computed through float16 arithmetic: compared at float16's precision. */
+  float16Outputs: ReadonlySet<string>;
 }
 
 type Generator = (b: GraphBuilder) => RandomValue | RandomValue[] | undefined;
@@ -72,7 +74,9 @@ export function randomModel(seed: number, options: RandomModelOptions = {}): Ran
   }
   chooseOutputs(b);
   if (options.shuffle !== false) shuffleNodes(graph, r);
-  const exactOutputs = new Set(graph.outputs.map((o) => o.name).filter((name) => b.values.find((v) => v.name === name)?.exact));
+  const valueOf = (name: string) => b.values.find((v) => v.name === name);
+  const exactOutputs = new Set(graph.outputs.map((o) => o.name).filter((name) => valueOf(name)?.exact));
+  const float16Outputs = new Set(graph.outputs.map((o) => o.name).filter((name) => valueOf(name)?.viaFloat16));
   return {
     seed,
     model: {
@@ -89,6 +93,7 @@ export function randomModel(seed: number, options: RandomModelOptions = {}): Ran
     },
     feeds: Object.fromEntries(b.feeds),
     exactOutputs,
+    float16Outputs,
   };
 }
 
