@@ -10,6 +10,7 @@
 #include "matmul_primitive.h"
 #include "norm_function.h"
 #include "pool_primitive.h"
+#include "quantize_function.h"
 #include "reorder_primitive.h"
 #include "runtime_info.h"
 #include "strided_matmul_primitive.h"
@@ -33,6 +34,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));
   exports.Set("StridedMatMulPrimitive", switchyard::StridedMatMulPrimitive::Define(env));
   exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));
+  exports.Set("dynamicQuantizeLinear", Napi::Function::New<switchyard::DynamicQuantizeLinearJs>(env, "dynamicQuantizeLinear"));
+  exports.Set("dynamicQuantizeLinearAsync", Napi::Function::New<switchyard::DynamicQuantizeLinearAsyncJs>(env, "dynamicQuantizeLinearAsync"));
+  exports.Set("quantizeLinear", Napi::Function::New<switchyard::QuantizeLinearJs>(env, "quantizeLinear"));
+  exports.Set("quantizeLinearAsync", Napi::Function::New<switchyard::QuantizeLinearAsyncJs>(env, "quantizeLinearAsync"));
+  exports.Set("dequantizeLinear", Napi::Function::New<switchyard::DequantizeLinearJs>(env, "dequantizeLinear"));
+  exports.Set("dequantizeLinearAsync", Napi::Function::New<switchyard::DequantizeLinearAsyncJs>(env, "dequantizeLinearAsync"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;
 }

@@ -23,7 +23,8 @@ export const dynamicQuantizeLinearKernel = defineKernel({
       if (x[i] > max) max = x[i];
     }
     const range: [number, number] = [0, 255];
-    const scale = Math.fround((max - min) / 255);
+    // (max - min) rounds to float32 before the division, as in the spec's reference and onnxruntime.
+    const scale = Math.fround(Math.fround(max - min) / 255);
     const zp = scale === 0 ? 0 : saturate(roundHalfEven(Math.fround(-min / scale)), range);
     const y = ctx.output(0, 'uint8', X.dims);
     const out = y.data as Uint8Array;

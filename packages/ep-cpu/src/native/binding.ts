@@ -361,6 +361,31 @@ export interface NativeBinding {
   ReorderPrimitive?: new (options: ReorderPrimitiveOptions) => ReorderPrimitive;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
+  /**
+   * [sync] ONNX DynamicQuantizeLinear: y (x's length) = uint8 quantization of x with the scale and zero point
+   * chosen from x's range (written to `scale[0]` and `zeroPoint[0]`). `...Async` [async]: the same on the
+   * oneDNN thread. Absent from older builds (the TS kernel serves then); so are the two below.
+   */
+  dynamicQuantizeLinear?(x: Float32Array, y: Uint8Array, scale: Float32Array, zeroPoint: Uint8Array, threads?: number): void;
+  dynamicQuantizeLinearAsync?(x: Float32Array, y: Uint8Array, scale: Float32Array, zeroPoint: Uint8Array, threads?: number): Promise<void>;
+  /**
+   * [sync] ONNX QuantizeLinear with x viewed as [outer, channels, inner] (channels 1: per tensor): element
+   * (o, c, i) = saturate(round_half_even(x / scales[c]) + zeroPoints[c]). `zeroPoints` (null: 0) has y's
+   * type and `channels` elements; y has x's length. `...Async` [async].
+   */
+  quantizeLinear?(
+    x: Float32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | null, y: Uint8Array | Int8Array, channels: number, inner: number, threads?: number,
+  ): void;
+  quantizeLinearAsync?(
+    x: Float32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | null, y: Uint8Array | Int8Array, channels: number, inner: number, threads?: number,
+  ): Promise<void>;
+  /** [sync] ONNX DequantizeLinear likewise: y = (x - zeroPoints[c]) · scales[c]; zeroPoints has x's type. `...Async` [async]. */
+  dequantizeLinear?(
+    x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
+  ): void;
+  dequantizeLinearAsync?(
+    x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
+  ): Promise<void>;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

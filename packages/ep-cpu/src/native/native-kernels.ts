@@ -14,9 +14,10 @@ import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
+import { nativeQuantizeKernels } from './quantize-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 /** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeQuantizeKernels(binding)];
 }
