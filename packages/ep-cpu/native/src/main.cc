@@ -6,6 +6,7 @@
 #include "eltwise_function.h"
 #include "engine.h"
 #include "gemm_primitive.h"
+#include "int8_conv_primitive.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "norm_function.h"
@@ -34,6 +35,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));
   exports.Set("StridedMatMulPrimitive", switchyard::StridedMatMulPrimitive::Define(env));
   exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));
+  exports.Set("ConvIntegerPrimitive", switchyard::ConvIntegerPrimitive::Define(env));
+  exports.Set("QLinearConvPrimitive", switchyard::QLinearConvPrimitive::Define(env));
+  exports.Set("DynamicQuantizedConvPrimitive", switchyard::DynamicQuantizedConvPrimitive::Define(env));
   exports.Set("dynamicQuantizeLinear", Napi::Function::New<switchyard::DynamicQuantizeLinearJs>(env, "dynamicQuantizeLinear"));
   exports.Set("dynamicQuantizeLinearAsync", Napi::Function::New<switchyard::DynamicQuantizeLinearAsyncJs>(env, "dynamicQuantizeLinearAsync"));
   exports.Set("quantizeLinear", Napi::Function::New<switchyard::QuantizeLinearJs>(env, "quantizeLinear"));

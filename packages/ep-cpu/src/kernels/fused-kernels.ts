@@ -4,5 +4,18 @@ import { fusedConvKernel } from './FusedConv.js';
 import { fusedGeluKernel } from './FusedGelu.js';
 import { fusedLayerNormalizationKernel } from './FusedLayerNormalization.js';
 import { fusedMatMulKernel } from './FusedMatMul.js';
+import { quantizedConvKernel } from './QuantizedConv.js';
+import { quantizedMatMulKernel } from './QuantizedMatMul.js';
+import { dynamicQuantizedConvKernel } from './DynamicQuantizedConv.js';
+import { dynamicQuantizedMatMulKernel } from './DynamicQuantizedMatMul.js';
 
-export const fusedKernels: KernelDef[] = [fusedConvKernel, fusedGeluKernel, fusedLayerNormalizationKernel, fusedMatMulKernel];
+export const fusedKernels: KernelDef[] = [
+  fusedConvKernel,
+  fusedGeluKernel,
+  fusedLayerNormalizationKernel,
+  fusedMatMulKernel,
+  quantizedConvKernel,
+  quantizedMatMulKernel,
+  dynamicQuantizedConvKernel,
+  dynamicQuantizedMatMulKernel,
+];

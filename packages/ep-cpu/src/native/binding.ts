@@ -261,6 +261,72 @@ export interface PoolPrimitiveOptions {
 /** `outputDims`: [N, C, ...floor((in + pads - kernel) / stride) + 1]. */
 export type PoolPrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
 
+/** 8-bit tensors as the int8 classes take them. */
+export type Int8Array8 = Uint8Array | Int8Array;
+
+/**
+ * Options shared by the int8 convolution classes: ONNX Conv geometry (auto_pad resolved by the caller)
+ * and constant 8-bit weights, packed at construction. Results are exact: the int32 sums of
+ * (x - x_zero_point)(w - w_zero_point) whatever the ISA (without VNNI, weights past ±64 run as two 7-bit
+ * halves, which oneDNN's saturating int16 products cannot overflow; native/src/int8_weights.h).
+ */
+export interface Int8ConvOptions {
+  /** X: [N, C, ...spatial], spatial rank 1–3. */
+  inputDims: readonly number[];
+  /** W: [M, C / group, ...kernel]. */
+  weightDims: readonly number[];
+  group?: number;
+  strides?: readonly number[];
+  /** ONNX counting (1 = dense). */
+  dilations?: readonly number[];
+  padsBegin?: readonly number[];
+  padsEnd?: readonly number[];
+  threads?: number;
+  /** W's values; its type (uint8 or int8) is W's. */
+  weights: Int8Array8;
+  /** W's zero points: W's type, 1 or M elements; absent = 0. */
+  weightZeroPoints?: Int8Array8;
+  /** 'auto' (default): 7-bit weight halves where oneDNN would saturate (no VNNI); 'always': everywhere (tests). */
+  weightSplit?: 'auto' | 'always';
+}
+
+/** `new ConvIntegerPrimitive(...)`: ONNX ConvInteger. */
+export interface ConvIntegerPrimitiveOptions extends Int8ConvOptions {
+  /** X's type (default 'uint8'). */
+  inputType?: 'uint8' | 'int8';
+}
+
+/** y (Int32Array of `outputDims`) = Σ (x - xZero[0])(w - w_zero_point); xZero null = 0, else one element of x's type. */
+export type ConvIntegerPrimitive = NativePrimitive<[x: Int8Array8, xZero: Int8Array8 | null, y: Int32Array]>;
+
+/** `new QLinearConvPrimitive(...)`: ONNX QLinearConv, and the QDQ fusion's conv (with `relu`). */
+export interface QLinearConvPrimitiveOptions extends ConvIntegerPrimitiveOptions {
+  /** Y's type (default 'uint8'). */
+  outputType?: 'uint8' | 'int8';
+  /** Relu folded in: results below Y's zero point are raised to it. Default false. */
+  relu?: boolean;
+}
+
+/**
+ * y = saturate(round_half_even(float((conv + bias[m]) · multipliers[m])) + yZero[0]), the product in double
+ * rounded once to float (as the TS kernel). `bias`: Int32Array(M) or null; `multipliers`: Float32Array(M).
+ */
+export type QLinearConvPrimitive = NativePrimitive<
+  [x: Int8Array8, xZero: Int8Array8 | null, bias: Int32Array | null, multipliers: Float32Array, yZero: Int8Array8 | null, y: Int8Array8]
+>;
+
+/** `new DynamicQuantizedConvPrimitive(...)`: the dynamic-quantization fusion's conv (x float32). */
+export interface DynamicQuantizedConvPrimitiveOptions extends Int8ConvOptions {
+  /** `run` takes a bias. Default false. */
+  hasBias?: boolean;
+}
+
+/**
+ * y = float(ConvInteger(DynamicQuantizeLinear(x), W)) · (x_scale · scales[m]) (+ bias[m]), every step rounded
+ * to float32 as the unfused graph does. `scales`, `bias`: Float32Array(M) (bias null without `hasBias`).
+ */
+export type DynamicQuantizedConvPrimitive = NativePrimitive<[x: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
+
 /** Options of `new ReorderPrimitive(...)`: converts one tensor between layouts. */
 export interface ReorderPrimitiveOptions {
   /** Logical [N, C, ...spatial], rank 3–5. */
@@ -361,6 +427,10 @@ export interface NativeBinding {
   ReorderPrimitive?: new (options: ReorderPrimitiveOptions) => ReorderPrimitive;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
+  /** [sync] constructors of the int8 convolutions; absent from older builds (the TS kernels serve then). */
+  ConvIntegerPrimitive?: new (options: ConvIntegerPrimitiveOptions) => ConvIntegerPrimitive;
+  QLinearConvPrimitive?: new (options: QLinearConvPrimitiveOptions) => QLinearConvPrimitive;
+  DynamicQuantizedConvPrimitive?: new (options: DynamicQuantizedConvPrimitiveOptions) => DynamicQuantizedConvPrimitive;
   /**
    * [sync] ONNX DynamicQuantizeLinear: y (x's length) = uint8 quantization of x with the scale and zero point
    * chosen from x's range (written to `scale[0]` and `zeroPoint[0]`). `...Async` [async]: the same on the

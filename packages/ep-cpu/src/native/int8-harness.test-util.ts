@@ -7,7 +7,7 @@ import { AttributeReader, Graph, SwitchyardError, Tensor, type AttributeValue, t
 export type Attr = number | number[] | string;
 
 function toAttribute(v: Attr): AttributeValue {
-  if (typeof v === 'string') return { type: 'string', value: v };
+  if (typeof v === 'string') return { type: 'string', value: v, bytes: new TextEncoder().encode(v) };
   if (Array.isArray(v)) return { type: 'ints', value: v };
   return { type: 'int', value: v };
 }
@@ -36,7 +36,10 @@ export async function runDef(def: KernelDef, inputs: Array<Tensor | undefined>, 
   inputs.forEach((v, i) => {
     if (!v) return;
     graph.valueInfo.set(names[i], { name: names[i], type: { kind: 'tensor', elemType: v.type, shape: [...v.dims] } });
-    if (opts.constants?.includes(i)) constants.set(i, v);
+    if (opts.constants?.includes(i)) {
+      constants.set(i, v);
+      graph.initializers.set(names[i], v);
+    }
   });
   const supported = def.supports ? def.supports(node, graph) : true;
   if (supported !== true) throw new SwitchyardError('UNSUPPORTED', `${def.opType} declined: ${supported}`);

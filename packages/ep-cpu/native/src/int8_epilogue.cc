@@ -1,0 +1,65 @@
+#include "int8_epilogue.h"
+
+namespace switchyard {
+
+namespace {
+
+// As in quantize_kernels.cc: adding and subtracting 1.5 · 2^23 rounds half to even for |v| < 2^22.
+constexpr float kRoundMagic = 12582912.0f;
+
+inline uint8_t Requantize(int64_t acc, float multiplier, float zeroPoint, float lo, float hi) {
+  float q = static_cast<float>(static_cast<double>(acc) * static_cast<double>(multiplier));
+  const float qlo = lo - zeroPoint - 1.0f, qhi = hi - zeroPoint + 1.0f;
+  q = q < qlo ? qlo : q;
+  q = q > qhi ? qhi : q;
+  float v = ((q + kRoundMagic) - kRoundMagic) + zeroPoint;
+  v = v < lo ? lo : v;
+  v = v > hi ? hi : v;
+  v = v == v ? v : 0.0f;  // a NaN product (an infinite multiplier times 0) stores 0, as the TS kernels' typed arrays do
+  return static_cast<uint8_t>(static_cast<int32_t>(v));
+}
+
+}  // namespace
+
+#define SWITCHYARD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+SWITCHYARD_CLONES
+void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, float multiplier, float zeroPoint, RequantBounds bounds, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = Requantize(static_cast<int64_t>(acc[i]) + bias, multiplier, zeroPoint, bounds.lo, bounds.hi);
+}
+
+SWITCHYARD_CLONES
+void RequantizeRowPerElement(const int32_t* acc, int64_t n, const int32_t* bias, const float* multipliers, float zeroPoint, RequantBounds bounds, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = Requantize(static_cast<int64_t>(acc[i]) + (bias ? bias[i] : 0), multipliers[i], zeroPoint, bounds.lo, bounds.hi);
+  }
+}
+
+SWITCHYARD_CLONES
+void ScaleRow(const int32_t* acc, int64_t n, float scale, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(acc[i]) * scale;
+}
+
+SWITCHYARD_CLONES
+void ScaleBiasRow(const int32_t* acc, int64_t n, float scale, float bias, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float scaled = static_cast<float>(acc[i]) * scale;
+    out[i] = scaled + bias;
+  }
+}
+
+SWITCHYARD_CLONES
+void ScaleBiasRowPerElement(const int32_t* acc, int64_t n, const float* scales, const float* bias, float* out) {
+  if (bias) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float scaled = static_cast<float>(acc[i]) * scales[i];
+      out[i] = scaled + bias[i];
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(acc[i]) * scales[i];
+  }
+}
+
+#undef SWITCHYARD_CLONES
+
+}  // namespace switchyard
