@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "errors.h"
+#include "int8_transpose.h"
 #include "scratchpad.h"
 
 namespace switchyard {
@@ -288,41 +289,81 @@ void Int8Conv::WindowSums(const uint8_t* x, int32_t xZero, int32_t* channelSums,
   }
 }
 
-void Int8Conv::FillTile(const Partials& partials, int64_t n, int64_t p0, int64_t count, int32_t* tile) const {
-  const int64_t m = outputChannels(), groups = params_.group, mPerGroup = m / groups;
-  const int64_t perChunk = batch() * outputPixels_ * convChannels_, chunkCount = static_cast<int64_t>(chunks_.size());
-  const int32_t* base = partials.raw + (n * outputPixels_ + p0) * convChannels_;
-  for (int64_t i = 0; i < count; ++i) {
-    for (int64_t c = 0; c < m; ++c) {
-      uint32_t v = 0;
-      for (int64_t k = 0; k < chunkCount; ++k) {
-        const int32_t* px = base + k * perChunk + i * convChannels_;
-        v += split_ ? 2u * static_cast<uint32_t>(px[high_[c]]) + static_cast<uint32_t>(px[low_[c]]) : static_cast<uint32_t>(px[c]);
-      }
-      tile[c * count + i] = static_cast<int32_t>(v - partials.xZero * static_cast<uint32_t>(weightTotals_[c]));
+namespace {
+
+// out[c * count + i] = raw[i * rowStride + c] for c < channels, i < count: 4 x 4 blocks where they fit.
+void TransposeRaw(const int32_t* raw, int64_t rowStride, int64_t channels, int64_t count, int32_t* out) {
+  const int64_t c4 = channels / 4 * 4, i4 = count / 4 * 4;
+  for (int64_t c = 0; c < c4; c += 4) {
+    for (int64_t i = 0; i < i4; i += 4) Transpose4x4Ints(raw + i * rowStride + c, rowStride, out + c * count + i, count);
+    for (int64_t i = i4; i < count; ++i) {
+      for (int64_t k = 0; k < 4; ++k) out[(c + k) * count + i] = raw[i * rowStride + c + k];
     }
   }
-  if (!partials.sums) return;
-  for (int64_t c = 0; c < m; ++c) {
-    const uint32_t zp = static_cast<uint32_t>(weightZeroPoints_[c]);
-    if (zp == 0) continue;
-    const int32_t* s = partials.sums + (n * groups + c / mPerGroup) * outputPixels_ + p0;
-    int32_t* row = tile + c * count;
-    for (int64_t i = 0; i < count; ++i) row[i] = static_cast<int32_t>(static_cast<uint32_t>(row[i]) - zp * static_cast<uint32_t>(s[i]));
+  for (int64_t c = c4; c < channels; ++c) {
+    for (int64_t i = 0; i < count; ++i) out[c * count + i] = raw[i * rowStride + c];
   }
 }
 
-void Int8Conv::ForEachTile(void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*), void* context) const {
+// row[i] -= k · v[i] (or just k when v is null), wrapping.
+void SubtractScaled(int32_t* row, int64_t count, uint32_t k, const int32_t* v) {
+  auto* r = reinterpret_cast<uint32_t*>(row);
+  if (!v) {
+    for (int64_t i = 0; i < count; ++i) r[i] -= k;
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) r[i] -= k * static_cast<uint32_t>(v[i]);
+}
+
+}  // namespace
+
+void Int8Conv::FillTile(const Partials& partials, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) const {
+  const int64_t m = outputChannels(), groups = params_.group, mPerGroup = m / groups;
+  const int64_t perChunk = batch() * outputPixels_ * convChannels_, chunkCount = static_cast<int64_t>(chunks_.size());
+  const int32_t* base = partials.raw + (n * outputPixels_ + p0) * convChannels_;
+  if (!split_ && chunkCount == 1) {
+    TransposeRaw(base, convChannels_, m, count, tile);
+  } else {
+    // The chunks' results summed (wrapping) in scratch, then each channel's halves combined: 2 · high + low.
+    auto* sum = reinterpret_cast<uint32_t*>(scratch);
+    int32_t* part = scratch + convChannels_ * count;
+    TransposeRaw(base, convChannels_, convChannels_, count, scratch);
+    for (int64_t k = 1; k < chunkCount; ++k) {
+      TransposeRaw(base + k * perChunk, convChannels_, convChannels_, count, part);
+      for (int64_t i = 0; i < convChannels_ * count; ++i) sum[i] += static_cast<uint32_t>(part[i]);
+    }
+    for (int64_t c = 0; c < m; ++c) {
+      auto* row = reinterpret_cast<uint32_t*>(tile + c * count);
+      const uint32_t* high = sum + high_[c] * count;
+      if (!split_) {
+        std::copy_n(high, count, row);
+        continue;
+      }
+      const uint32_t* low = sum + low_[c] * count;
+      for (int64_t i = 0; i < count; ++i) row[i] = 2u * high[i] + low[i];
+    }
+  }
+  for (int64_t c = 0; c < m; ++c) {
+    int32_t* row = tile + c * count;
+    if (partials.xZero && weightTotals_[c]) SubtractScaled(row, count, partials.xZero * static_cast<uint32_t>(weightTotals_[c]), nullptr);
+    if (partials.sums && weightZeroPoints_[c]) {
+      SubtractScaled(row, count, static_cast<uint32_t>(weightZeroPoints_[c]), partials.sums + (n * groups + c / mPerGroup) * outputPixels_ + p0);
+    }
+  }
+}
+
+void Int8Conv::ForEachTile(void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*, int32_t*), void* context) const {
   ThreadScope threads(params_.threads);
   const int64_t tilesPerImage = (outputPixels_ + kTilePixels - 1) / kTilePixels, tiles = batch() * tilesPerImage;
   const int64_t m = outputChannels();
+  const int64_t scratchRows = split_ || chunks_.size() > 1 ? 2 * convChannels_ : 0;
 #pragma omp parallel if (tiles > 1 && omp_get_max_threads() > 1)
   {
-    std::vector<int32_t> tile(static_cast<size_t>(m * kTilePixels));
+    std::vector<int32_t> tile(static_cast<size_t>((m + scratchRows) * kTilePixels));
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < tiles; ++t) {
       const int64_t n = t / tilesPerImage, p0 = (t % tilesPerImage) * kTilePixels;
-      fn(context, n, p0, std::min(kTilePixels, outputPixels_ - p0), tile.data());
+      fn(context, n, p0, std::min(kTilePixels, outputPixels_ - p0), tile.data(), tile.data() + m * kTilePixels);
     }
   }
 }

@@ -65,7 +65,7 @@ class Int8Conv {
   // oneDNN's implementation, plus how the weights / channels were split, if they were.
   std::string implementation() const;
 
-  static constexpr int64_t kTilePixels = 64;
+  static constexpr int64_t kTilePixels = 128;  // a multiple of 4
 
   // Convolves `x` (filled per inputLayout(); xZero is the zero point as stored there, i.e. shifted for
   // int8 inputs) and calls emit(n, p0, count, tile) for every tile of pixels [p0, p0 + count) of image n,
@@ -90,8 +90,10 @@ class Int8Conv {
   };
   Partials Compute(const uint8_t* x, int32_t xZero) const;
   void WindowSums(const uint8_t* x, int32_t xZero, int32_t* channelSums, int32_t* sums) const;
-  void FillTile(const Partials& partials, int64_t n, int64_t p0, int64_t count, int32_t* tile) const;
-  void ForEachTile(void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*), void* context) const;
+  // Calls fn(context, n, p0, count, tile, scratch) for every tile, on the team's threads; tile holds M and
+  // scratch 2 · convChannels_ rows of kTilePixels int32 per thread.
+  void ForEachTile(void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*, int32_t*), void* context) const;
+  void FillTile(const Partials& partials, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) const;
   Chunk BuildChunk(const std::vector<int8_t>& convWeights, int64_t localBegin, int64_t localEnd) const;
   std::vector<int64_t> ChunkStarts(const std::vector<int8_t>& convWeights) const;
 
@@ -117,9 +119,9 @@ void Int8Conv::Run(const uint8_t* x, int32_t xZero, Emit&& emit) const {
     Emit* emit;
   } context{this, Compute(x, xZero), &emit};
   ForEachTile(
-      [](void* c, int64_t n, int64_t p0, int64_t count, int32_t* tile) {
+      [](void* c, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) {
         auto* ctx = static_cast<Context*>(c);
-        ctx->self->FillTile(ctx->partials, n, p0, count, tile);
+        ctx->self->FillTile(ctx->partials, n, p0, count, tile, scratch);
         (*ctx->emit)(n, p0, count, static_cast<const int32_t*>(tile));
       },
       &context);

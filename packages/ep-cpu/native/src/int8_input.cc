@@ -6,13 +6,14 @@
 #include <cstring>
 
 #include "errors.h"
+#include "int8_transpose.h"
 
 namespace switchyard {
 
 namespace {
 
-// Pixels per tile: a tile of all channels stays in cache while it is transposed.
-constexpr int64_t kTilePixels = 64;
+// Pixels per tile (a multiple of 16): a tile of all channels stays in cache while it is transposed.
+constexpr int64_t kTilePixels = 128;
 
 }  // namespace
 
@@ -98,11 +99,25 @@ void Int8InputLayout::Fill(Row&& row, uint8_t xorMask, uint8_t paddingValue, uin
         const int64_t p = p0 + i, w = p % in_[2], h = (p / in_[2]) % in_[1], d = p / (in_[2] * in_[1]);
         padded[i] = n * paddedPixels_ + ((d + pad_[0]) * size_[1] + (h + pad_[1])) * size_[2] + (w + pad_[2]);
       }
-      for (int64_t c = 0; c < channels_; ++c) {
+      if (xorMask) {
+        for (auto& b : tile) b ^= xorMask;
+      }
+      // 16 x 16 blocks where 16 channels lie side by side in one chunk; single bytes elsewhere.
+      int64_t c = 0;
+      for (; c + 16 <= channels_ && count == kTilePixels; c += 16) {
+        if (base_[c + 15] != base_[c] + 15 || stride_[c + 15] != stride_[c]) break;
+        const int64_t stride = stride_[c];
+        uint8_t* rows[16];
+        for (int64_t i0 = 0; i0 < count; i0 += 16) {
+          for (int k = 0; k < 16; ++k) rows[k] = buffer + base_[c] + padded[i0 + k] * stride;
+          Transpose16x16Bytes(tile.data() + c * kTilePixels + i0, kTilePixels, rows);
+        }
+      }
+      for (; c < channels_; ++c) {
         const uint8_t* src = tile.data() + c * kTilePixels;
         uint8_t* dst = buffer + base_[c];
         const int64_t stride = stride_[c];
-        for (int64_t i = 0; i < count; ++i) dst[padded[i] * stride] = src[i] ^ xorMask;
+        for (int64_t i = 0; i < count; ++i) dst[padded[i] * stride] = src[i];
       }
     }
   }
