@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "gemm_primitive.h"
 #include "int8_conv_primitive.h"
+#include "int8_matmul_primitive.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "norm_function.h"
@@ -38,6 +39,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ConvIntegerPrimitive", switchyard::ConvIntegerPrimitive::Define(env));
   exports.Set("QLinearConvPrimitive", switchyard::QLinearConvPrimitive::Define(env));
   exports.Set("DynamicQuantizedConvPrimitive", switchyard::DynamicQuantizedConvPrimitive::Define(env));
+  exports.Set("MatMulIntegerPrimitive", switchyard::MatMulIntegerPrimitive::Define(env));
+  exports.Set("QLinearMatMulPrimitive", switchyard::QLinearMatMulPrimitive::Define(env));
+  exports.Set("DynamicQuantizedMatMulPrimitive", switchyard::DynamicQuantizedMatMulPrimitive::Define(env));
   exports.Set("dynamicQuantizeLinear", Napi::Function::New<switchyard::DynamicQuantizeLinearJs>(env, "dynamicQuantizeLinear"));
   exports.Set("dynamicQuantizeLinearAsync", Napi::Function::New<switchyard::DynamicQuantizeLinearAsyncJs>(env, "dynamicQuantizeLinearAsync"));
   exports.Set("quantizeLinear", Napi::Function::New<switchyard::QuantizeLinearJs>(env, "quantizeLinear"));

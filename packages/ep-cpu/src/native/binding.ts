@@ -327,6 +327,53 @@ export interface DynamicQuantizedConvPrimitiveOptions extends Int8ConvOptions {
  */
 export type DynamicQuantizedConvPrimitive = NativePrimitive<[x: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
 
+/**
+ * Options shared by the int8 matrix-product classes: A [..., M, K] (rank >= 2; batch dims fold into rows)
+ * times a constant B [K, N], packed at construction. Exact int32 sums as for the convs.
+ */
+export interface Int8MatMulOptions {
+  aDims: readonly number[];
+  /** [K, N]. */
+  bDims: readonly number[];
+  threads?: number;
+  /** B's values; its type (uint8 or int8) is B's. */
+  weights: Int8Array8;
+  /** B's zero points: B's type, 1 or N elements; absent = 0. */
+  weightZeroPoints?: Int8Array8;
+  weightSplit?: 'auto' | 'always';
+}
+
+/** `new MatMulIntegerPrimitive(...)`: ONNX MatMulInteger with a constant 2-D B. */
+export interface MatMulIntegerPrimitiveOptions extends Int8MatMulOptions {
+  /** A's type (default 'uint8'). */
+  inputType?: 'uint8' | 'int8';
+  /** A's zero points per tensor (1, default) or per row of each matrix (M). */
+  aZeroPointCount?: number;
+}
+
+/** y (Int32Array, [..., M, N]) = Σ_k (a - aZero)(b - b_zero_point); aZero: aZeroPointCount elements of A's type, or null. */
+export type MatMulIntegerPrimitive = NativePrimitive<[a: Int8Array8, aZero: Int8Array8 | null, y: Int32Array]>;
+
+/** `new QLinearMatMulPrimitive(...)`: ONNX QLinearMatMul with a per-tensor a_scale, and the QDQ fusion's QuantizedMatMul. */
+export interface QLinearMatMulPrimitiveOptions extends MatMulIntegerPrimitiveOptions {
+  outputType?: 'uint8' | 'int8';
+  /** Relu folded in (y >= its zero point). Default false. */
+  relu?: boolean;
+}
+
+/** y = saturate(round_half_even(float((acc + bias[n]) · multipliers[n])) + yZero[0]); bias: Int32Array(N) or null. */
+export type QLinearMatMulPrimitive = NativePrimitive<
+  [a: Int8Array8, aZero: Int8Array8 | null, bias: Int32Array | null, multipliers: Float32Array, yZero: Int8Array8 | null, y: Int8Array8]
+>;
+
+/** `new DynamicQuantizedMatMulPrimitive(...)`: the dynamic-quantization fusion's matmul (A float32). */
+export interface DynamicQuantizedMatMulPrimitiveOptions extends Int8MatMulOptions {
+  hasBias?: boolean;
+}
+
+/** y = float(MatMulInteger(DynamicQuantizeLinear(a), B)) · (a_scale · scales[n]) (+ bias[n]), rounded as the unfused graph. */
+export type DynamicQuantizedMatMulPrimitive = NativePrimitive<[a: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
+
 /** Options of `new ReorderPrimitive(...)`: converts one tensor between layouts. */
 export interface ReorderPrimitiveOptions {
   /** Logical [N, C, ...spatial], rank 3–5. */
@@ -431,6 +478,10 @@ export interface NativeBinding {
   ConvIntegerPrimitive?: new (options: ConvIntegerPrimitiveOptions) => ConvIntegerPrimitive;
   QLinearConvPrimitive?: new (options: QLinearConvPrimitiveOptions) => QLinearConvPrimitive;
   DynamicQuantizedConvPrimitive?: new (options: DynamicQuantizedConvPrimitiveOptions) => DynamicQuantizedConvPrimitive;
+  /** [sync] constructors of the int8 matrix products; absent from older builds (the TS kernels serve then). */
+  MatMulIntegerPrimitive?: new (options: MatMulIntegerPrimitiveOptions) => MatMulIntegerPrimitive;
+  QLinearMatMulPrimitive?: new (options: QLinearMatMulPrimitiveOptions) => QLinearMatMulPrimitive;
+  DynamicQuantizedMatMulPrimitive?: new (options: DynamicQuantizedMatMulPrimitiveOptions) => DynamicQuantizedMatMulPrimitive;
   /**
    * [sync] ONNX DynamicQuantizeLinear: y (x's length) = uint8 quantization of x with the scale and zero point
    * chosen from x's range (written to `scale[0]` and `zeroPoint[0]`). `...Async` [async]: the same on the

@@ -8,7 +8,8 @@
  */
 import { type AttributeReader, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { Int8Array8, Int8ConvOptions, NativeBinding } from './binding.js';
-import { withNativeErrors, withNodeErrors } from './native-errors.js';
+import { withNodeErrors } from './native-errors.js';
+import { is8Bit, MultiplierCache, perChannel, runInt8Primitive } from './int8-native-support.js';
 import { dispatchFor, float32Reason, sameDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
@@ -18,8 +19,6 @@ import { quantizedConvKernel } from '../kernels/QuantizedConv.js';
 import { dynamicQuantizedConvKernel } from '../kernels/DynamicQuantizedConv.js';
 import { convShape } from '../nn/conv.js';
 import { readWindowAttrs, windowGeometry } from '../nn/geometry.js';
-
-const is8Bit = (t: Tensor | undefined): boolean => t !== undefined && (t.type === 'uint8' || t.type === 'int8');
 
 /** What a primitive for one input shape needs: ONNX's geometry, resolved exactly as the TS kernels resolve it. */
 interface Int8ConvGeometry {
@@ -105,13 +104,9 @@ class Int8ConvNode<P extends { dispose(): void }> {
     return this.#last;
   }
 
-  /** Runs `primitive.runSync` inline or `primitive.run` on the oneDNN thread, then returns `outputs`. */
+  /** Runs the prepared primitive inline or on the oneDNN thread, then returns `outputs`. */
   execute<A extends unknown[]>(p: { inline: boolean; primitive: P & { run(...a: A): Promise<void>; runSync(...a: A): void } }, args: A, outputs: Tensor[]): Tensor[] | Promise<Tensor[]> {
-    if (p.inline) {
-      withNodeErrors(this.node, () => p.primitive.runSync(...args));
-      return outputs;
-    }
-    return withNativeErrors(this.node, () => p.primitive.run(...args)).then(() => outputs);
+    return runInt8Primitive(this.node, p.inline, p.primitive, args, outputs);
   }
 
   dispose(): void {
@@ -144,13 +139,6 @@ function createConvInteger(binding: NativeBinding, init: KernelInit): Kernel {
   };
 }
 
-/** The per-channel multipliers fround(fround(x_scale · w_scale[m]) / y_scale), as the TS kernel rounds them. */
-function multipliers(xScale: number, wScale: Float32Array, yScale: number, channels: number): Float32Array {
-  const out = new Float32Array(channels);
-  for (let m = 0; m < channels; m++) out[m] = Math.fround(Math.fround(xScale * wScale[wScale.length === 1 ? 0 : m]) / yScale);
-  return out;
-}
-
 /** QLinearConv and QuantizedConv: inputs (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B). */
 function createQLinearConv(binding: NativeBinding, init: KernelInit, fallbackDef: KernelDef, relu: boolean): Kernel {
   const { node } = init;
@@ -161,7 +149,7 @@ function createQLinearConv(binding: NativeBinding, init: KernelInit, fallbackDef
     const [inputType, outputType] = variant.split('>') as ['uint8' | 'int8', 'uint8' | 'int8'];
     return new binding.QLinearConvPrimitive!({ ...options, inputType, outputType, relu });
   });
-  let cachedMultipliers: { key: [Tensor, Tensor, Tensor]; value: Float32Array } | undefined;
+  const multipliers = new MultiplierCache();
   return {
     implementation: 'onednn',
     run(ctx: KernelRunContext) {
@@ -174,11 +162,7 @@ function createQLinearConv(binding: NativeBinding, init: KernelInit, fallbackDef
         [xScale, wScale, yScale].every((s) => s.type === 'float32') && (wScale.size === 1 || wScale.size === channels) &&
         (!bias || (bias.type === 'int32' && bias.size === channels));
       if (!served) return fallback.run(ctx);
-      const c = cachedMultipliers;
-      const mult =
-        c && c.key[0] === xScale && c.key[1] === wScale && c.key[2] === yScale
-          ? c.value
-          : (cachedMultipliers = { key: [xScale, wScale, yScale], value: multipliers((xScale.data as Float32Array)[0], wScale.data as Float32Array, (yScale.data as Float32Array)[0], channels) }).value;
+      const mult = multipliers.get(xScale, wScale, yScale, channels);
       const p = conv.prepare(x.dims, `${x.type}>${yZero.type}`, ctx.threads);
       const y = ctx.output(0, yZero.type, p.geometry.outDims, { uninitialized: true });
       const args: [Int8Array8, Int8Array8 | null, Int32Array | null, Float32Array, Int8Array8 | null, Int8Array8] = [
@@ -196,13 +180,6 @@ function createQLinearConv(binding: NativeBinding, init: KernelInit, fallbackDef
       fallback.dispose?.();
     },
   };
-}
-
-/** A constant float32 input spread to one value per channel (it holds one or `channels`). */
-function perChannel(t: Tensor | undefined, channels: number): Float32Array | undefined {
-  if (!t || t.type !== 'float32' || (t.size !== 1 && t.size !== channels)) return undefined;
-  const data = t.data as Float32Array;
-  return t.size === channels ? data : new Float32Array(channels).fill(data[0]);
 }
 
 /** DynamicQuantizedConv(X float32, W, w_zero_point?, scales, B?). */

@@ -10,6 +10,7 @@ import { nativeConvDwKernels } from './conv-dw-native.js';
 import { nativeConvConcatKernels } from './conv-concat-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
 import { nativeInt8ConvKernels } from './int8-conv-native.js';
+import { nativeInt8MatMulKernels } from './int8-matmul-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
 import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
@@ -20,5 +21,5 @@ import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 /** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeQuantizeKernels(binding), ...nativeInt8ConvKernels(binding)];
+  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding), ...nativeQuantizeKernels(binding), ...nativeInt8ConvKernels(binding), ...nativeInt8MatMulKernels(binding)];
 }
