@@ -15,6 +15,8 @@ import { blockedConvDwFusion } from './blocked-conv-dw-fusion.js';
 import { blockedConvConcatFusion } from './blocked-conv-concat-fusion.js';
 import { attentionMatMulFusion } from './attention-matmul-fusion.js';
 import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
+import { dynamicQuantizeFusion } from './dynamic-quantize-fusion.js';
+import { qdqFusion } from './qdq-fusion.js';
 import type { NativeBinding } from '../native/binding.js';
 import { supportsBlockedLayout } from '../native/blocked-native.js';
 import { isChannelBlock } from '../native/channel-blocked.js';
@@ -32,13 +34,25 @@ export const cpuGraphPasses: GraphPass[] = [convBatchNormFolding, geluFusion, co
  */
 export function cpuGraphPassesFor(binding: NativeBinding | undefined): GraphPass[] {
   if (!binding) return cpuGraphPasses;
-  const passes = [...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
+  const passes = [...quantizedPasses(binding), ...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
   if (!supportsBlockedLayout(binding)) return passes;
   const block = binding.preferredChannelBlock!();
   if (!isChannelBlock(block)) return passes;
   // Once convs are BlockedConv: 1x1 + depthwise pairs fuse, and convs write straight into a Concat of them.
   const convDw = blockedConvDwFusion(binding);
   return [...passes, blockedLayoutPass(block), ...(convDw ? [convDw] : []), blockedConvConcatFusion];
+}
+
+/**
+ * The quantized fusions (level 'all'), first: the QDQ pattern must see Conv → Relu → QuantizeLinear before
+ * the conv fusions turn Conv + Relu into FusedConv. Their ops have TS kernels too, but only the addon runs
+ * them faster than the unfused graph, so they are left out without it.
+ */
+function quantizedPasses(binding: NativeBinding): GraphPass[] {
+  const passes: GraphPass[] = [];
+  if (binding.DynamicQuantizedConvPrimitive && binding.DynamicQuantizedMatMulPrimitive) passes.push(dynamicQuantizeFusion);
+  if (binding.QLinearConvPrimitive && binding.QLinearMatMulPrimitive) passes.push(qdqFusion);
+  return passes;
 }
 
 /**
@@ -52,4 +66,4 @@ function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
   return passes;
 }
 
-export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, blockedConvDwFusion, blockedConvConcatFusion, attentionMatMulFusion, skipLayerNormFusion };
+export { convBatchNormFolding, convActivationFusion, layerNormFusion, geluFusion, matMulAddFusion, blockedLayoutPass, blockedConvDwFusion, blockedConvConcatFusion, attentionMatMulFusion, skipLayerNormFusion, dynamicQuantizeFusion, qdqFusion };
