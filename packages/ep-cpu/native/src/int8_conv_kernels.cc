@@ -62,8 +62,8 @@ void QLinearConvKernel::Execute(const void* x, const void* xZero, const void* bi
   });
 }
 
-DynamicQuantizedConvKernel::DynamicQuantizedConvKernel(const Int8ConvParams& params, const void* weights, const void* zeroPoints, int64_t zeroPointCount, bool hasBias)
-    : conv_(params, weights, zeroPoints, zeroPointCount), hasBias_(hasBias) {}
+DynamicQuantizedConvKernel::DynamicQuantizedConvKernel(const Int8ConvParams& params, const void* weights, const void* zeroPoints, int64_t zeroPointCount, bool hasBias, bool relu)
+    : conv_(params, weights, zeroPoints, zeroPointCount), hasBias_(hasBias), relu_(relu) {}
 
 void DynamicQuantizedConvKernel::Execute(const void* x, const void* scales, const void* bias, void* y) const {
   ThreadScope threads(conv_.params().threads);
@@ -83,8 +83,8 @@ void DynamicQuantizedConvKernel::Execute(const void* x, const void* scales, cons
   conv_.Run(input, q.zeroPoint, [&](int64_t image, int64_t p0, int64_t count, const int32_t* tile) {
     for (int64_t ch = 0; ch < m; ++ch) {
       float* row = out + (image * m + ch) * pixels + p0;
-      if (hasBias_) ScaleBiasRow(tile + ch * count, count, scale[ch], b[ch], row);
-      else ScaleRow(tile + ch * count, count, scale[ch], row);
+      if (hasBias_) ScaleBiasRow(tile + ch * count, count, scale[ch], b[ch], relu_, row);
+      else ScaleRow(tile + ch * count, count, scale[ch], relu_, row);
     }
   });
 }

@@ -46,10 +46,10 @@ class QLinearConvKernel {
 };
 
 // The dynamic-quantization fusion's conv: x (float32) → DynamicQuantizeLinear → ConvInteger → Cast →
-// · (x_scale · scales[m]) [→ + bias[m]], the graph's float arithmetic step by step.
+// · (x_scale · scales[m]) [→ + bias[m]] [→ Relu], the graph's float arithmetic step by step.
 class DynamicQuantizedConvKernel {
  public:
-  DynamicQuantizedConvKernel(const Int8ConvParams& params, const void* weights, const void* zeroPoints, int64_t zeroPointCount, bool hasBias);
+  DynamicQuantizedConvKernel(const Int8ConvParams& params, const void* weights, const void* zeroPoints, int64_t zeroPointCount, bool hasBias, bool relu);
   // x, scales (M), bias (M, or null without hasBias) and y are float32.
   void Execute(const void* x, const void* scales, const void* bias, void* y) const;
 
@@ -61,6 +61,7 @@ class DynamicQuantizedConvKernel {
  private:
   Int8Conv conv_;
   bool hasBias_;
+  bool relu_;
 };
 
 }  // namespace switchyard

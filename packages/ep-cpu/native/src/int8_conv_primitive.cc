@@ -124,8 +124,9 @@ DynamicQuantizedConvPrimitive::DynamicQuantizedConvPrimitive(const Napi::Callbac
   const std::string ctx = "new DynamicQuantizedConvPrimitive";
   const ConvOptions o = ReadConvOptions(env, info[0], ctx, false);
   const bool hasBias = ReadBool(env, info[0].As<Napi::Object>(), "hasBias", ctx, false);
+  const bool relu = ReadBool(env, info[0].As<Napi::Object>(), "relu", ctx, false);
   kernel_ = GuardSync(env, ctx, [&] {
-    return std::make_shared<const DynamicQuantizedConvKernel>(o.params, o.weights.weights.data, o.weights.zeroPoints.data, static_cast<int64_t>(o.weights.zeroPoints.length), hasBias);
+    return std::make_shared<const DynamicQuantizedConvKernel>(o.params, o.weights.weights.data, o.weights.zeroPoints.data, static_cast<int64_t>(o.weights.zeroPoints.length), hasBias, relu);
   });
 }
 

@@ -35,7 +35,7 @@ class QLinearConvPrimitive : public KernelWrap<QLinearConvPrimitive, QLinearConv
   explicit QLinearConvPrimitive(const Napi::CallbackInfo& info);
 };
 
-// [sync] new DynamicQuantizedConvPrimitive({...shared, hasBias?: boolean}): x is float32.
+// [sync] new DynamicQuantizedConvPrimitive({...shared, hasBias?: boolean, relu?: boolean}): x is float32.
 // [async] run(x, scales: Float32Array(M), bias: Float32Array(M) | null, y: Float32Array) / [sync] runSync(...).
 class DynamicQuantizedConvPrimitive : public KernelWrap<DynamicQuantizedConvPrimitive, DynamicQuantizedConvKernel> {
  public:

@@ -35,21 +35,32 @@ void RequantizeRowPerElement(const int32_t* acc, int64_t n, const int32_t* bias,
   }
 }
 
+namespace {
+
+// The Relu kernels' `x < 0 ? 0 : x`, over a finished row.
+inline void ReluRow(int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = out[i] < 0.0f ? 0.0f : out[i];
+}
+
+}  // namespace
+
 SWITCHYARD_CLONES
-void ScaleRow(const int32_t* acc, int64_t n, float scale, float* out) {
+void ScaleRow(const int32_t* acc, int64_t n, float scale, bool relu, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(acc[i]) * scale;
+  if (relu) ReluRow(n, out);
 }
 
 SWITCHYARD_CLONES
-void ScaleBiasRow(const int32_t* acc, int64_t n, float scale, float bias, float* out) {
+void ScaleBiasRow(const int32_t* acc, int64_t n, float scale, float bias, bool relu, float* out) {
   for (int64_t i = 0; i < n; ++i) {
     const float scaled = static_cast<float>(acc[i]) * scale;
     out[i] = scaled + bias;
   }
+  if (relu) ReluRow(n, out);
 }
 
 SWITCHYARD_CLONES
-void ScaleBiasRowPerElement(const int32_t* acc, int64_t n, const float* scales, const float* bias, float* out) {
+void ScaleBiasRowPerElement(const int32_t* acc, int64_t n, const float* scales, const float* bias, bool relu, float* out) {
   if (bias) {
     for (int64_t i = 0; i < n; ++i) {
       const float scaled = static_cast<float>(acc[i]) * scales[i];
@@ -58,6 +69,7 @@ void ScaleBiasRowPerElement(const int32_t* acc, int64_t n, const float* scales, 
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(acc[i]) * scales[i];
   }
+  if (relu) ReluRow(n, out);
 }
 
 #undef SWITCHYARD_CLONES

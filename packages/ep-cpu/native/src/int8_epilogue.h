@@ -19,16 +19,16 @@ struct RequantBounds {
 // taken in double and rounded once to float, as the TS kernels do (acc + bias may exceed float's 24 bits).
 void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, float multiplier, float zeroPoint, RequantBounds bounds, uint8_t* out);
 
-// out[i] = float(acc[i]) · scale (Cast then Mul).
-void ScaleRow(const int32_t* acc, int64_t n, float scale, float* out);
+// out[i] = float(acc[i]) · scale (Cast then Mul), then `v < 0 ? 0 : v` with `relu` (as the Relu kernels: NaN and -0 stay).
+void ScaleRow(const int32_t* acc, int64_t n, float scale, bool relu, float* out);
 
-// out[i] = float(acc[i]) · scale + bias (Cast, Mul, then Add).
-void ScaleBiasRow(const int32_t* acc, int64_t n, float scale, float bias, float* out);
+// out[i] = float(acc[i]) · scale + bias (Cast, Mul, then Add), then Relu as above.
+void ScaleBiasRow(const int32_t* acc, int64_t n, float scale, float bias, bool relu, float* out);
 
 // RequantizeRow with a multiplier and zero point per element (QLinearMatMul's per-column parameters on a row).
 void RequantizeRowPerElement(const int32_t* acc, int64_t n, const int32_t* bias, const float* multipliers, float zeroPoint, RequantBounds bounds, uint8_t* out);
 
 // ScaleRow / ScaleBiasRow with a scale and bias per element (a matmul's per-column parameters); bias may be null.
-void ScaleBiasRowPerElement(const int32_t* acc, int64_t n, const float* scales, const float* bias, float* out);
+void ScaleBiasRowPerElement(const int32_t* acc, int64_t n, const float* scales, const float* bias, bool relu, float* out);
 
 }  // namespace switchyard

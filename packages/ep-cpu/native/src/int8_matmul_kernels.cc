@@ -62,8 +62,8 @@ void QLinearMatMulKernel::Execute(const void* a, const void* aZero, const void* 
   });
 }
 
-DynamicQuantizedMatMulKernel::DynamicQuantizedMatMulKernel(const Int8MatMulShape& shape, const Int8MatMulParams& params, const void* b, const void* bZero, int64_t bZeroCount, bool hasBias)
-    : matmul_(params, b, bZero, bZeroCount), outputDims_(MatMulOutputDimsFor(shape, params.columns)), hasBias_(hasBias) {}
+DynamicQuantizedMatMulKernel::DynamicQuantizedMatMulKernel(const Int8MatMulShape& shape, const Int8MatMulParams& params, const void* b, const void* bZero, int64_t bZeroCount, bool hasBias, bool relu)
+    : matmul_(params, b, bZero, bZeroCount), outputDims_(MatMulOutputDimsFor(shape, params.columns)), hasBias_(hasBias), relu_(relu) {}
 
 void DynamicQuantizedMatMulKernel::Execute(const void* a, const void* scales, const void* bias, void* y) const {
   ThreadScope threads(matmul_.params().threads);
@@ -82,7 +82,7 @@ void DynamicQuantizedMatMulKernel::Execute(const void* a, const void* scales, co
   const auto* b = hasBias_ ? static_cast<const float*>(bias) : nullptr;
   auto* out = static_cast<float*>(y);
   matmul_.Run(quantized, &zero, 1, [&](int64_t r0, int64_t count, const int32_t* tile) {
-    for (int64_t i = 0; i < count; ++i) ScaleBiasRowPerElement(tile + i * n, n, scale.data(), b, out + (r0 + i) * n);
+    for (int64_t i = 0; i < count; ++i) ScaleBiasRowPerElement(tile + i * n, n, scale.data(), b, relu_, out + (r0 + i) * n);
   });
 }
 

@@ -64,10 +64,10 @@ class QLinearMatMulKernel {
 };
 
 // The dynamic-quantization fusion's matmul: A (float32) → DynamicQuantizeLinear → MatMulInteger → Cast →
-// · (a_scale · scales[n]) [→ + bias[n]], every float step as the unfused graph rounds it.
+// · (a_scale · scales[n]) [→ + bias[n]] [→ Relu], every float step as the unfused graph rounds it.
 class DynamicQuantizedMatMulKernel {
  public:
-  DynamicQuantizedMatMulKernel(const Int8MatMulShape& shape, const Int8MatMulParams& params, const void* b, const void* bZero, int64_t bZeroCount, bool hasBias);
+  DynamicQuantizedMatMulKernel(const Int8MatMulShape& shape, const Int8MatMulParams& params, const void* b, const void* bZero, int64_t bZeroCount, bool hasBias, bool relu);
   // a, scales (N), bias (N, or null without hasBias) and y are float32.
   void Execute(const void* a, const void* scales, const void* bias, void* y) const;
 
@@ -80,6 +80,7 @@ class DynamicQuantizedMatMulKernel {
   Int8MatMul matmul_;
   Dims outputDims_;
   bool hasBias_;
+  bool relu_;
 };
 
 }  // namespace switchyard

@@ -114,8 +114,9 @@ DynamicQuantizedMatMulPrimitive::DynamicQuantizedMatMulPrimitive(const Napi::Cal
   const std::string ctx = "new DynamicQuantizedMatMulPrimitive";
   const MatMulOptions o = ReadMatMulOptions(env, info[0], ctx, false);
   const bool hasBias = ReadBool(env, info[0].As<Napi::Object>(), "hasBias", ctx, false);
+  const bool relu = ReadBool(env, info[0].As<Napi::Object>(), "relu", ctx, false);
   kernel_ = GuardSync(env, ctx, [&] {
-    return std::make_shared<const DynamicQuantizedMatMulKernel>(o.shape, o.params, o.weights.weights.data, o.weights.zeroPoints.data, ZeroPointCount(o.weights), hasBias);
+    return std::make_shared<const DynamicQuantizedMatMulKernel>(o.shape, o.params, o.weights.weights.data, o.weights.zeroPoints.data, ZeroPointCount(o.weights), hasBias, relu);
   });
 }
 

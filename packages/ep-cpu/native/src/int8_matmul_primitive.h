@@ -32,7 +32,7 @@ class QLinearMatMulPrimitive : public KernelWrap<QLinearMatMulPrimitive, QLinear
   explicit QLinearMatMulPrimitive(const Napi::CallbackInfo& info);
 };
 
-// [sync] new DynamicQuantizedMatMulPrimitive({...shared, hasBias?}): A is float32.
+// [sync] new DynamicQuantizedMatMulPrimitive({...shared, hasBias?, relu?}): A is float32.
 // [async] run(a, scales: Float32Array(N), bias: Float32Array(N) | null, y: Float32Array) / [sync] runSync(...).
 class DynamicQuantizedMatMulPrimitive : public KernelWrap<DynamicQuantizedMatMulPrimitive, DynamicQuantizedMatMulKernel> {
  public:

@@ -2,11 +2,11 @@
  * onnxruntime's `quantize_dynamic` writes every quantized Conv / MatMul as
  *   DynamicQuantizeLinear(x) → (x_q, x_scale, x_zp)
  *   ConvInteger(x_q, W_q, x_zp, w_zp) | MatMulInteger(x_q, B_q, x_zp, b_zp) → Cast(to float)
- *   → Mul(·, Mul(x_scale, w_scale)) [→ Add(·, bias)]
+ *   → Mul(·, Mul(x_scale, w_scale)) [→ Add(·, bias)] [→ Relu]
  * with W_q / B_q, w_zp, w_scale and bias constants. Each chain becomes one com.switchyard
- * DynamicQuantizedConv / DynamicQuantizedMatMul(x, W_q, w_zp, w_scale, bias), one native call that quantizes
- * x, convolves in int8 and scales, doing the graph's float arithmetic step by step: the fused output is
- * identical to the unfused one (tests compare bit for bit).
+ * DynamicQuantizedConv / DynamicQuantizedMatMul(x, W_q, w_zp, w_scale, bias) with `relu`, one native call that
+ * quantizes x, convolves in int8 and scales, doing the graph's float arithmetic step by step: the fused output
+ * is identical to the unfused one (tests compare bit for bit).
  *
  * Matched only where the result is the same: the scale and bias vary per output channel (Conv: axis 1;
  * MatMul: the last axis) or not at all, the Cast is to float32, and the intermediates have no other readers.
@@ -26,6 +26,7 @@ interface Chain {
   nodes: Node[];
   scales: Float32Array;
   bias: Float32Array | undefined;
+  relu: boolean;
   output: string;
 }
 
@@ -75,7 +76,12 @@ function matchChain(rw: GraphRewriter, product: Node, dql: Node): Chain | string
       output = add.outputs[0];
     }
   }
-  return { product, nodes, scales, bias, output };
+  const relu = rw.soleReader(output);
+  if (isOp(relu, 'Relu')) {
+    nodes.push(relu);
+    output = relu.outputs[0];
+  }
+  return { product, nodes, scales, bias, relu: isOp(relu, 'Relu'), output };
 }
 
 function fuseAt(rw: GraphRewriter, product: Node): void {
@@ -96,7 +102,7 @@ function fuseAt(rw: GraphRewriter, product: Node): void {
     inputs,
     outputs: [chain.output],
     // ConvInteger's attributes are Conv's (MatMulInteger has none).
-    attributes: new Map(product.attributes),
+    attributes: new Map([...product.attributes, ['relu', { type: 'int', value: chain.relu ? 1 : 0 }]]),
   });
   rw.ensureOpset(FUSED_DOMAIN, 1);
   if (unread(rw, dql.outputs) && rw.owned([dql])) rw.remove(dql);

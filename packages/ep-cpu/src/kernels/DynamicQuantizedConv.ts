@@ -4,7 +4,7 @@
  * onnxruntime's `quantize_dynamic` pattern DynamicQuantizeLinear(X) → ConvInteger(·, W, x_zp, w_zp) →
  * Cast(float) → Mul(x_scale · scales) [→ Add(B)], computed the same way, every float step rounded to
  * float32 as the unfused graph's nodes do: the fused and unfused outputs are identical. `scales` and `B`
- * hold one value or one per output channel.
+ * hold one value or one per output channel; attribute `relu` (0 / 1) applies a Relu after it all.
  */
 import { SwitchyardError, Tensor, defineKernel, simpleKernel } from '@switchyard/core';
 import { FUSED_DOMAIN } from './FusedMatMul.js';
@@ -27,7 +27,8 @@ export const dynamicQuantizedConvKernel = defineKernel({
     const { acc, shape } = integerConv(op, xq, ctx.input(1), new Tensor('uint8', Uint8Array.of(zeroPoint), []), ctx.optionalInput(2), undefined, init.attrs);
     const y = ctx.output(0, 'float32', shape.outDims);
     const plane = acc.length / (shape.batch * shape.outChannels);
-    scaleInt32Products(op, acc, scale, ctx.input(3), ctx.optionalInput(4), shape.outChannels, (i) => Math.floor(i / plane) % shape.outChannels, y.data as Float32Array);
+    const relu = init.attrs.int('relu', 0) !== 0;
+    scaleInt32Products(op, acc, scale, ctx.input(3), ctx.optionalInput(4), shape.outChannels, (i) => Math.floor(i / plane) % shape.outChannels, relu, y.data as Float32Array);
     return [y];
   }),
 });

@@ -319,6 +319,8 @@ export type QLinearConvPrimitive = NativePrimitive<
 export interface DynamicQuantizedConvPrimitiveOptions extends Int8ConvOptions {
   /** `run` takes a bias. Default false. */
   hasBias?: boolean;
+  /** A Relu after it all (`v < 0 ? 0 : v`, as the Relu kernels). Default false. */
+  relu?: boolean;
 }
 
 /**
@@ -369,6 +371,8 @@ export type QLinearMatMulPrimitive = NativePrimitive<
 /** `new DynamicQuantizedMatMulPrimitive(...)`: the dynamic-quantization fusion's matmul (A float32). */
 export interface DynamicQuantizedMatMulPrimitiveOptions extends Int8MatMulOptions {
   hasBias?: boolean;
+  /** As DynamicQuantizedConvPrimitiveOptions.relu. */
+  relu?: boolean;
 }
 
 /** y = float(MatMulInteger(DynamicQuantizeLinear(a), B)) · (a_scale · scales[n]) (+ bias[n]), rounded as the unfused graph. */

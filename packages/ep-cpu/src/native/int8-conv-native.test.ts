@@ -160,6 +160,8 @@ describe.skipIf(!binding)('native int8 convolutions vs the TS kernels', () => {
         const opts = { attributes: c.attributes, constants: [1, 2, 3, 4], domain: 'com.switchyard', opset: 1 };
         await expectSame(def('DynamicQuantizedConv'), dynamicQuantizedConvKernel, [x, w, randomInts(wt, [m], seed++), randomFloats([m], seed++, 0.001, 0.02), randomFloats([m], seed++)], opts);
         await expectSame(def('DynamicQuantizedConv'), dynamicQuantizedConvKernel, [x, w, undefined, scalarTensor('float32', 0.0123), undefined], opts);
+        const relu = await expectSame(def('DynamicQuantizedConv'), dynamicQuantizedConvKernel, [x, w, undefined, scalarTensor('float32', 0.0123), randomFloats([m], seed++)], { ...opts, attributes: { ...c.attributes, relu: 1 } });
+        expect(Math.min(...(relu.data as Float32Array))).toBeGreaterThanOrEqual(0);
       }
     }
     // An all-zero input: scale 0, the output is the bias.

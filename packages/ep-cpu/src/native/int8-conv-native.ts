@@ -191,8 +191,9 @@ function createDynamicQuantizedConv(binding: NativeBinding, init: KernelInit): K
   const hasBias = Boolean(node.inputs[4]);
   const scales = perChannel(init.constantInputs.get(3), channels);
   const bias = hasBias ? perChannel(init.constantInputs.get(4), channels) : undefined;
+  const relu = init.attrs.int('relu', 0) !== 0;
   const conv = new Int8ConvNode(binding, node.opType, node, init.attrs, w, init.constantInputs.get(2), (options) =>
-    new binding.DynamicQuantizedConvPrimitive!({ ...options, hasBias }),
+    new binding.DynamicQuantizedConvPrimitive!({ ...options, hasBias, relu }),
   );
   return {
     implementation: 'onednn',

@@ -113,6 +113,7 @@ describe.skipIf(!binding)('native int8 matrix products vs the TS kernels', () =>
         const b = randomInts(bt, [k, n], seed++);
         await expectSame(def('DynamicQuantizedMatMul'), dynamicQuantizedMatMulKernel, [a, b, randomInts(bt, [n], seed++), randomFloats([n], seed++, 0.001, 0.01), randomFloats([n], seed++)], opts);
         await expectSame(def('DynamicQuantizedMatMul'), dynamicQuantizedMatMulKernel, [a, b, undefined, scalarTensor('float32', 0.004), undefined], opts);
+        await expectSame(def('DynamicQuantizedMatMul'), dynamicQuantizedMatMulKernel, [a, b, undefined, scalarTensor('float32', 0.004), randomFloats([n], seed++)], { ...opts, attributes: { relu: 1 } });
       }
     }
   });

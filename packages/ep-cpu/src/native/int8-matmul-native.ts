@@ -158,7 +158,8 @@ function createDynamicQuantizedMatMul(binding: NativeBinding, init: KernelInit):
   const hasBias = Boolean(node.inputs[4]);
   const scales = perChannel(init.constantInputs.get(3), b.dims[1]);
   const bias = hasBias ? perChannel(init.constantInputs.get(4), b.dims[1]) : undefined;
-  const mm = new Int8MatMulNode(binding, node, b, init.constantInputs.get(2), (options) => new binding.DynamicQuantizedMatMulPrimitive!({ ...options, hasBias }));
+  const relu = init.attrs.int('relu', 0) !== 0;
+  const mm = new Int8MatMulNode(binding, node, b, init.constantInputs.get(2), (options) => new binding.DynamicQuantizedMatMulPrimitive!({ ...options, hasBias, relu }));
   return {
     implementation: 'onednn',
     run(ctx: KernelRunContext) {

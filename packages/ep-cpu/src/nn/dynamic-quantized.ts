@@ -5,7 +5,7 @@ import { floatData } from './float-io.js';
 /**
  * out[i] = float32(int32(acc[i])) · float32(xScale · scales[c]) (+ bias[c]), c = channelOf(i), each step
  * rounded to float32 as the unfused Cast → Mul → Add nodes do (the int32 wraps as ConvInteger's output
- * tensor would). `scales` and `bias` are float32 with one value or `channels`.
+ * tensor would), then Relu's `v < 0 ? 0 : v` with `relu`. `scales` and `bias` are float32 with one value or `channels`.
  */
 export function scaleInt32Products(
   op: string,
@@ -15,6 +15,7 @@ export function scaleInt32Products(
   biasT: Tensor | undefined,
   channels: number,
   channelOf: (i: number) => number,
+  relu: boolean,
   out: Float32Array,
 ): void {
   const perChannel = (t: Tensor, what: string): Float32Array => {
@@ -29,6 +30,7 @@ export function scaleInt32Products(
   for (let i = 0; i < acc.length; i++) {
     const c = channelOf(i);
     const product = Math.fround(Math.fround(acc[i] | 0) * combined[c]);
-    out[i] = bias ? Math.fround(product + bias[bias.length === 1 ? 0 : c]) : product;
+    const v = bias ? Math.fround(product + bias[bias.length === 1 ? 0 : c]) : product;
+    out[i] = relu && v < 0 ? 0 : v;
   }
 }
