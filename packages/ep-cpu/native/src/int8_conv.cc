@@ -7,7 +7,6 @@
 
 #include "engine.h"
 #include "errors.h"
-#include "int8_transpose.h"
 #include "scratchpad.h"
 
 namespace switchyard {
@@ -35,20 +34,14 @@ int64_t Product(const Dims& dims, size_t from) {
   return n;
 }
 
-// The three spatial values of `v` (front-filled with `fill`), for loops written once for 1-D to 3-D.
-struct Three {
-  int64_t d[3];
-};
-
-Three Spatial3(const Dims& v, size_t from, int64_t fill) {
-  Three t{{fill, fill, fill}};
-  const size_t n = v.size() - from;
-  for (size_t i = 0; i < n; ++i) t.d[3 - n + i] = v[from + i];
-  return t;
-}
-
 // Largest |sum| oneDNN's float-rounding int8 kernels store exactly.
 constexpr int64_t kExactSum = int64_t{1} << 24;
+
+// Outputs whose raw int32 results fit this run whole; larger ones run in bands of about kBandBytes
+// (a band's results are read back by the epilogue while still in cache, and no buffer the size of a large
+// output is allocated, page by page, per call: at 1024 x 1024 x 32 channels that alone cost ~100 ms).
+constexpr int64_t kWholeBytes = int64_t{4} << 20;
+constexpr int64_t kBandBytes = int64_t{1} << 20;
 
 // brgemm-based kernels (brgconv, brgconv_1x1, brdgmm_dw) keep int32 sums as they are; measured exact
 // far past 2^24, where the other int8 kernels of oneDNN 2.6.3 (jit_int8, jit_uni_int8, ref_int8) are not.
@@ -131,15 +124,46 @@ Int8Conv::Int8Conv(const Int8ConvParams& params, const void* weights, const void
   }
 
   ThreadScope threads(params_.threads);
-  const int64_t perGroup = w[1];
-  layout_.emplace(params_.input, groups, params_.padsBegin, params_.padsEnd, std::vector<int64_t>{0});
-  chunks_.push_back(BuildChunk(s8, 0, perGroup));
-  if (StoresExactSums(chunks_[0].pd.impl_info_str())) return;
+  rowPixels_ = outputPixels_ / outputDims_[2];
+  PlanBands(s8, {0});
+  if (StoresExactly()) return;
   const std::vector<int64_t> starts = ChunkStarts(s8);
-  if (starts.size() == 1) return;
-  chunks_.clear();
-  layout_.emplace(params_.input, groups, params_.padsBegin, params_.padsEnd, starts);
-  for (size_t j = 0; j < starts.size(); ++j) chunks_.push_back(BuildChunk(s8, starts[j], j + 1 < starts.size() ? starts[j + 1] : perGroup));
+  if (starts.size() > 1) PlanBands(s8, starts);
+}
+
+bool Int8Conv::StoresExactly() const {
+  for (const Band& band : bands_) {
+    for (const Conv& conv : band.chunks) {
+      if (!StoresExactSums(conv.pd.impl_info_str())) return false;
+    }
+  }
+  return true;
+}
+
+void Int8Conv::PlanBands(const std::vector<int8_t>& convWeights, const std::vector<int64_t>& chunkStarts) {
+  const int64_t perGroup = params_.weights[1], rows = outputDims_[2], chunks = static_cast<int64_t>(chunkStarts.size());
+  layout_.emplace(params_.input, params_.group, params_.padsBegin, params_.padsEnd, chunkStarts);
+  // Small outputs run whole (all images, all rows: one oneDNN call per chunk); larger ones per image in
+  // bands of rows whose raw results take about kBandBytes.
+  const int64_t rowBytes = rowPixels_ * convChannels_ * chunks * static_cast<int64_t>(sizeof(int32_t));
+  if (batch() * rows * rowBytes <= kWholeBytes) {
+    bandImages_ = batch();
+    bandRows_ = rows;
+  } else {
+    bandImages_ = 1;
+    bandRows_ = std::min(rows, std::max<int64_t>(1, kBandBytes / rowBytes));
+  }
+  bandsPerImage_ = (rows + bandRows_ - 1) / bandRows_;
+  bands_.clear();
+  for (const int64_t bandRows : {bandRows_, rows % bandRows_}) {
+    if (bandRows == 0) continue;
+    Band band{bandRows, {}};
+    for (int64_t j = 0; j < chunks; ++j) {
+      const int64_t end = j + 1 < chunks ? chunkStarts[j + 1] : perGroup;
+      band.chunks.push_back(BuildConv(convWeights, chunkStarts[j], end, bandImages_, bandRows));
+    }
+    bands_.push_back(std::move(band));
+  }
 }
 
 std::vector<int64_t> Int8Conv::ChunkStarts(const std::vector<int8_t>& convWeights) const {
@@ -168,7 +192,7 @@ std::vector<int64_t> Int8Conv::ChunkStarts(const std::vector<int8_t>& convWeight
   return starts;
 }
 
-Int8Conv::Chunk Int8Conv::BuildChunk(const std::vector<int8_t>& convWeights, int64_t localBegin, int64_t localEnd) const {
+Int8Conv::Conv Int8Conv::BuildConv(const std::vector<int8_t>& convWeights, int64_t localBegin, int64_t localEnd, int64_t images, int64_t rows) const {
   const int64_t groups = params_.group, perGroup = params_.weights[1], width = localEnd - localBegin;
   const size_t rank = params_.input.size();
   std::vector<int8_t> slice(static_cast<size_t>(convChannels_ * width * taps_));
@@ -184,10 +208,15 @@ Int8Conv::Chunk Int8Conv::BuildChunk(const std::vector<int8_t>& convWeights, int
     weights[0] = convChannels_ / groups;
     weights.insert(weights.begin(), groups);
   }
+  // The input rows this band reads (all padded rows when the band is the whole output).
   Dims src = layout_->paddedDims();
+  src[0] = images;
   src[1] = groups * width;
+  if (rows != outputDims_[2]) src[2] = (rows - 1) * params_.strides[0] + (params_.weights[2] - 1) * params_.dilations[0] + 1;
   Dims dst = outputDims_;
+  dst[0] = images;
   dst[1] = convChannels_;
+  dst[2] = rows;
   Dims dilations, zeros(rank - 2, 0);
   for (auto d : params_.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
 
@@ -195,177 +224,24 @@ Int8Conv::Chunk Int8Conv::BuildChunk(const std::vector<int8_t>& convWeights, int
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                        dnnl::memory::desc(src, dt::u8, ChannelsLastTag(rank)), dnnl::memory::desc(weights, dt::s8, tag::any),
                                        dnnl::memory::desc(dst, dt::s32, ChannelsLastTag(rank)), params_.strides, dilations, zeros, zeros);
-  Chunk chunk;
-  chunk.pd = dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
-  chunk.primitive = dnnl::convolution_forward(chunk.pd);
-  chunk.weights = dnnl::memory(chunk.pd.weights_desc(), CpuEngine());
-  Reorder reorder(userWeights, chunk.pd.weights_desc());
+  Conv conv;
+  conv.pd = dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), CpuEngine());
+  conv.primitive = dnnl::convolution_forward(conv.pd);
+  conv.weights = dnnl::memory(conv.pd.weights_desc(), CpuEngine());
+  Reorder reorder(userWeights, conv.pd.weights_desc());
   dnnl::memory user(userWeights, CpuEngine(), slice.data());
   auto stream = NewStream();
-  reorder.Execute(stream, user, chunk.weights);
+  reorder.Execute(stream, user, conv.weights);
   stream.wait();
-  return chunk;
+  return conv;
 }
 
 std::string Int8Conv::implementation() const {
-  std::string s = chunks_[0].pd.impl_info_str();
+  std::string s = bands_[0].chunks[0].pd.impl_info_str();
   if (split_) s += " (7-bit weight halves)";
-  if (chunks_.size() > 1) s += " (" + std::to_string(chunks_.size()) + " channel chunks)";
+  if (bands_[0].chunks.size() > 1) s += " (" + std::to_string(bands_[0].chunks.size()) + " channel chunks)";
+  if (bandsPerImage_ > 1) s += " (bands of " + std::to_string(bandRows_) + " rows)";
   return s;
-}
-
-Int8Conv::Partials Int8Conv::Compute(const uint8_t* x, int32_t xZero) const {
-  ThreadScope threads(params_.threads);
-  const auto& engine = CpuEngine();
-  const int64_t perChunk = batch() * outputPixels_ * convChannels_;
-  const int64_t chunkCount = static_cast<int64_t>(chunks_.size());
-  Partials partials;
-  partials.rawMemory = TempMemory(dnnl::memory::desc({perChunk * chunkCount}, dt::s32, tag::x), TempSlot::kInt8Accumulators);
-  auto* raw = static_cast<int32_t*>(partials.rawMemory.get_data_handle());
-  auto stream = NewStream();
-  for (int64_t j = 0; j < chunkCount; ++j) {
-    const Chunk& chunk = chunks_[j];
-    ExecuteWithScratchpad(chunk.primitive, stream,
-                          {{DNNL_ARG_SRC, dnnl::memory(chunk.pd.src_desc(), engine, const_cast<uint8_t*>(x) + layout_->chunkOffset(j))},
-                           {DNNL_ARG_WEIGHTS, chunk.weights},
-                           {DNNL_ARG_DST, dnnl::memory(chunk.pd.dst_desc(), engine, raw + j * perChunk)}},
-                          chunk.pd.scratchpad_desc());
-  }
-  stream.wait();
-  partials.raw = raw;
-  partials.sums = nullptr;
-  partials.xZero = static_cast<uint32_t>(xZero);
-  if (hasWeightZeroPoints_) {
-    const int64_t rows = batch() * params_.group;
-    const int64_t count = rows * (layout_->paddedPixels() + outputPixels_);
-    partials.sumsMemory = TempMemory(dnnl::memory::desc({count}, dt::s32, tag::x), TempSlot::kInt8Sums);
-    auto* base = static_cast<int32_t*>(partials.sumsMemory.get_data_handle());
-    WindowSums(x, xZero, base, base + rows * layout_->paddedPixels());
-    partials.sums = base + rows * layout_->paddedPixels();
-  }
-  return partials;
-}
-
-void Int8Conv::WindowSums(const uint8_t* x, int32_t xZero, int32_t* channelSums, int32_t* sums) const {
-  const Int8InputLayout& in = *layout_;
-  const int64_t n = batch(), groups = params_.group, pixels = in.paddedPixels();
-  // Σ over each group's channels of (x - x_zp) per padded pixel (padding holds x_zp: 0): [N, G, pixels].
-#pragma omp parallel for schedule(static) if (n * pixels * inputChannels() >= (int64_t{1} << 15))
-  for (int64_t np = 0; np < n * pixels; ++np) {
-    const int64_t b = np / pixels, p = np % pixels;
-    for (int64_t g = 0; g < groups; ++g) {
-      int32_t s = 0, count = 0;
-      for (int64_t j = 0; j < in.chunks(); ++j) {
-        const int64_t width = in.chunkLocalEnd(j) - in.chunkLocalBegin(j);
-        const uint8_t* px = x + in.chunkOffset(j) + np * in.chunkChannels(j) + g * width;
-        for (int64_t i = 0; i < width; ++i) s += px[i];
-        count += static_cast<int32_t>(width);
-      }
-      channelSums[(b * groups + g) * pixels + p] = s - count * xZero;
-    }
-  }
-  // Boxed over each output pixel's receptive field (the input is padded: every tap is in range).
-  const Three size = Spatial3(in.paddedDims(), 2, 1), out = Spatial3(outputDims_, 2, 1), k = Spatial3(params_.weights, 2, 1);
-  const Three stride = Spatial3(params_.strides, 0, 1), dil = Spatial3(params_.dilations, 0, 1);
-  const int64_t outPixels = outputPixels_;
-#pragma omp parallel for schedule(static) if (n * groups * outPixels * taps_ >= (int64_t{1} << 14))
-  for (int64_t row = 0; row < n * groups; ++row) {
-    const int32_t* s = channelSums + row * pixels;
-    int32_t* r = sums + row * outPixels;
-    for (int64_t od = 0; od < out.d[0]; ++od) {
-      for (int64_t oh = 0; oh < out.d[1]; ++oh) {
-        for (int64_t ow = 0; ow < out.d[2]; ++ow) {
-          uint32_t total = 0;
-          for (int64_t kd = 0; kd < k.d[0]; ++kd) {
-            for (int64_t kh = 0; kh < k.d[1]; ++kh) {
-              const int32_t* line = s + ((od * stride.d[0] + kd * dil.d[0]) * size.d[1] + (oh * stride.d[1] + kh * dil.d[1])) * size.d[2] + ow * stride.d[2];
-              for (int64_t kw = 0; kw < k.d[2]; ++kw) total += static_cast<uint32_t>(line[kw * dil.d[2]]);
-            }
-          }
-          r[(od * out.d[1] + oh) * out.d[2] + ow] = static_cast<int32_t>(total);
-        }
-      }
-    }
-  }
-}
-
-namespace {
-
-// out[c * count + i] = raw[i * rowStride + c] for c < channels, i < count: 4 x 4 blocks where they fit.
-void TransposeRaw(const int32_t* raw, int64_t rowStride, int64_t channels, int64_t count, int32_t* out) {
-  const int64_t c4 = channels / 4 * 4, i4 = count / 4 * 4;
-  for (int64_t c = 0; c < c4; c += 4) {
-    for (int64_t i = 0; i < i4; i += 4) Transpose4x4Ints(raw + i * rowStride + c, rowStride, out + c * count + i, count);
-    for (int64_t i = i4; i < count; ++i) {
-      for (int64_t k = 0; k < 4; ++k) out[(c + k) * count + i] = raw[i * rowStride + c + k];
-    }
-  }
-  for (int64_t c = c4; c < channels; ++c) {
-    for (int64_t i = 0; i < count; ++i) out[c * count + i] = raw[i * rowStride + c];
-  }
-}
-
-// row[i] -= k · v[i] (or just k when v is null), wrapping.
-void SubtractScaled(int32_t* row, int64_t count, uint32_t k, const int32_t* v) {
-  auto* r = reinterpret_cast<uint32_t*>(row);
-  if (!v) {
-    for (int64_t i = 0; i < count; ++i) r[i] -= k;
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) r[i] -= k * static_cast<uint32_t>(v[i]);
-}
-
-}  // namespace
-
-void Int8Conv::FillTile(const Partials& partials, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) const {
-  const int64_t m = outputChannels(), groups = params_.group, mPerGroup = m / groups;
-  const int64_t perChunk = batch() * outputPixels_ * convChannels_, chunkCount = static_cast<int64_t>(chunks_.size());
-  const int32_t* base = partials.raw + (n * outputPixels_ + p0) * convChannels_;
-  if (!split_ && chunkCount == 1) {
-    TransposeRaw(base, convChannels_, m, count, tile);
-  } else {
-    // The chunks' results summed (wrapping) in scratch, then each channel's halves combined: 2 · high + low.
-    auto* sum = reinterpret_cast<uint32_t*>(scratch);
-    int32_t* part = scratch + convChannels_ * count;
-    TransposeRaw(base, convChannels_, convChannels_, count, scratch);
-    for (int64_t k = 1; k < chunkCount; ++k) {
-      TransposeRaw(base + k * perChunk, convChannels_, convChannels_, count, part);
-      for (int64_t i = 0; i < convChannels_ * count; ++i) sum[i] += static_cast<uint32_t>(part[i]);
-    }
-    for (int64_t c = 0; c < m; ++c) {
-      auto* row = reinterpret_cast<uint32_t*>(tile + c * count);
-      const uint32_t* high = sum + high_[c] * count;
-      if (!split_) {
-        std::copy_n(high, count, row);
-        continue;
-      }
-      const uint32_t* low = sum + low_[c] * count;
-      for (int64_t i = 0; i < count; ++i) row[i] = 2u * high[i] + low[i];
-    }
-  }
-  for (int64_t c = 0; c < m; ++c) {
-    int32_t* row = tile + c * count;
-    if (partials.xZero && weightTotals_[c]) SubtractScaled(row, count, partials.xZero * static_cast<uint32_t>(weightTotals_[c]), nullptr);
-    if (partials.sums && weightZeroPoints_[c]) {
-      SubtractScaled(row, count, static_cast<uint32_t>(weightZeroPoints_[c]), partials.sums + (n * groups + c / mPerGroup) * outputPixels_ + p0);
-    }
-  }
-}
-
-void Int8Conv::ForEachTile(void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*, int32_t*), void* context) const {
-  ThreadScope threads(params_.threads);
-  const int64_t tilesPerImage = (outputPixels_ + kTilePixels - 1) / kTilePixels, tiles = batch() * tilesPerImage;
-  const int64_t m = outputChannels();
-  const int64_t scratchRows = split_ || chunks_.size() > 1 ? 2 * convChannels_ : 0;
-#pragma omp parallel if (tiles > 1 && omp_get_max_threads() > 1)
-  {
-    std::vector<int32_t> tile(static_cast<size_t>((m + scratchRows) * kTilePixels));
-#pragma omp for schedule(static)
-    for (int64_t t = 0; t < tiles; ++t) {
-      const int64_t n = t / tilesPerImage, p0 = (t % tilesPerImage) * kTilePixels;
-      fn(context, n, p0, std::min(kTilePixels, outputPixels_ - p0), tile.data(), tile.data() + m * kTilePixels);
-    }
-  }
 }
 
 }  // namespace switchyard

@@ -30,6 +30,7 @@
 #include "int8_input.h"
 #include "int8_weights.h"
 #include "memory_desc.h"
+#include "scratchpad.h"
 
 namespace switchyard {
 
@@ -74,32 +75,49 @@ class Int8Conv {
   void Run(const uint8_t* x, int32_t xZero, Emit&& emit) const;
 
  private:
-  // One oneDNN convolution over one chunk of input channels.
-  struct Chunk {
+  // One oneDNN convolution: one chunk of input channels, `images` images, `rows` output rows.
+  struct Conv {
     dnnl::convolution_forward::primitive_desc pd;
     dnnl::convolution_forward primitive;
     dnnl::memory weights;
   };
-  // What Run reads: the chunks' raw results [chunk][N][pixels][convChannels] and, with weight zero points,
-  // the window sums of (x - x_zp) [N][group][pixels] (the memories own large buffers).
-  struct Partials {
-    dnnl::memory rawMemory, sumsMemory;
-    const int32_t* raw;
-    const int32_t* sums;
+  // The convolutions (one per chunk) of a band of `rows` output rows.
+  struct Band {
+    int64_t rows;
+    std::vector<Conv> chunks;
+  };
+  // The window sums of (x - x_zp) per group [N][group][pixels] (when W has zero points; the memory owns
+  // large buffers) and the zero point as a wrapping multiplier.
+  struct Sums {
+    dnnl::memory memory;
+    const int32_t* data;
     uint32_t xZero;
   };
-  Partials Compute(const uint8_t* x, int32_t xZero) const;
-  void WindowSums(const uint8_t* x, int32_t xZero, int32_t* channelSums, int32_t* sums) const;
-  // Calls fn(context, n, p0, count, tile, scratch) for every tile, on the team's threads; tile holds M and
-  // scratch 2 · convChannels_ rows of kTilePixels int32 per thread.
-  void ForEachTile(void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*, int32_t*), void* context) const;
-  void FillTile(const Partials& partials, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) const;
-  Chunk BuildChunk(const std::vector<int8_t>& convWeights, int64_t localBegin, int64_t localEnd) const;
+  // Where FillTile reads one band's raw results: chunk k of pixel p0 of image n at raw + k · perChunk.
+  struct RawView {
+    const int32_t* at;
+    int64_t perChunk;
+  };
+
+  void PlanBands(const std::vector<int8_t>& convWeights, const std::vector<int64_t>& chunkStarts);
+  Conv BuildConv(const std::vector<int8_t>& convWeights, int64_t localBegin, int64_t localEnd, int64_t images, int64_t rows) const;
   std::vector<int64_t> ChunkStarts(const std::vector<int8_t>& convWeights) const;
+  bool StoresExactly() const;
+
+  Sums ComputeSums(const uint8_t* x, int32_t xZero) const;
+  void WindowSums(const uint8_t* x, int32_t xZero, int32_t* channelSums, int32_t* sums) const;
+  // Convolves band `band` of images [image0, image0 + bandImages_) into `raw` ([chunk][images][pixels][convChannels_]).
+  void ConvolveBand(const uint8_t* x, int64_t image0, int64_t band, int32_t* raw) const;
+  void FillTile(RawView raw, const Sums& sums, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) const;
+  // Calls fn(context, n, p0, count, tile, scratch) for the tiles of images [image0, image0 + images) and
+  // pixels [pBegin, pEnd) on the team's threads; tile holds M and scratch 2 · convChannels_ rows of kTilePixels.
+  void ForEachTile(int64_t image0, int64_t images, int64_t pBegin, int64_t pEnd, void (*fn)(void*, int64_t, int64_t, int64_t, int32_t*, int32_t*), void* context) const;
+  int64_t RawBandElements() const { return bandImages_ * bandRows_ * rowPixels_ * convChannels_; }
 
   Int8ConvParams params_;
   Dims outputDims_;
   int64_t outputPixels_ = 0;
+  int64_t rowPixels_ = 0;                   // output pixels per row of the outermost spatial axis
   int64_t taps_ = 0;                        // kernel elements
   bool split_ = false;
   int64_t convChannels_ = 0;                // M, or 2M when split
@@ -107,24 +125,43 @@ class Int8Conv {
   bool hasWeightZeroPoints_ = false;
   std::vector<int32_t> weightTotals_;       // Σ w_s8 per output channel (the x zero point's share)
   std::vector<int64_t> high_, low_;         // per output channel: its column in the raw results (split: the halves')
-  std::optional<Int8InputLayout> layout_;  // set once the chunks are known
-  std::vector<Chunk> chunks_;
+  std::optional<Int8InputLayout> layout_;   // set once the chunks are known
+  // The work split: `bandImages_` images (all, or one) and `bandRows_` output rows at a time, so the raw
+  // int32 results of a band stay in cache and never need a buffer the size of the whole output.
+  int64_t bandImages_ = 1, bandRows_ = 1, bandsPerImage_ = 1;
+  std::vector<Band> bands_;                 // [0]: bandRows_ rows; [1]: the last, shorter band, if any
 };
 
 template <typename Emit>
 void Int8Conv::Run(const uint8_t* x, int32_t xZero, Emit&& emit) const {
   struct Context {
     const Int8Conv* self;
-    Partials partials;
+    const Sums* sums;
+    RawView raw;
+    int64_t image0, bandBegin, bandPixels;
     Emit* emit;
-  } context{this, Compute(x, xZero), &emit};
-  ForEachTile(
-      [](void* c, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) {
-        auto* ctx = static_cast<Context*>(c);
-        ctx->self->FillTile(ctx->partials, n, p0, count, tile, scratch);
-        (*ctx->emit)(n, p0, count, static_cast<const int32_t*>(tile));
-      },
-      &context);
+  };
+  const Sums sums = ComputeSums(x, xZero);
+  const dnnl::memory rawMemory = TempMemory(dnnl::memory::desc({RawBandElements() * static_cast<int64_t>(bands_[0].chunks.size())}, dnnl::memory::data_type::s32,
+                                                               dnnl::memory::format_tag::x),
+                                            TempSlot::kInt8Accumulators);
+  auto* raw = static_cast<int32_t*>(rawMemory.get_data_handle());
+  for (int64_t image0 = 0; image0 < batch(); image0 += bandImages_) {
+    for (int64_t band = 0; band < bandsPerImage_; ++band) {
+      ConvolveBand(x, image0, band, raw);
+      const int64_t rows = band + 1 < bandsPerImage_ || bands_.size() == 1 ? bands_[0].rows : bands_[1].rows;
+      const int64_t pBegin = band * bandRows_ * rowPixels_;
+      Context context{this, &sums, {raw, RawBandElements()}, image0, pBegin, rows * rowPixels_, &emit};
+      ForEachTile(image0, bandImages_, pBegin, pBegin + rows * rowPixels_,
+                  [](void* c, int64_t n, int64_t p0, int64_t count, int32_t* tile, int32_t* scratch) {
+                    auto* ctx = static_cast<Context*>(c);
+                    const int64_t offset = ((n - ctx->image0) * ctx->bandPixels + (p0 - ctx->bandBegin)) * ctx->self->convChannels_;
+                    ctx->self->FillTile({ctx->raw.at + offset, ctx->raw.perChunk}, *ctx->sums, n, p0, count, tile, scratch);
+                    (*ctx->emit)(n, p0, count, static_cast<const int32_t*>(tile));
+                  },
+                  &context);
+    }
+  }
 }
 
 }  // namespace switchyard

@@ -170,6 +170,24 @@ describe.skipIf(!binding)('native int8 convolutions vs the TS kernels', () => {
     expect(Array.from(new Set(y.data as Float32Array)).sort()).toEqual([1, 2, 3]);
   });
 
+  it('outputs past 4 MiB of int32 run in bands of rows (a shorter last band too), with the same results', async () => {
+    const b = binding!;
+    const cases: Array<{ x: number[]; w: number[]; attributes: Record<string, Attr> }> = [
+      { x: [1, 32, 181, 190], w: [32, 32, 3, 3], attributes: { pads: [1, 1, 1, 1] } },
+      { x: [1, 16, 301, 240], w: [24, 16, 3, 3], attributes: { pads: [0, 1, 2, 1], strides: [2, 1] } },
+      { x: [1, 8, 210000], w: [8, 8, 3], attributes: { pads: [1, 1] } }, // 1-D: bands of positions
+    ];
+    let seed = 400;
+    for (const c of cases) {
+      const x = randomInts('uint8', c.x, seed++);
+      const w = randomInts('uint8', c.w, seed++);
+      await expectSame(def('ConvInteger'), convIntegerKernel, [x, w, scalarTensor('uint8', 17), scalarTensor('uint8', 131)], { attributes: c.attributes, constants: [1, 3] });
+    }
+    const conv = new b.ConvIntegerPrimitive!({ inputDims: [1, 32, 181, 190], weightDims: [32, 32, 3, 3], padsBegin: [1, 1], padsEnd: [1, 1], weights: new Int8Array(32 * 32 * 9) });
+    expect(conv.implementation).toMatch(/bands of \d+ rows/);
+    conv.dispose();
+  }, 120_000);
+
   it('large convolutions run on the oneDNN thread with the same results', async () => {
     // 64 → 64 channels, 3x3, 96x96 (2^29 is 536M; a batch of 2 makes 679M).
     const x = randomInts('uint8', [2, 64, 96, 96], 300);
