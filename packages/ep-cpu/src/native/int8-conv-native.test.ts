@@ -150,6 +150,16 @@ describe.skipIf(!binding)('native int8 convolutions vs the TS kernels', () => {
     }
   });
 
+  it('QLinearConv: sums past 2^23 requantize as the TS kernel does (the double-precision path)', async () => {
+    const x = new Tensor('uint8', new Uint8Array(1 * 128 * 5 * 5).fill(250), [1, 128, 5, 5]);
+    const w = randomInts('int8', [4, 128, 3, 3], 90, 100, 127);
+    (w.data as Int8Array)[0] = -128;
+    // x_scale · w_scale / y_scale ≈ 2^-20: sums near 3e7 land around 30, inside uint8.
+    const inputs = [x, scalarTensor('float32', 1 / 1024), scalarTensor('uint8', 0), w, randomFloats([4], 91, 0.9 / 1024, 1.1 / 1024), scalarTensor('int8', 0), scalarTensor('float32', 1), scalarTensor('uint8', 3), randomInts('int32', [4], 92, -(2 ** 24), 2 ** 24)];
+    const y = await expectSame(def('QLinearConv'), qLinearConvKernel, inputs, { attributes: { pads: [1, 1, 1, 1] }, constants: [3, 4, 5] });
+    expect(new Set(y.data as Uint8Array).size).toBeGreaterThan(2);
+  });
+
   it('DynamicQuantizedConv: the fused float result equals the TS kernel (which equals the unfused graph)', async () => {
     let seed = 200;
     for (const c of CASES) {
