@@ -43,19 +43,23 @@ function values(n, seed, lo, hi) {
 const ints = (Ctor, type, dims, seed, lo, hi) => new Tensor(type, Ctor.from(values(dims.reduce((a, b) => a * b, 1), seed, lo, hi + 1), Math.floor), dims);
 const f32 = (v, dims) => new Tensor('float32', Float32Array.from(v), dims);
 
-/** `layers` 3x3 convs of `channels` at `size`², as quantize_dynamic writes them. */
-function dynamicStack(layers, channels, size) {
+/**
+ * `layers` 3x3 convs of `channels` at `size`², as quantize_dynamic writes them: int8 weights (its default) or
+ * uint8 weights with a zero point (weight_type=QUInt8, as in the zoo's unet_1024_int8).
+ */
+function dynamicStack(layers, channels, size, weightType = 'int8') {
   const initializers = {};
   const nodes = [];
   let input = 'x';
   for (let l = 0; l < layers; l++) {
     const p = `l${l}`;
-    initializers[`${p}_w`] = ints(Int8Array, 'int8', [channels, channels, 3, 3], 10 + l, -127, 127);
+    initializers[`${p}_w`] = weightType === 'int8' ? ints(Int8Array, 'int8', [channels, channels, 3, 3], 10 + l, -127, 127) : ints(Uint8Array, 'uint8', [channels, channels, 3, 3], 10 + l, 0, 255);
+    if (weightType === 'uint8') initializers[`${p}_wz`] = new Tensor('uint8', Uint8Array.of(128), []);
     initializers[`${p}_ws`] = f32([1 / (127 * Math.sqrt(channels * 9))], []);
     initializers[`${p}_b`] = f32(values(channels, 40 + l, -0.1, 0.1), [1, channels, 1, 1]);
     nodes.push(
       { op: 'DynamicQuantizeLinear', inputs: [input], outputs: [`${p}_xq`, `${p}_xs`, `${p}_xz`] },
-      { op: 'ConvInteger', inputs: [`${p}_xq`, `${p}_w`, `${p}_xz`], outputs: [`${p}_ci`], attributes: { pads: [1, 1, 1, 1] } },
+      { op: 'ConvInteger', inputs: [`${p}_xq`, `${p}_w`, `${p}_xz`, weightType === 'uint8' ? `${p}_wz` : ''], outputs: [`${p}_ci`], attributes: { pads: [1, 1, 1, 1] } },
       { op: 'Cast', inputs: [`${p}_ci`], outputs: [`${p}_cf`], attributes: { to: 1 } },
       { op: 'Mul', inputs: [`${p}_xs`, `${p}_ws`], outputs: [`${p}_s`] },
       { op: 'Mul', inputs: [`${p}_cf`, `${p}_s`], outputs: [`${p}_m`] },
@@ -111,7 +115,8 @@ function qdqResNetBlock(channels, size) {
 }
 
 const CASES = [
-  { id: 'dynamic-conv-stack', label: 'quantize_dynamic conv stack: 8 x (64->64 3x3) at 256x256', build: () => dynamicStack(8, 64, 256), input: [1, 64, 256, 256], ts: () => dynamicStack(2, 64, 64), tsLabel: '2 x (64->64 3x3) at 64x64' },
+  { id: 'dynamic-conv-stack', label: 'quantize_dynamic conv stack (int8 weights): 8 x (64->64 3x3) at 256x256', build: () => dynamicStack(8, 64, 256), input: [1, 64, 256, 256], ts: () => dynamicStack(2, 64, 64), tsLabel: '2 x (64->64 3x3) at 64x64' },
+  { id: 'dynamic-conv-stack-u8', label: 'quantize_dynamic conv stack (uint8 weights, zero point 128): 8 x (64->64 3x3) at 256x256', build: () => dynamicStack(8, 64, 256, 'uint8'), input: [1, 64, 256, 256], ts: () => dynamicStack(2, 64, 64, 'uint8'), tsLabel: '2 x (64->64 3x3) at 64x64' },
   { id: 'qdq-resnet-block', label: 'quantize_static QDQ ResNet block: 64 ch at 56x56', build: () => qdqResNetBlock(64, 56), input: [1, 64, 56, 56], ts: () => qdqResNetBlock(64, 28), tsLabel: '64 ch at 28x28' },
 ];
 
