@@ -4,7 +4,9 @@
  * on both dispatch paths (inline and the oneDNN thread), and bad arguments must give coded errors.
  */
 import { describe, expect, it } from 'vitest';
-import { Tensor, type KernelDef } from '@switchyard/core';
+import { InferenceSession, Tensor, type KernelDef } from '@switchyard/core';
+import { buildModel } from '@switchyard/core/testing';
+import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 import { nativeQuantizeKernels } from './quantize-native.js';
 import { quantizeLinearKernel } from '../kernels/QuantizeLinear.js';
@@ -100,6 +102,28 @@ describe.skipIf(!binding)('native quantize ops vs the TS kernels', () => {
       trickyFloats([5, 7], 0.02, 10), // NaN and infinities too: the TS kernel's comparisons skip NaN
     ];
     for (const x of cases) await expectSame(def('DynamicQuantizeLinear'), dynamicQuantizeLinearKernel, [x], { outputs: 3 });
+  });
+
+  it('serves models of opsets 10, 13 and 19 (QuantizeLinear → DequantizeLinear in a session)', async () => {
+    for (const opset of [10, 13, 19]) {
+      const model = buildModel({
+        inputs: [['x', 'float32', [2, 3, 4]]],
+        outputs: [['y', 'float32', [2, 3, 4]]],
+        initializers: { s: scalarTensor('float32', 0.05), z: scalarTensor('int8', -3) },
+        nodes: [
+          { op: 'QuantizeLinear', inputs: ['x', 's', 'z'], outputs: ['q'] },
+          { op: 'DequantizeLinear', inputs: ['q', 's', 'z'], outputs: ['y'] },
+        ],
+        opset,
+      });
+      const session = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()] });
+      expect(session.placement.nodes.map((n) => n.implementation), `opset ${opset}`).toEqual(['onednn', 'onednn']);
+      const x = randomFloats([2, 3, 4], opset, -8, 8);
+      const y = (await session.run({ x })).y as Tensor;
+      await session.release();
+      const q = (v: number) => Math.min(127, Math.max(-128, Math.round(v / 0.05) - 3)); // no ties in these values
+      expect(Array.from(y.data as Float32Array)).toEqual(Array.from(x.data, (v) => Math.fround((q(v) + 3) * Math.fround(0.05))));
+    }
   });
 
   it('runs tensors past the inline bound on the oneDNN thread with the same results', async () => {
