@@ -13,6 +13,7 @@
 #include "norm_function.h"
 #include "pool_primitive.h"
 #include "quantize_function.h"
+#include "quantized_add.h"
 #include "reorder_primitive.h"
 #include "runtime_info.h"
 #include "strided_matmul_primitive.h"
@@ -48,6 +49,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("quantizeLinearAsync", Napi::Function::New<switchyard::QuantizeLinearAsyncJs>(env, "quantizeLinearAsync"));
   exports.Set("dequantizeLinear", Napi::Function::New<switchyard::DequantizeLinearJs>(env, "dequantizeLinear"));
   exports.Set("dequantizeLinearAsync", Napi::Function::New<switchyard::DequantizeLinearAsyncJs>(env, "dequantizeLinearAsync"));
+  exports.Set("quantizedAdd", Napi::Function::New<switchyard::QuantizedAddJs>(env, "quantizedAdd"));
+  exports.Set("quantizedAddAsync", Napi::Function::New<switchyard::QuantizedAddAsyncJs>(env, "quantizedAddAsync"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;
 }

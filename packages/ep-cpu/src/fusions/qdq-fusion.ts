@@ -6,7 +6,9 @@
  *   DequantizeLinear(a_q) → Gemm(·, DequantizeLinear(B_q), [DequantizeLinear(c_q) | c]) [→ Relu] → QuantizeLinear
  * become com.switchyard QuantizedConv / QuantizedMatMul (QLinearConv / QLinearMatMul plus an int32 bias and a
  * folded Relu), as onnxruntime's QDQ transformer does: the convolution runs on the 8-bit data, exactly, and
- * is requantized once.
+ * is requantized once. A residual connection
+ *   DequantizeLinear(a_q) + DequantizeLinear(b_q) [→ Relu] → QuantizeLinear
+ * becomes com.switchyard QuantizedAdd, one pass that repeats the unfused float steps (that one is exact).
  *
  * Not bit-exact: the unfused graph sums float products (rounding each) and divides by y_scale, the fused
  * op sums exactly and multiplies by x_scale · w_scale / y_scale rounded to float32, and a float bias is
@@ -249,6 +251,38 @@ function emit(
   rw.dropIfUnused(dropped);
 }
 
+/** DQ(a) + DQ(b) [→ Relu] → Q, a and b of one shape, per-tensor parameters → QuantizedAdd (exact). */
+function fuseAdd(rw: GraphRewriter, add: Node): void {
+  const [p, q] = add.inputs;
+  const a = p ? activationInput(rw, p) : undefined;
+  const b = q ? activationInput(rw, q) : undefined;
+  if (!a || !b || !sameShape(rw, p, q)) return;
+  const out = outputQuant(rw, add.outputs[0]);
+  if (!out) return;
+  const nodes = [add, ...out.nodes];
+  if (!rw.owned(nodes)) return;
+  const [outScale, outZero] = [out.q.inputs[1], out.q.inputs[2] ?? ''];
+  const inputs = [a.value, a.scale, a.zeroPoint ?? '', b.value, b.scale, b.zeroPoint ?? '', outScale, outZero];
+  rw.replace(nodes, {
+    opType: 'QuantizedAdd',
+    domain: FUSED_DOMAIN,
+    name: `${add.name || 'Add'}_quantized`,
+    inputs,
+    outputs: [out.q.outputs[0]],
+    attributes: new Map([['relu', { type: 'int', value: out.relu ? 1 : 0 }]]),
+  });
+  rw.ensureOpset(FUSED_DOMAIN, 1);
+  for (const dq of [a.node, b.node]) if (dq && rw.isLive(dq) && unread(rw, dq.outputs) && rw.owned([dq])) rw.remove(dq);
+}
+
+/** Whether two values have one shape (numbers or symbols, dim by dim), as shape inference knows them. */
+function sameShape(rw: GraphRewriter, p: string, q: string): boolean {
+  const a = rw.graph.typeOf(p);
+  const b = rw.graph.typeOf(q);
+  if (a?.kind !== 'tensor' || b?.kind !== 'tensor' || !a.shape || !b.shape || a.shape.length !== b.shape.length) return false;
+  return a.shape.every((d, i) => (typeof d === 'number' || (typeof d === 'string' && d !== '')) && d === b.shape![i]);
+}
+
 export const qdqFusion: GraphPass = {
   name: 'cpu:qdq-fusion',
   level: 'all',
@@ -258,6 +292,7 @@ export const qdqFusion: GraphPass = {
       if (!rw.isLive(node) || node.outputs.length !== 1) continue;
       if (isOp(node, 'Conv')) fuseConv(rw, node);
       else if (isOp(node, 'MatMul') || isOp(node, 'Gemm')) fuseMatMul(rw, node);
+      else if (isOp(node, 'Add')) fuseAdd(rw, node);
     }
   },
 };

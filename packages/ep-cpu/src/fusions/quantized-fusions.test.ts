@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { InferenceSession, Tensor, type GraphOptimizationLevel, type Model } from '@switchyard/core';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { compareLevels, tensor } from './test-models.test-util.js';
-import { dynamicConvStack, dynamicLinear, qdqLinear, qdqResNetBlock } from './quantized-models.test-util.js';
+import { buildModel } from '@switchyard/core/testing';
+import { dynamicConvStack, dynamicLinear, f32, ints, qdqLinear, qdqResNetBlock } from './quantized-models.test-util.js';
 
 const hasNative = new CpuExecutionProvider().nativeUnavailable === undefined;
 const LEVELS: GraphOptimizationLevel[] = ['basic', 'extended', 'all'];
@@ -82,7 +83,7 @@ describe.skipIf(!hasNative)('quantized fusions', () => {
     expect(r.implementations).toEqual(['onednn']);
   });
 
-  it('QDQ: a ResNet block becomes two QuantizedConvs (the first with Relu folded), within one quantization step of the unfused graph', async () => {
+  it('QDQ: a ResNet block becomes two QuantizedConvs and a QuantizedAdd (Relus folded), within two quantization steps of the unfused graph', async () => {
     for (const type of ['uint8', 'int8'] as const) {
       const build = qdqResNetBlock(16, 12, type, true);
       const x = tensor([1, 16, 12, 12], 5, -1, 1);
@@ -95,9 +96,10 @@ describe.skipIf(!hasNative)('quantized fusions', () => {
         expect(d.max, `${type} ${level}`).toBeLessThanOrEqual(2);
         expect(d.count / r.y.size, `${type} ${level}: share of elements that differ`).toBeLessThan(0.05);
         if (level === 'all') {
-          expect(r.ops.filter((o) => o === 'com.switchyard::QuantizedConv')).toHaveLength(2);
+          expect(r.ops).toEqual(['QuantizeLinear', 'com.switchyard::QuantizedConv', 'com.switchyard::QuantizedConv', 'com.switchyard::QuantizedAdd']);
           const reluAttrs = r.attributes.map((a) => a.get('relu')).filter(Boolean);
-          expect(reluAttrs.map((a) => (a as { value: number }).value)).toEqual([1, 0]);
+          // conv1 (Relu folded), conv2 (none), the residual add (its Relu folded).
+          expect(reluAttrs.map((a) => (a as { value: number }).value)).toEqual([1, 0, 1]);
         }
       }
     }
@@ -114,6 +116,29 @@ describe.skipIf(!hasNative)('quantized fusions', () => {
       expect(d.max, `${kind} relu=${relu}`).toBeLessThanOrEqual(1);
       expect(d.count / fused.y.size).toBeLessThan(0.05);
     }
+  });
+
+  it('QDQ residual: DQ + DQ → Add → Relu → Q becomes QuantizedAdd with outputs identical to the unfused graph', async () => {
+    const build = () =>
+      buildModel({
+        inputs: [['a', 'uint8', [1, 8, 6, 6]], ['b', 'int8', [1, 8, 6, 6]]],
+        outputs: [['y', 'uint8', [1, 8, 6, 6]]],
+        initializers: { as: f32([0.031], []), az: new Tensor('uint8', Uint8Array.of(120), []), bs: f32([0.017], []), bz: new Tensor('int8', Int8Array.of(-4), []), ys: f32([0.05], []), yz: new Tensor('uint8', Uint8Array.of(0), []) },
+        nodes: [
+          { op: 'DequantizeLinear', inputs: ['a', 'as', 'az'], outputs: ['af'] },
+          { op: 'DequantizeLinear', inputs: ['b', 'bs', 'bz'], outputs: ['bf'] },
+          { op: 'Add', inputs: ['af', 'bf'], outputs: ['s'] },
+          { op: 'Relu', inputs: ['s'], outputs: ['r'] },
+          { op: 'QuantizeLinear', inputs: ['r', 'ys', 'yz'], outputs: ['y'] },
+        ],
+        opset: 13,
+      });
+    const feeds = { a: ints('uint8', [1, 8, 6, 6], 1, 0, 255), b: ints('int8', [1, 8, 6, 6], 2, -128, 127) };
+    const reference = await runAt(build, feeds, 'disabled');
+    const fused = await runAt(build, feeds, 'all');
+    expect(fused.ops).toEqual(['com.switchyard::QuantizedAdd']);
+    expect(fused.implementations).toEqual(['onednn']);
+    expect(difference(fused.y, reference.y).max).toBe(0);
   });
 
   it('QDQ with a float output: the fused block stays within a few output steps of the unfused graph', async () => {

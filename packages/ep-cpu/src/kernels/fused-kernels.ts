@@ -6,6 +6,7 @@ import { fusedLayerNormalizationKernel } from './FusedLayerNormalization.js';
 import { fusedMatMulKernel } from './FusedMatMul.js';
 import { quantizedConvKernel } from './QuantizedConv.js';
 import { quantizedMatMulKernel } from './QuantizedMatMul.js';
+import { quantizedAddKernel } from './QuantizedAdd.js';
 import { dynamicQuantizedConvKernel } from './DynamicQuantizedConv.js';
 import { dynamicQuantizedMatMulKernel } from './DynamicQuantizedMatMul.js';
 
@@ -16,6 +17,7 @@ export const fusedKernels: KernelDef[] = [
   fusedMatMulKernel,
   quantizedConvKernel,
   quantizedMatMulKernel,
+  quantizedAddKernel,
   dynamicQuantizedConvKernel,
   dynamicQuantizedMatMulKernel,
 ];

@@ -511,6 +511,20 @@ export interface NativeBinding {
   dequantizeLinearAsync?(
     x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
   ): Promise<void>;
+  /**
+   * [sync] The QDQ fusion's QuantizedAdd: y = QuantizeLinear(relu?(DequantizeLinear(a) + DequantizeLinear(b))) per
+   * element, each float step rounded as the unfused nodes round it. Scales are Float32Array(1); zero points one
+   * element of their tensor's type (null: 0); a, b and y have one length; y's type is the output type.
+   * `...Async` [async]. Absent from older builds.
+   */
+  quantizedAdd?(
+    a: Int8Array8, aScale: Float32Array, aZero: Int8Array8 | null, b: Int8Array8, bScale: Float32Array, bZero: Int8Array8 | null,
+    yScale: Float32Array, yZero: Int8Array8 | null, y: Int8Array8, relu: boolean, threads?: number,
+  ): void;
+  quantizedAddAsync?(
+    a: Int8Array8, aScale: Float32Array, aZero: Int8Array8 | null, b: Int8Array8, bScale: Float32Array, bZero: Int8Array8 | null,
+    yScale: Float32Array, yZero: Int8Array8 | null, y: Int8Array8, relu: boolean, threads?: number,
+  ): Promise<void>;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

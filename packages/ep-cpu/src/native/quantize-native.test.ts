@@ -12,6 +12,7 @@ import { nativeQuantizeKernels } from './quantize-native.js';
 import { quantizeLinearKernel } from '../kernels/QuantizeLinear.js';
 import { dequantizeLinearKernel } from '../kernels/DequantizeLinear.js';
 import { dynamicQuantizeLinearKernel } from '../kernels/DynamicQuantizeLinear.js';
+import { quantizedAddKernel } from '../kernels/QuantizedAdd.js';
 import { firstDifference, randomFloats, randomInts, rng, runDef, scalarTensor, type HarnessOptions } from './int8-harness.test-util.js';
 import { SYNC_ELEMENT_LIMIT } from './native-support.js';
 
@@ -126,6 +127,23 @@ describe.skipIf(!binding)('native quantize ops vs the TS kernels', () => {
     }
   });
 
+  it('QuantizedAdd (the QDQ residual add): identical bytes for every type mix, with and without Relu, zero points absent', async () => {
+    let seed = 60;
+    for (const [at, bt, yt] of [['uint8', 'uint8', 'uint8'], ['int8', 'uint8', 'int8'], ['uint8', 'int8', 'int8'], ['int8', 'int8', 'uint8']] as const) {
+      const dims = [2, 16, 9, 11];
+      const inputs = [
+        randomInts(at, dims, seed++), scalarTensor('float32', 0.021), randomInts(at, [], seed++),
+        randomInts(bt, dims, seed++), scalarTensor('float32', 0.033), randomInts(bt, [], seed++),
+        scalarTensor('float32', 0.04), randomInts(yt, [], seed++),
+      ];
+      for (const relu of [0, 1]) await expectSame(def('QuantizedAdd'), quantizedAddKernel, inputs, { domain: 'com.switchyard', opset: 1, attributes: { relu } });
+      await expectSame(def('QuantizedAdd'), quantizedAddKernel, [inputs[0], inputs[1], undefined, inputs[3], inputs[4], undefined, inputs[6], undefined], { domain: 'com.switchyard', opset: 1 });
+    }
+    // Past the inline bound: on the oneDNN thread.
+    const big = [randomInts('uint8', [SYNC_ELEMENT_LIMIT + 7], 70), scalarTensor('float32', 0.02), scalarTensor('uint8', 3), randomInts('uint8', [SYNC_ELEMENT_LIMIT + 7], 71), scalarTensor('float32', 0.05), scalarTensor('uint8', 200), scalarTensor('float32', 0.07), scalarTensor('uint8', 128)];
+    await expectSame(def('QuantizedAdd'), quantizedAddKernel, big, { domain: 'com.switchyard', opset: 1, attributes: { relu: 1 } });
+  });
+
   it('runs tensors past the inline bound on the oneDNN thread with the same results', async () => {
     const n = SYNC_ELEMENT_LIMIT + 4099;
     const x = randomFloats([n], 11, -2, 3);
@@ -161,5 +179,11 @@ describe.skipIf(!binding)('native quantize ops vs the TS kernels', () => {
     expect(call(() => b.dequantizeLinear!(new Uint16Array(12) as never, Float32Array.of(1), null, new Float32Array(12), 1, 12))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('Uint8Array or Int8Array or Int32Array') });
     expect(call(() => b.dynamicQuantizeLinear!(x, new Uint8Array(12), new Float32Array(2), new Uint8Array(1)))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('scale') });
     expect(call(() => b.dynamicQuantizeLinearAsync!(x, new Int8Array(12) as never, new Float32Array(1), new Uint8Array(1)))).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const u = new Uint8Array(12);
+    const one = Float32Array.of(1);
+    expect(call(() => b.quantizedAdd!(u, one, null, new Uint8Array(11), one, null, one, null, u, false))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining("b (a's length)") });
+    expect(call(() => b.quantizedAdd!(u, one, Int8Array.of(1), u, one, null, one, null, u, false))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('aZero') });
+    expect(call(() => b.quantizedAdd!(u, new Float32Array(2), null, u, one, null, one, null, u, false))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('aScale') });
+    expect(call(() => b.quantizedAdd!(u, one, null, u, one, null, one, null, u, 1 as never))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('relu') });
   });
 });

@@ -11,6 +11,8 @@ import { dispatchFor, float32Reason, SYNC_ELEMENT_LIMIT } from './native-support
 import { quantizeLinearKernel } from '../kernels/QuantizeLinear.js';
 import { dequantizeLinearKernel } from '../kernels/DequantizeLinear.js';
 import { dynamicQuantizeLinearKernel } from '../kernels/DynamicQuantizeLinear.js';
+import { quantizedAddKernel } from '../kernels/QuantizedAdd.js';
+import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { normalizeAxis } from '../nn/float-io.js';
 
 type Int8Data = Uint8Array | Int8Array;
@@ -159,9 +161,44 @@ function createDynamicQuantize(binding: NativeBinding, init: KernelInit): Kernel
   };
 }
 
-/** The three defs, when the loaded addon has the quantize functions. */
+const isInt8 = (t: Tensor | undefined): boolean => t !== undefined && (t.type === 'uint8' || t.type === 'int8');
+
+/** QuantizedAdd(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) with `relu`: one pass instead of DQ, DQ, Add, Relu, Q. */
+function createQuantizedAdd(binding: NativeBinding, init: KernelInit): Kernel {
+  const { node } = init;
+  const fallback = quantizedAddKernel.create(init);
+  const relu = init.attrs.int('relu', 0) !== 0;
+  const add = binding.quantizedAdd!.bind(binding);
+  const addAsync = binding.quantizedAddAsync!.bind(binding);
+  return {
+    implementation: 'onednn',
+    run(ctx) {
+      const [a, aScale, aZero, b, bScale, bZero, yScale, yZero] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ctx.optionalInput(i));
+      const zeroOk = (z: Tensor | undefined, of: Tensor | undefined) => !z || (z.size === 1 && z.type === of?.type);
+      const served =
+        isInt8(a) && isInt8(b) && a!.size === b!.size && a!.dims.every((d, i) => d === b!.dims[i]) && a!.dims.length === b!.dims.length &&
+        [aScale, bScale, yScale].every((t) => t?.type === 'float32' && t.size === 1) &&
+        zeroOk(aZero, a) && zeroOk(bZero, b) && (!yZero || (isInt8(yZero) && yZero.size === 1));
+      if (!served) return fallback.run(ctx);
+      const y = ctx.output(0, yZero?.type === 'int8' ? 'int8' : 'uint8', a!.dims, { uninitialized: true });
+      if (a!.size === 0) return [y];
+      const data = (t: Tensor | undefined) => (t ? (t.data as Int8Data) : null);
+      const args = [
+        a!.data as Int8Data, aScale!.data as Float32Array, data(aZero), b!.data as Int8Data, bScale!.data as Float32Array, data(bZero),
+        yScale!.data as Float32Array, data(yZero), y.data as Int8Data, relu,
+      ] as const;
+      return dispatch(node, binding, ctx, a!.size, (threads) => add(...args, threads), (threads) => addAsync(...args, threads), [y]);
+    },
+    dispose: () => fallback.dispose?.(),
+  };
+}
+
+/** The defs, when the loaded addon has the quantize functions. */
 export function nativeQuantizeKernels(binding: NativeBinding): KernelDef[] {
   if (!binding.quantizeLinear || !binding.dequantizeLinear || !binding.dynamicQuantizeLinear) return [];
+  const quantizedAdd: KernelDef[] = binding.quantizedAdd
+    ? [{ ep: 'cpu', domain: FUSED_DOMAIN, opType: 'QuantizedAdd', sinceVersion: 1, implementation: 'onednn', create: (init) => createQuantizedAdd(binding, init) }]
+    : [];
   const common = { ep: 'cpu', domain: '', sinceVersion: 10, implementation: 'onednn' } as const;
   return [
     { ...common, opType: 'QuantizeLinear', typeConstraints: { T1: ['float32'], T2: ['int8', 'uint8'] }, supports: supportsQuantize, create: (init) => createQuantize(binding, init) },
@@ -174,5 +211,6 @@ export function nativeQuantizeKernels(binding: NativeBinding): KernelDef[] {
       supports: (node, graph) => (node.inputs[0] ? (float32Reason(graph, node.inputs[0], 'x') ?? true) : 'DynamicQuantizeLinear needs x'),
       create: (init) => createDynamicQuantize(binding, init),
     },
+    ...quantizedAdd,
   ];
 }
