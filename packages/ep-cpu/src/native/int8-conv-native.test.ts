@@ -205,6 +205,17 @@ describe.skipIf(!binding)('native int8 convolutions vs the TS kernels', () => {
     await expectSame(def('ConvInteger'), convIntegerKernel, [x, w, scalarTensor('uint8', 128), scalarTensor('int8', 3)], { attributes: { pads: [1, 1, 1, 1] }, constants: [1, 3] });
   }, 120_000);
 
+  it('a kernel whose single input channel could reach 2^24 (33x33, extreme weights) runs exactly on either path', async () => {
+    // Without VNNI, oneDNN's kernels here round sums through float32 and no chunking can help: the addon
+    // answers UNSUPPORTED and the node runs on the TS kernel. With VNNI, brgconv keeps the sums exact.
+    const w = new Tensor('int8', new Int8Array(2 * 33 * 33).fill(-128), [2, 1, 33, 33]);
+    const x = new Tensor('uint8', new Uint8Array(40 * 40).fill(255), [1, 1, 40, 40]);
+    await expectSame(def('ConvInteger'), convIntegerKernel, [x, w, undefined, undefined], { attributes: { pads: [16, 16, 16, 16] }, constants: [1] });
+    const make = () => new binding!.ConvIntegerPrimitive!({ inputDims: [1, 1, 40, 40], weightDims: [2, 1, 33, 33], padsBegin: [16, 16], padsEnd: [16, 16], weights: w.data as Int8Array });
+    if (isaFamily(binding) === 'avx2') expect(make).toThrow(expect.objectContaining({ code: 'UNSUPPORTED' }));
+    else make().dispose();
+  });
+
   it('declines runtime weights with the reason', async () => {
     await expect(runDef(def('ConvInteger'), [randomInts('uint8', [1, 2, 4, 4], 1), randomInts('int8', [2, 2, 1, 1], 2)])).rejects.toThrow(/W is not a constant initializer/);
   });

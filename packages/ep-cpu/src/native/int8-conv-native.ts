@@ -8,8 +8,7 @@
  */
 import { type AttributeReader, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { Int8Array8, Int8ConvOptions, NativeBinding } from './binding.js';
-import { withNodeErrors } from './native-errors.js';
-import { is8Bit, MultiplierCache, perChannel, runInt8Primitive } from './int8-native-support.js';
+import { buildOrDecline, is8Bit, MultiplierCache, perChannel, runInt8Primitive } from './int8-native-support.js';
 import { dispatchFor, float32Reason, sameDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
@@ -57,6 +56,8 @@ function constantWeightsReason(node: Node, graph: Graph, w: number, wZero: numbe
  */
 class Int8ConvNode<P extends { dispose(): void }> {
   readonly #cache = new PrimitiveCache<P>();
+  /** Shapes the addon declined (UNSUPPORTED): they run on the TS kernel. */
+  readonly #declined = new Set<string>();
   #last: { dims: readonly number[]; variant: string; threads: number; geometry: Int8ConvGeometry; primitive: P; inline: boolean } | undefined;
 
   constructor(
@@ -81,8 +82,10 @@ class Int8ConvNode<P extends { dispose(): void }> {
     if (last && last.variant === variant && last.threads === requestedThreads && sameDims(last.dims, dims)) return last;
     const geometry = int8ConvGeometry(this.op, dims, this.weights.dims, this.attrs);
     const { inline, threads } = dispatchFor(this.binding, requestedThreads, geometry.macs);
-    const primitive = withNodeErrors(this.node, () =>
-      this.#cache.get(`${dims.join(',')}|${variant}|${threads}`, () =>
+    const key = `${dims.join(',')}|${variant}|${threads}`;
+    if (this.#declined.has(key)) return undefined;
+    const primitive = buildOrDecline(this.node, () =>
+      this.#cache.get(key, () =>
         this.build(
           {
             inputDims: dims,
@@ -100,6 +103,10 @@ class Int8ConvNode<P extends { dispose(): void }> {
         ),
       ),
     );
+    if (!primitive) {
+      this.#declined.add(key);
+      return undefined;
+    }
     this.#last = { dims: [...dims], variant, threads: requestedThreads, geometry, primitive, inline };
     return this.#last;
   }
@@ -129,6 +136,7 @@ function createConvInteger(binding: NativeBinding, init: KernelInit): Kernel {
       const served = is8Bit(x) && x.size > 0 && conv.weightsServed && (!xZero || (xZero.size === 1 && xZero.type === x.type));
       if (!served) return fallback.run(ctx);
       const p = conv.prepare(x.dims, x.type, ctx.threads);
+      if (!p) return fallback.run(ctx);
       const y = ctx.output(0, 'int32', p.geometry.outDims, { uninitialized: true });
       return conv.execute(p, [x.data as Int8Array8, (xZero?.data ?? null) as Int8Array8 | null, y.data as Int32Array], [y]);
     },
@@ -164,6 +172,7 @@ function createQLinearConv(binding: NativeBinding, init: KernelInit, fallbackDef
       if (!served) return fallback.run(ctx);
       const mult = multipliers.get(xScale, wScale, yScale, channels);
       const p = conv.prepare(x.dims, `${x.type}>${yZero.type}`, ctx.threads);
+      if (!p) return fallback.run(ctx);
       const y = ctx.output(0, yZero.type, p.geometry.outDims, { uninitialized: true });
       const args: [Int8Array8, Int8Array8 | null, Int32Array | null, Float32Array, Int8Array8 | null, Int8Array8] = [
         x.data as Int8Array8,
@@ -201,6 +210,7 @@ function createDynamicQuantizedConv(binding: NativeBinding, init: KernelInit): K
       const x = ctx.input(0);
       if (x.type !== 'float32' || x.size === 0 || !scales || (hasBias && !bias) || !conv.weightsServed) return fallback.run(ctx);
       const p = conv.prepare(x.dims, 'float32', ctx.threads);
+      if (!p) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', p.geometry.outDims, { uninitialized: true });
       return conv.execute(p, [x.data as Float32Array, scales, bias ?? null, y.data as Float32Array], [y]);
     },

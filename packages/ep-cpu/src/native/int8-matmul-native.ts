@@ -7,9 +7,8 @@
  */
 import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node, Tensor } from '@switchyard/core';
 import type { Int8Array8, Int8MatMulOptions, NativeBinding } from './binding.js';
-import { withNodeErrors } from './native-errors.js';
 import { dispatchFor, float32Reason, sameDims } from './native-support.js';
-import { is8Bit, MultiplierCache, perChannel, runInt8Primitive } from './int8-native-support.js';
+import { buildOrDecline, is8Bit, MultiplierCache, perChannel, runInt8Primitive } from './int8-native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { matMulIntegerKernel } from '../kernels/MatMulInteger.js';
@@ -34,6 +33,8 @@ function constantBReason(node: Node, graph: Graph, b: number, bZero: number): st
  */
 class Int8MatMulNode<P extends { dispose(): void }> {
   readonly #cache = new PrimitiveCache<P>();
+  /** Shapes the addon declined (UNSUPPORTED): they run on the TS kernel. */
+  readonly #declined = new Set<string>();
   #last: { dims: readonly number[]; variant: string; threads: number; outDims: number[]; primitive: P; inline: boolean } | undefined;
 
   constructor(
@@ -62,11 +63,17 @@ class Int8MatMulNode<P extends { dispose(): void }> {
     const outDims = dims.length === 1 ? [this.columns] : [...dims.slice(0, -1), this.columns];
     const macs = outDims.reduce((a, d) => a * d, 1) * this.b.dims[0];
     const { inline, threads } = dispatchFor(this.binding, requestedThreads, macs);
-    const primitive = withNodeErrors(this.node, () =>
-      this.#cache.get(`${aDims.join(',')}|${variant}|${threads}`, () =>
+    const key = `${aDims.join(',')}|${variant}|${threads}`;
+    if (this.#declined.has(key)) return undefined;
+    const primitive = buildOrDecline(this.node, () =>
+      this.#cache.get(key, () =>
         this.build({ aDims, bDims: this.b.dims, threads, weights: this.b.data as Int8Array8, weightZeroPoints: this.bZero?.data as Int8Array8 | undefined }, variant),
       ),
     );
+    if (!primitive) {
+      this.#declined.add(key);
+      return undefined;
+    }
     this.#last = { dims: [...dims], variant, threads: requestedThreads, outDims, primitive, inline };
     return this.#last;
   }
@@ -98,6 +105,7 @@ function createMatMulInteger(binding: NativeBinding, init: KernelInit): Kernel {
       const zeros = is8Bit(a) ? mm.rowZeroPoints(a, ctx.optionalInput(2)) : undefined;
       if (!zeros || !mm.served(a.dims)) return fallback.run(ctx);
       const p = mm.prepare(a.dims, `${a.type}/${zeros.count}`, ctx.threads);
+      if (!p) return fallback.run(ctx);
       const y = ctx.output(0, 'int32', p.outDims, { uninitialized: true });
       return runInt8Primitive(node, p.inline, p.primitive, [a.data as Int8Array8, zeros.data, y.data as Int32Array], [y]);
     },
@@ -132,6 +140,7 @@ function createQLinearMatMul(binding: NativeBinding, init: KernelInit, fallbackD
         (!bias || (bias.type === 'int32' && bias.size === n));
       if (!served) return fallback.run(ctx);
       const p = mm.prepare(a.dims, `${a.type}/${zeros.count}/${yZero.type}`, ctx.threads);
+      if (!p) return fallback.run(ctx);
       const y = ctx.output(0, yZero.type, p.outDims, { uninitialized: true });
       const args: [Int8Array8, Int8Array8 | null, Int32Array | null, Float32Array, Int8Array8 | null, Int8Array8] = [
         a.data as Int8Array8,
@@ -166,6 +175,7 @@ function createDynamicQuantizedMatMul(binding: NativeBinding, init: KernelInit):
       const a = ctx.input(0);
       if (a.type !== 'float32' || !scales || (hasBias && !bias) || !mm.served(a.dims)) return fallback.run(ctx);
       const p = mm.prepare(a.dims, 'float32', ctx.threads);
+      if (!p) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', p.outDims, { uninitialized: true });
       return runInt8Primitive(node, p.inline, p.primitive, [a.data as Float32Array, scales, bias ?? null, y.data as Float32Array], [y]);
     },

@@ -1,6 +1,6 @@
 /** What the int8 kernel defs (int8-conv-native.ts, int8-matmul-native.ts) share. */
 import type { Node, Tensor } from '@switchyard/core';
-import { withNativeErrors, withNodeErrors } from './native-errors.js';
+import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 
 export const is8Bit = (t: Tensor | undefined): t is Tensor<'uint8' | 'int8'> => t !== undefined && (t.type === 'uint8' || t.type === 'int8');
 
@@ -46,4 +46,19 @@ export function perChannel(t: Tensor | undefined, channels: number): Float32Arra
   if (!t || t.type !== 'float32' || (t.size !== 1 && t.size !== channels)) return undefined;
   const data = t.data as Float32Array;
   return t.size === channels ? data : new Float32Array(channels).fill(data[0]);
+}
+
+/**
+ * Builds a primitive, or answers undefined when the addon says it does not serve this configuration
+ * ('UNSUPPORTED': e.g. a kernel so large that oneDNN's int8 code here could not keep its sums exact), so the
+ * caller runs the TS kernel instead; other failures are rethrown naming the node.
+ */
+export function buildOrDecline<P>(node: Node, build: () => P): P | undefined {
+  try {
+    return build();
+  } catch (error) {
+    const e = fromNativeError(node, error);
+    if (e.code === 'UNSUPPORTED') return undefined;
+    throw e;
+  }
 }
