@@ -8,10 +8,14 @@
 #include "elementwise_primitive.h"
 #include "engine.h"
 #include "gemm_primitive.h"
+#include "int8_conv_primitive.h"
+#include "int8_matmul_primitive.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "norm_function.h"
 #include "pool_primitive.h"
+#include "quantize_function.h"
+#include "quantized_add.h"
 #include "reorder_primitive.h"
 #include "resize_primitive.h"
 #include "runtime_info.h"
@@ -40,6 +44,20 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));
   exports.Set("ElementwisePrimitive", switchyard::ElementwisePrimitive::Define(env));
   exports.Set("elementwiseOps", Napi::Function::New<switchyard::ElementwiseOpsJs>(env, "elementwiseOps"));
+  exports.Set("ConvIntegerPrimitive", switchyard::ConvIntegerPrimitive::Define(env));
+  exports.Set("QLinearConvPrimitive", switchyard::QLinearConvPrimitive::Define(env));
+  exports.Set("DynamicQuantizedConvPrimitive", switchyard::DynamicQuantizedConvPrimitive::Define(env));
+  exports.Set("MatMulIntegerPrimitive", switchyard::MatMulIntegerPrimitive::Define(env));
+  exports.Set("QLinearMatMulPrimitive", switchyard::QLinearMatMulPrimitive::Define(env));
+  exports.Set("DynamicQuantizedMatMulPrimitive", switchyard::DynamicQuantizedMatMulPrimitive::Define(env));
+  exports.Set("dynamicQuantizeLinear", Napi::Function::New<switchyard::DynamicQuantizeLinearJs>(env, "dynamicQuantizeLinear"));
+  exports.Set("dynamicQuantizeLinearAsync", Napi::Function::New<switchyard::DynamicQuantizeLinearAsyncJs>(env, "dynamicQuantizeLinearAsync"));
+  exports.Set("quantizeLinear", Napi::Function::New<switchyard::QuantizeLinearJs>(env, "quantizeLinear"));
+  exports.Set("quantizeLinearAsync", Napi::Function::New<switchyard::QuantizeLinearAsyncJs>(env, "quantizeLinearAsync"));
+  exports.Set("dequantizeLinear", Napi::Function::New<switchyard::DequantizeLinearJs>(env, "dequantizeLinear"));
+  exports.Set("dequantizeLinearAsync", Napi::Function::New<switchyard::DequantizeLinearAsyncJs>(env, "dequantizeLinearAsync"));
+  exports.Set("quantizedAdd", Napi::Function::New<switchyard::QuantizedAddJs>(env, "quantizedAdd"));
+  exports.Set("quantizedAddAsync", Napi::Function::New<switchyard::QuantizedAddAsyncJs>(env, "quantizedAddAsync"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;
 }

@@ -261,6 +261,123 @@ export interface PoolPrimitiveOptions {
 /** `outputDims`: [N, C, ...floor((in + pads - kernel) / stride) + 1]. */
 export type PoolPrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
 
+/** 8-bit tensors as the int8 classes take them. */
+export type Int8Array8 = Uint8Array | Int8Array;
+
+/**
+ * Options shared by the int8 convolution classes: ONNX Conv geometry (auto_pad resolved by the caller)
+ * and constant 8-bit weights, packed at construction. Results are exact: the int32 sums of
+ * (x - x_zero_point)(w - w_zero_point) whatever the ISA (without VNNI, weights past ±64 run as two 7-bit
+ * halves, which oneDNN's saturating int16 products cannot overflow; native/src/int8_weights.h).
+ */
+export interface Int8ConvOptions {
+  /** X: [N, C, ...spatial], spatial rank 1–3. */
+  inputDims: readonly number[];
+  /** W: [M, C / group, ...kernel]. */
+  weightDims: readonly number[];
+  group?: number;
+  strides?: readonly number[];
+  /** ONNX counting (1 = dense). */
+  dilations?: readonly number[];
+  padsBegin?: readonly number[];
+  padsEnd?: readonly number[];
+  threads?: number;
+  /** W's values; its type (uint8 or int8) is W's. */
+  weights: Int8Array8;
+  /** W's zero points: W's type, 1 or M elements; absent = 0. */
+  weightZeroPoints?: Int8Array8;
+  /** 'auto' (default): 7-bit weight halves where oneDNN would saturate (no VNNI); 'always': everywhere (tests). */
+  weightSplit?: 'auto' | 'always';
+}
+
+/** `new ConvIntegerPrimitive(...)`: ONNX ConvInteger. */
+export interface ConvIntegerPrimitiveOptions extends Int8ConvOptions {
+  /** X's type (default 'uint8'). */
+  inputType?: 'uint8' | 'int8';
+}
+
+/** y (Int32Array of `outputDims`) = Σ (x - xZero[0])(w - w_zero_point); xZero null = 0, else one element of x's type. */
+export type ConvIntegerPrimitive = NativePrimitive<[x: Int8Array8, xZero: Int8Array8 | null, y: Int32Array]>;
+
+/** `new QLinearConvPrimitive(...)`: ONNX QLinearConv, and the QDQ fusion's conv (with `relu`). */
+export interface QLinearConvPrimitiveOptions extends ConvIntegerPrimitiveOptions {
+  /** Y's type (default 'uint8'). */
+  outputType?: 'uint8' | 'int8';
+  /** Relu folded in: results below Y's zero point are raised to it. Default false. */
+  relu?: boolean;
+}
+
+/**
+ * y = saturate(round_half_even(float((conv + bias[m]) · multipliers[m])) + yZero[0]), the product in double
+ * rounded once to float (as the TS kernel). `bias`: Int32Array(M) or null; `multipliers`: Float32Array(M).
+ */
+export type QLinearConvPrimitive = NativePrimitive<
+  [x: Int8Array8, xZero: Int8Array8 | null, bias: Int32Array | null, multipliers: Float32Array, yZero: Int8Array8 | null, y: Int8Array8]
+>;
+
+/** `new DynamicQuantizedConvPrimitive(...)`: the dynamic-quantization fusion's conv (x float32). */
+export interface DynamicQuantizedConvPrimitiveOptions extends Int8ConvOptions {
+  /** `run` takes a bias. Default false. */
+  hasBias?: boolean;
+  /** A Relu after it all (`v < 0 ? 0 : v`, as the Relu kernels). Default false. */
+  relu?: boolean;
+}
+
+/**
+ * y = float(ConvInteger(DynamicQuantizeLinear(x), W)) · (x_scale · scales[m]) (+ bias[m]), every step rounded
+ * to float32 as the unfused graph does. `scales`, `bias`: Float32Array(M) (bias null without `hasBias`).
+ */
+export type DynamicQuantizedConvPrimitive = NativePrimitive<[x: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
+
+/**
+ * Options shared by the int8 matrix-product classes: A [..., M, K] (rank >= 2; batch dims fold into rows)
+ * times a constant B [K, N], packed at construction. Exact int32 sums as for the convs.
+ */
+export interface Int8MatMulOptions {
+  aDims: readonly number[];
+  /** [K, N]. */
+  bDims: readonly number[];
+  threads?: number;
+  /** B's values; its type (uint8 or int8) is B's. */
+  weights: Int8Array8;
+  /** B's zero points: B's type, 1 or N elements; absent = 0. */
+  weightZeroPoints?: Int8Array8;
+  weightSplit?: 'auto' | 'always';
+}
+
+/** `new MatMulIntegerPrimitive(...)`: ONNX MatMulInteger with a constant 2-D B. */
+export interface MatMulIntegerPrimitiveOptions extends Int8MatMulOptions {
+  /** A's type (default 'uint8'). */
+  inputType?: 'uint8' | 'int8';
+  /** A's zero points per tensor (1, default) or per row of each matrix (M). */
+  aZeroPointCount?: number;
+}
+
+/** y (Int32Array, [..., M, N]) = Σ_k (a - aZero)(b - b_zero_point); aZero: aZeroPointCount elements of A's type, or null. */
+export type MatMulIntegerPrimitive = NativePrimitive<[a: Int8Array8, aZero: Int8Array8 | null, y: Int32Array]>;
+
+/** `new QLinearMatMulPrimitive(...)`: ONNX QLinearMatMul with a per-tensor a_scale, and the QDQ fusion's QuantizedMatMul. */
+export interface QLinearMatMulPrimitiveOptions extends MatMulIntegerPrimitiveOptions {
+  outputType?: 'uint8' | 'int8';
+  /** Relu folded in (y >= its zero point). Default false. */
+  relu?: boolean;
+}
+
+/** y = saturate(round_half_even(float((acc + bias[n]) · multipliers[n])) + yZero[0]); bias: Int32Array(N) or null. */
+export type QLinearMatMulPrimitive = NativePrimitive<
+  [a: Int8Array8, aZero: Int8Array8 | null, bias: Int32Array | null, multipliers: Float32Array, yZero: Int8Array8 | null, y: Int8Array8]
+>;
+
+/** `new DynamicQuantizedMatMulPrimitive(...)`: the dynamic-quantization fusion's matmul (A float32). */
+export interface DynamicQuantizedMatMulPrimitiveOptions extends Int8MatMulOptions {
+  hasBias?: boolean;
+  /** As DynamicQuantizedConvPrimitiveOptions.relu. */
+  relu?: boolean;
+}
+
+/** y = float(MatMulInteger(DynamicQuantizeLinear(a), B)) · (a_scale · scales[n]) (+ bias[n]), rounded as the unfused graph. */
+export type DynamicQuantizedMatMulPrimitive = NativePrimitive<[a: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
+
 /** Options of `new ReorderPrimitive(...)`: converts one tensor between layouts. */
 export interface ReorderPrimitiveOptions {
   /** Logical [N, C, ...spatial], rank 3–5. */
@@ -501,6 +618,53 @@ export interface NativeBinding {
   ElementwisePrimitive?: new (options: ElementwisePrimitiveOptions) => ElementwisePrimitive;
   /** [sync] Every instruction name ElementwisePrimitive accepts. Absent from older builds. */
   elementwiseOps?(): string[];
+  /** [sync] constructors of the int8 convolutions; absent from older builds (the TS kernels serve then). */
+  ConvIntegerPrimitive?: new (options: ConvIntegerPrimitiveOptions) => ConvIntegerPrimitive;
+  QLinearConvPrimitive?: new (options: QLinearConvPrimitiveOptions) => QLinearConvPrimitive;
+  DynamicQuantizedConvPrimitive?: new (options: DynamicQuantizedConvPrimitiveOptions) => DynamicQuantizedConvPrimitive;
+  /** [sync] constructors of the int8 matrix products; absent from older builds (the TS kernels serve then). */
+  MatMulIntegerPrimitive?: new (options: MatMulIntegerPrimitiveOptions) => MatMulIntegerPrimitive;
+  QLinearMatMulPrimitive?: new (options: QLinearMatMulPrimitiveOptions) => QLinearMatMulPrimitive;
+  DynamicQuantizedMatMulPrimitive?: new (options: DynamicQuantizedMatMulPrimitiveOptions) => DynamicQuantizedMatMulPrimitive;
+  /**
+   * [sync] ONNX DynamicQuantizeLinear: y (x's length) = uint8 quantization of x with the scale and zero point
+   * chosen from x's range (written to `scale[0]` and `zeroPoint[0]`). `...Async` [async]: the same on the
+   * oneDNN thread. Absent from older builds (the TS kernel serves then); so are the two below.
+   */
+  dynamicQuantizeLinear?(x: Float32Array, y: Uint8Array, scale: Float32Array, zeroPoint: Uint8Array, threads?: number): void;
+  dynamicQuantizeLinearAsync?(x: Float32Array, y: Uint8Array, scale: Float32Array, zeroPoint: Uint8Array, threads?: number): Promise<void>;
+  /**
+   * [sync] ONNX QuantizeLinear with x viewed as [outer, channels, inner] (channels 1: per tensor): element
+   * (o, c, i) = saturate(round_half_even(x / scales[c]) + zeroPoints[c]). `zeroPoints` (null: 0) has y's
+   * type and `channels` elements; y has x's length. `...Async` [async].
+   */
+  quantizeLinear?(
+    x: Float32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | null, y: Uint8Array | Int8Array, channels: number, inner: number, threads?: number,
+  ): void;
+  quantizeLinearAsync?(
+    x: Float32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | null, y: Uint8Array | Int8Array, channels: number, inner: number, threads?: number,
+  ): Promise<void>;
+  /** [sync] ONNX DequantizeLinear likewise: y = (x - zeroPoints[c]) · scales[c]; zeroPoints has x's type. `...Async` [async]. */
+  dequantizeLinear?(
+    x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
+  ): void;
+  dequantizeLinearAsync?(
+    x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
+  ): Promise<void>;
+  /**
+   * [sync] The QDQ fusion's QuantizedAdd: y = QuantizeLinear(relu?(DequantizeLinear(a) + DequantizeLinear(b))) per
+   * element, each float step rounded as the unfused nodes round it. Scales are Float32Array(1); zero points one
+   * element of their tensor's type (null: 0); a, b and y have one length; y's type is the output type.
+   * `...Async` [async]. Absent from older builds.
+   */
+  quantizedAdd?(
+    a: Int8Array8, aScale: Float32Array, aZero: Int8Array8 | null, b: Int8Array8, bScale: Float32Array, bZero: Int8Array8 | null,
+    yScale: Float32Array, yZero: Int8Array8 | null, y: Int8Array8, relu: boolean, threads?: number,
+  ): void;
+  quantizedAddAsync?(
+    a: Int8Array8, aScale: Float32Array, aZero: Int8Array8 | null, b: Int8Array8, bScale: Float32Array, bZero: Int8Array8 | null,
+    yScale: Float32Array, yZero: Int8Array8 | null, y: Int8Array8, relu: boolean, threads?: number,
+  ): Promise<void>;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

@@ -11,12 +11,15 @@ import { nativeConvDwKernels } from './conv-dw-native.js';
 import { nativeConvConcatKernels } from './conv-concat-native.js';
 import { nativeElementwiseKernels } from './elementwise-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
+import { nativeInt8ConvKernels } from './int8-conv-native.js';
+import { nativeInt8MatMulKernels } from './int8-matmul-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
 import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 import { nativeResizeKernels } from './resize-native.js';
+import { nativeQuantizeKernels } from './quantize-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 
 /** `smallOpsInTs`: Gemm, Softmax and elementwise problems below native-support.ts's sizes stay with the TS kernels. */
@@ -36,5 +39,8 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeBlockedKernels(binding),
     ...nativeStridedMatMulKernels(binding),
     ...nativeResizeKernels(binding),
+    ...nativeQuantizeKernels(binding),
+    ...nativeInt8ConvKernels(binding),
+    ...nativeInt8MatMulKernels(binding),
   ];
 }
