@@ -37,7 +37,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));
   exports.Set("lstmForwardPacked", Napi::Function::New<switchyard::LstmForwardPackedJs>(env, "lstmForwardPacked"));
   exports.Set("geluErf", Napi::Function::New<switchyard::GeluErfJs>(env, "geluErf"));
-  exports.Set("softmaxRows", Napi::Function::New<switchyard::SoftmaxRowsJs>(env, "softmaxRows"));
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));
   exports.Set("StridedMatMulPrimitive", switchyard::StridedMatMulPrimitive::Define(env));
   exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));

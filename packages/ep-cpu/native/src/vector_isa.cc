@@ -1,7 +1,10 @@
 #include "vector_isa.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
+
+#include "errors.h"
 
 namespace switchyard {
 
@@ -36,21 +39,48 @@ Level EnvironmentCap() {
   return kAvx512;
 }
 
-const vec::Loops& Pick() {
-  const Level cpu = CpuLevel(), cap = EnvironmentCap();
-  const Level level = cpu < cap ? cpu : cap;
+const vec::Loops& LoopsAt(Level level) {
   if (level == kAvx512) return vec::Avx512Loops();
   if (level == kAvx2) return vec::Avx2Loops();
   return vec::GenericLoops();
 }
 
+const vec::Loops* Pick() {
+  const Level cpu = CpuLevel(), cap = EnvironmentCap();
+  return &LoopsAt(cpu < cap ? cpu : cap);
+}
+
+std::atomic<const vec::Loops*> current{nullptr};
+
 }  // namespace
 
 const vec::Loops& VectorLoops() {
-  static const vec::Loops& loops = Pick();
-  return loops;
+  const vec::Loops* loops = current.load(std::memory_order_acquire);
+  if (!loops) {
+    loops = Pick();
+    current.store(loops, std::memory_order_release);
+  }
+  return *loops;
 }
 
-Napi::Value VectorIsaJs(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), VectorLoops().isa); }
+Napi::Value VectorIsaJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsUndefined()) {
+    if (!info[0].IsString()) ThrowJs(env, "INVALID_ARGUMENT", "vectorIsa: set must be 'avx512', 'avx2', 'generic' or 'auto'", true);
+    const std::string name = info[0].As<Napi::String>().Utf8Value();
+    if (name == "auto") {
+      current.store(Pick(), std::memory_order_release);
+    } else {
+      Level level;
+      if (name == "avx512") level = kAvx512;
+      else if (name == "avx2") level = kAvx2;
+      else if (name == "generic") level = kGeneric;
+      else ThrowJs(env, "INVALID_ARGUMENT", "vectorIsa: set must be 'avx512', 'avx2', 'generic' or 'auto', got '" + name + "'", true);
+      if (level > CpuLevel()) ThrowJs(env, "UNSUPPORTED", "vectorIsa: this CPU cannot run the " + name + " loops");
+      current.store(&LoopsAt(level), std::memory_order_release);
+    }
+  }
+  return Napi::String::New(env, VectorLoops().isa);
+}
 
 }  // namespace switchyard

@@ -15,8 +15,21 @@ import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
+import { nativeMovementKernels } from './movement-native.js';
+import { nativeGatherKernels } from './gather-native.js';
+import { nativePadKernels } from './pad-native.js';
+import { nativeCastKernels } from './cast-native.js';
+import { nativeReduceKernels } from './reduce-native.js';
+import { nativeSoftmaxKernels } from './softmax-native.js';
+import { nativeGroupNormKernels } from './group-norm-native.js';
 
-/** `smallOpsInTs`: Gemm and Softmax problems below native-support.ts's sizes stay with the TS kernels. */
+/** `smallOpsInTs`: problems below native-support.ts's SMALL_* sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
-  return [...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs), ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding, smallOpsInTs), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding)];
+  return [
+    ...nativeConvKernels(binding), ...nativeConvDwKernels(binding), ...nativeConvConcatKernels(binding), ...nativeMatMulKernels(binding), ...nativeGemmKernels(binding, smallOpsInTs),
+    ...nativePoolKernels(binding), ...nativeLstmKernels(binding), ...nativeGeluKernels(binding), ...nativeNormKernels(binding), ...nativeBlockedKernels(binding), ...nativeStridedMatMulKernels(binding),
+    // The dtype-generic kernels (after the oneDNN ones: LayerNormalization's oneDNN rows come first).
+    ...nativeMovementKernels(binding, smallOpsInTs), ...nativeGatherKernels(binding, smallOpsInTs), ...nativePadKernels(binding, smallOpsInTs), ...nativeCastKernels(binding, smallOpsInTs),
+    ...nativeReduceKernels(binding, smallOpsInTs), ...nativeSoftmaxKernels(binding, smallOpsInTs), ...nativeGroupNormKernels(binding, smallOpsInTs),
+  ];
 }

@@ -26,9 +26,18 @@ export function staticDims(type: ValueType | undefined): number[] | undefined {
 export const SMALL_GEMM_MACS = 2048;
 export const SMALL_SOFTMAX_ELEMENTS = 128;
 
+/**
+ * The same for the dtype-generic kernels (movement-support.ts): data movement (Transpose, Slice, Concat,
+ * Split, Gather, Pad, Expand, Tile, Cast, …), the reductions and the normalizations, by the elements
+ * of the tensor they write (Split, the reductions: read). Measured with bench/small-ops.mjs: see there.
+ */
+export const SMALL_MOVE_ELEMENTS = 256;
+export const SMALL_REDUCE_ELEMENTS = 256;
+export const SMALL_NORM_ELEMENTS = 256;
+
 /** "n ...: faster in TypeScript" when a static problem is below `limit`; true otherwise (or when not static). */
 export function smallProblem(work: number | undefined, limit: number, what: string): true | string {
-  return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a oneDNN call` : true;
+  return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a native call` : true;
 }
 
 export function staticRank(graph: Graph, name: string): number | undefined {
