@@ -56,7 +56,7 @@ Napi::Value CastJs(const Napi::CallbackInfo& info) {
     const auto* s = static_cast<const uint8_t*>(src.data);
     auto* d = static_cast<uint8_t*>(dst.data);
     const int ss = src.elementSize, ds = dst.elementSize;
-    ParallelRanges(src.length, 16 * 1024, [&](int64_t begin, int64_t end) { loop(s + begin * ss, d + begin * ds, end - begin); });
+    ParallelRanges(src.length, GrainFor(ss + ds), [&](int64_t begin, int64_t end) { loop(s + begin * ss, d + begin * ds, end - begin); });
   });
   return env.Undefined();
 }

@@ -79,7 +79,7 @@ Napi::Value GatherJs(const Napi::CallbackInfo& info) {
     const int64_t n = indices.length, rowBytes = inner * es;
     const auto* src = static_cast<const uint8_t*>(data.data);
     auto* out = static_cast<uint8_t*>(dst.data);
-    ParallelRanges(outer * n, std::max<int64_t>(1, 32 * 1024 / rowBytes), [&](int64_t begin, int64_t end) {
+    ParallelRanges(outer * n, GrainFor(rowBytes), [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; item++) {
         const int64_t o = item / n, k = item % n;
         const uint8_t* from = src + ((o * axisDim + resolved[static_cast<size_t>(k)]) * inner) * es;
@@ -126,7 +126,7 @@ Napi::Value GatherElementsJs(const Napi::CallbackInfo& info) {
     const int es = data.elementSize;
     const auto* src = static_cast<const uint8_t*>(data.data);
     auto* out = static_cast<uint8_t*>(dst.data);
-    ParallelRanges(rows, std::max<int64_t>(1, 16 * 1024 / width), [&](int64_t begin, int64_t end) {
+    ParallelRanges(rows, GrainFor(width * es * 2), [&](int64_t begin, int64_t end) {
       // Data offset of the row's coordinates, leaving out the axis term (the index supplies it).
       int64_t coord[kMaxViewRank] = {};
       int64_t base = 0;

@@ -29,7 +29,7 @@ void CopySegments(uint8_t* joined, const std::vector<Segment>& parts, int64_t ro
   int64_t rowBytes = 0;
   for (const Segment& s : parts) rowBytes += s.run;
   if (rowBytes == 0) return;
-  ParallelRanges(rows * rowBytes, 64 * 1024, [&](int64_t begin, int64_t end) {
+  ParallelRanges(rows * rowBytes, kParallelBytes, [&](int64_t begin, int64_t end) {
     int64_t row = begin / rowBytes, within = begin % rowBytes;
     size_t part = 0;
     while (within >= parts[part].run) within -= parts[part++].run;

@@ -66,7 +66,7 @@ Napi::Value NormalizeGroupsJs(const Napi::CallbackInfo& info) {
     auto* out = static_cast<float*>(y.data);
     const auto* s = static_cast<const float*>(scale.data);
     const auto* b = static_cast<const float*>(bias.data);
-    ParallelRanges(rows, std::max<int64_t>(1, 8 * 1024 / cols), [&](int64_t begin, int64_t end) {
+    ParallelRanges(rows, GrainFor(cols * 8), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; r++) {
         const float* xr = in + r * cols;
         float* yr = out + r * cols;
@@ -127,14 +127,14 @@ Napi::Value BatchNormJs(const Napi::CallbackInfo& info) {
     const auto* in = static_cast<const float*>(x.data);
     auto* out = static_cast<float*>(y.data);
     if (spatial == 1) {
-      ParallelRanges(n, std::max<int64_t>(1, 16 * 1024 / c), [&](int64_t begin, int64_t end) {
+      ParallelRanges(n, GrainFor(c * 8), [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; i++) {
           for (int64_t k = 0; k < c; k++) out[i * c + k] = in[i * c + k] * a[k] + b[k];
         }
       });
       return;
     }
-    ParallelRanges(n * c, std::max<int64_t>(1, 16 * 1024 / spatial), [&](int64_t begin, int64_t end) {
+    ParallelRanges(n * c, GrainFor(spatial * 8), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; r++) loops.affine(in + r * spatial, out + r * spatial, spatial, a[r % c], b[r % c]);
     });
   });
@@ -162,7 +162,7 @@ Napi::Value LpNormalizeJs(const Napi::CallbackInfo& info) {
     const auto* in = static_cast<const float*>(x.data);
     auto* out = static_cast<float*>(y.data);
     if (inner == 1) {
-      ParallelRanges(outer, std::max<int64_t>(1, 8 * 1024 / len), [&](int64_t begin, int64_t end) {
+      ParallelRanges(outer, GrainFor(len * 8), [&](int64_t begin, int64_t end) {
         for (int64_t o = begin; o < end; o++) {
           const double acc = loops.reduceRow(op, in + o * len, len, 0.0, 0.0f);
           const double norm = p == 2 ? std::sqrt(acc) : acc;
@@ -176,7 +176,7 @@ Napi::Value LpNormalizeJs(const Napi::CallbackInfo& info) {
     const int team = omp_get_max_threads();
     std::vector<double> accScratch(static_cast<size_t>(team * block));
     std::vector<float> factorScratch(static_cast<size_t>(team * block));
-    ParallelRanges(outer * blocks, std::max<int64_t>(1, 8 * 1024 / (len * block)), [&](int64_t begin, int64_t end) {
+    ParallelRanges(outer * blocks, GrainFor(len * block * 8), [&](int64_t begin, int64_t end) {
       double* acc = accScratch.data() + omp_get_thread_num() * block;
       float* factor = factorScratch.data() + omp_get_thread_num() * block;
       for (int64_t item = begin; item < end; item++) {
@@ -210,7 +210,7 @@ Napi::Value MeanVarianceRowsJs(const Napi::CallbackInfo& info) {
     const vec::Loops& loops = VectorLoops();
     const auto* in = static_cast<const float*>(x.data);
     auto* out = static_cast<float*>(y.data);
-    ParallelRanges(rows, std::max<int64_t>(1, 8 * 1024 / cols), [&](int64_t begin, int64_t end) {
+    ParallelRanges(rows, GrainFor(cols * 8), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; r++) {
         const float* xr = in + r * cols;
         // E[x²] − E[x]², as the ONNX function (and the TS kernel) computes the variance.

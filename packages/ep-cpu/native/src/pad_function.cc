@@ -111,7 +111,7 @@ Napi::Value PadJs(const Napi::CallbackInfo& info) {
     const auto* src = static_cast<const uint8_t*>(x.data);
     auto* out = static_cast<uint8_t*>(y.data);
     const std::vector<int64_t>& lastMap = maps[last];
-    ParallelRanges(rows, std::max<int64_t>(1, 16 * 1024 / (width * es)), [&](int64_t begin, int64_t end) {
+    ParallelRanges(rows, GrainFor(width * es), [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; row++) {
         int64_t base = 0;
         bool constant = false;

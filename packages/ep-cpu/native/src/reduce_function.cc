@@ -126,8 +126,8 @@ void ReduceRows(const vec::Loops& loops, ReduceOp op, const float* x, const Plan
   const int64_t outputs = CountOf(plan.kept), rows = CountOf(plan.reduced), k = plan.inner;
   const double identity = IdentityOf(op);
   const int team = omp_get_max_threads();
-  if (outputs >= team || outputs * rows * k < 64 * 1024) {
-    ParallelRanges(outputs, std::max<int64_t>(1, 16 * 1024 / std::max<int64_t>(rows * k, 1)), [&](int64_t begin, int64_t end) {
+  if (outputs >= team || outputs * rows * k * 4 < team * kParallelBytes) {
+    ParallelRanges(outputs, GrainFor(rows * k * 4), [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; o++) {
         const float* base = x + OffsetOf(plan.kept, o);
         double a = identity;
@@ -143,7 +143,7 @@ void ReduceRows(const vec::Loops& loops, ReduceOp op, const float* x, const Plan
     const float* base = x + OffsetOf(plan.kept, o);
     const float s = shift ? shift[o] : 0.0f;
     std::fill(parts.begin(), parts.end(), identity);
-    const int64_t pieces = std::min<int64_t>(team, std::max<int64_t>(1, rows * k / (16 * 1024)));
+    const int64_t pieces = std::min<int64_t>(team, std::max<int64_t>(1, rows * k * 4 / kParallelBytes));
     ParallelRanges(pieces, 1, [&](int64_t begin, int64_t end) {
       for (int64_t p = begin; p < end; p++) {
         // Piece p covers elements [p · total / pieces, (p + 1) · total / pieces) of the rows laid end to end.
@@ -169,7 +169,7 @@ void ReduceColumns(const vec::Loops& loops, ReduceOp op, const float* x, const P
   const int64_t outRows = CountOf(plan.kept), rows = CountOf(plan.reduced), n = plan.inner;
   const int64_t blocks = (n + kColumnBlock - 1) / kColumnBlock;
   const double identity = IdentityOf(op);
-  ParallelRanges(outRows * blocks, std::max<int64_t>(1, 16 * 1024 / std::max<int64_t>(rows * std::min(n, kColumnBlock), 1)), [&](int64_t begin, int64_t end) {
+  ParallelRanges(outRows * blocks, GrainFor(rows * std::min(n, kColumnBlock) * 4), [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; item++) {
       const int64_t o = item / blocks, j0 = (item % blocks) * kColumnBlock, w = std::min(kColumnBlock, n - j0);
       double* a = acc + o * n + j0;
@@ -260,14 +260,14 @@ Napi::Value ArgReduceJs(const Napi::CallbackInfo& info) {
     const auto* in = static_cast<const float*>(x.data);
     auto* out = static_cast<int64_t*>(y.data);
     if (inner == 1) {
-      ParallelRanges(outer, std::max<int64_t>(1, 16 * 1024 / len), [&](int64_t begin, int64_t end) {
+      ParallelRanges(outer, GrainFor(len * 4), [&](int64_t begin, int64_t end) {
         for (int64_t o = begin; o < end; o++) out[o] = loops.argReduceRow(in + o * len, len, isMax, last);
       });
       return;
     }
     const int64_t block = std::min<int64_t>(inner, 512), blocks = (inner + block - 1) / block;
     std::vector<float> scratch(static_cast<size_t>(omp_get_max_threads() * block));
-    ParallelRanges(outer * blocks, std::max<int64_t>(1, 16 * 1024 / (len * block)), [&](int64_t begin, int64_t end) {
+    ParallelRanges(outer * blocks, GrainFor(len * block * 4), [&](int64_t begin, int64_t end) {
       float* values = scratch.data() + omp_get_thread_num() * block;
       for (int64_t item = begin; item < end; item++) {
         const int64_t o = item / blocks, j0 = (item % blocks) * block, w = std::min(block, inner - j0);

@@ -52,7 +52,7 @@ Napi::Value SoftmaxJs(const Napi::CallbackInfo& info) {
     const auto* in = static_cast<const float*>(x.data);
     auto* out = static_cast<float*>(y.data);
     if (inner == 1) {
-      ParallelRanges(outer, std::max<int64_t>(1, 8 * 1024 / len), [&](int64_t begin, int64_t end) {
+      ParallelRanges(outer, GrainFor(len * 8), [&](int64_t begin, int64_t end) {
         for (int64_t o = begin; o < end; o++) loops.softmaxRow(kind, in + o * len, out + o * len, len);
       });
       return;
@@ -61,7 +61,7 @@ Napi::Value SoftmaxJs(const Napi::CallbackInfo& info) {
     const int team = omp_get_max_threads();
     std::vector<float> maxScratch(static_cast<size_t>(team * block));
     std::vector<double> sumScratch(static_cast<size_t>(team * block));
-    ParallelRanges(outer * blocks, std::max<int64_t>(1, 8 * 1024 / (len * block)), [&](int64_t begin, int64_t end) {
+    ParallelRanges(outer * blocks, GrainFor(len * block * 8), [&](int64_t begin, int64_t end) {
       const int t = omp_get_thread_num();
       for (int64_t item = begin; item < end; item++) {
         const int64_t o = item / blocks, j0 = (item % blocks) * block, w = std::min(block, inner - j0);

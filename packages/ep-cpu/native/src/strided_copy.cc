@@ -11,9 +11,6 @@ namespace switchyard {
 
 namespace {
 
-// Below this many bytes per thread a split is not worth waking the team.
-constexpr int64_t kBytesPerThread = 64 * 1024;
-
 // Band height of the 2-D transposes, in elements of the source's contiguous axis: one 64-byte line of
 // 4-byte elements, so each source line is read once while its band is written out.
 int64_t BandFor(int elementSize) { return std::max<int64_t>(8, 64 / elementSize); }
@@ -118,12 +115,12 @@ void CopyRows(const uint8_t* src, const Axes& a, uint8_t* dst, int es) {
   for (int k = 0; k < last; k++) outer[k] = k;
   const int64_t rowBytes = n * es;
   if (rows == 1) {
-    ParallelRanges(n, kBytesPerThread / es, [&](int64_t begin, int64_t end) {
+    ParallelRanges(n, GrainFor(es), [&](int64_t begin, int64_t end) {
       CopyRow(src + begin * stride * es, stride, end - begin, dst + begin * es, es);
     });
     return;
   }
-  ParallelRanges(rows, std::max<int64_t>(1, kBytesPerThread / std::max<int64_t>(rowBytes, 1)), [&](int64_t begin, int64_t end) {
+  ParallelRanges(rows, GrainFor(rowBytes), [&](int64_t begin, int64_t end) {
     Odometer at(a, outer, last, begin);
     for (int64_t r = begin; r < end; r++, at.Next()) CopyRow(src + at.src() * es, stride, n, dst + at.dst() * es, es);
   });
@@ -145,7 +142,7 @@ void CopyTransposed(const uint8_t* src, const Axes& a, int axis, uint8_t* dst, i
   const int64_t srcRowStride = a.src[last], dstRowStride = a.dst[axis];
   const vec::TransposeLoop transpose = VectorLoops().transpose[es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3];
   const int64_t bandBytes = band * length * es;
-  ParallelRanges(outerCount * bands, std::max<int64_t>(1, kBytesPerThread / std::max<int64_t>(bandBytes, 1)), [&](int64_t begin, int64_t end) {
+  ParallelRanges(outerCount * bands, GrainFor(bandBytes), [&](int64_t begin, int64_t end) {
     Odometer at(a, outer, count, begin / bands);
     for (int64_t item = begin; item < end; item++) {
       const int64_t b = item % bands;
@@ -161,7 +158,7 @@ void CopyTransposed(const uint8_t* src, const Axes& a, int axis, uint8_t* dst, i
 void CopyBytes(const void* src, void* dst, int64_t bytes) {
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
-  ParallelRanges(bytes, kBytesPerThread, [&](int64_t begin, int64_t end) { std::memcpy(d + begin, s + begin, static_cast<size_t>(end - begin)); });
+  ParallelRanges(bytes, kParallelBytes, [&](int64_t begin, int64_t end) { std::memcpy(d + begin, s + begin, static_cast<size_t>(end - begin)); });
 }
 
 void CopyStrided(const void* src, int64_t offset, const int64_t* strides, const int64_t* dims, int rank, void* dst, int elementSize) {
