@@ -533,6 +533,15 @@ export interface ElementwisePrimitiveOptions {
  */
 export interface ElementwisePrimitive
   extends NativePrimitive<[inputs: readonly (Float32Array | Uint8Array)[], output: Float32Array | Uint8Array]> {}
+/** Any tensor buffer the dtype-generic kernels move (every dtype but string and complex). */
+export type NativeElements =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+/** The dtypes `cast` converts between (float16/bfloat16 in Uint16Arrays, bool in a Uint8Array). */
+export type NativeCastType = 'float32' | 'float64' | 'float16' | 'bfloat16' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'bool';
+
+/** The reductions `reduce` computes (ReduceSum, ReduceMean, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMin, ReduceProd). */
+export type NativeReduceOp = 'sum' | 'mean' | 'sumSquare' | 'l1' | 'l2' | 'logSum' | 'logSumExp' | 'max' | 'min' | 'prod';
 
 /** [sync] What the loaded library is. */
 export interface NativeRuntimeInfo {
@@ -587,8 +596,6 @@ export interface NativeBinding {
   ): void;
   /** [sync] y = x · Φ(x) (erf form) elementwise; y has x's length and may be x. Absent from older builds. */
   geluErf?(x: Float32Array, y: Float32Array, threads?: number): void;
-  /** [sync] Softmax of each row of the row-major [rows, cols] x into y (may be x). Absent from older builds. */
-  softmaxRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
   /**
    * [sync] Layer normalization of each row of [rows, cols] x: (x - mean) / √(var + epsilon) · scale + bias,
    * scale and bias of `cols` elements (bias may be null). Absent from older builds.
@@ -612,6 +619,57 @@ export interface NativeBinding {
   ConvTransposePrimitive?: new (options: ConvTransposePrimitiveOptions) => ConvTransposePrimitive;
   /** [sync] constructor; absent from older builds (then the TS kernels resize). */
   ResizePrimitive?: new (options: ResizePrimitiveOptions) => ResizePrimitive;
+  // The dtype-generic kernels (native/src/vector_isa.h and the *_function files beside it): [sync], on the
+  // session's thread count, absent from older builds. `threads` 0 or absent = OpenMP's default.
+  /**
+   * [sync] dst (dense, Π dims elements, src's array type) = the view src[offset + Σ i_k · strides[k]] over
+   * dims, row-major; strides may be negative or zero (Transpose, Slice, Expand, Tile, Depth/SpaceToDepth).
+   */
+  copyStrided?(src: NativeElements, offset: number, strides: readonly number[], dims: readonly number[], dst: NativeElements, threads?: number): void;
+  /** [sync] Per each of `outer` rows, dst holds runs[i] elements of srcs[i] in turn (Concat on any axis). */
+  concat?(srcs: readonly NativeElements[], dst: NativeElements, outer: number, runs: readonly number[], threads?: number): void;
+  /** [sync] The inverse of `concat` (Split). */
+  split?(src: NativeElements, dsts: readonly NativeElements[], outer: number, runs: readonly number[], threads?: number): void;
+  /** [sync] data [outer, axisDim, inner] → dst [outer, indices.length, inner]; negative indices count from the end, out-of-range ones throw. */
+  gather?(data: NativeElements, indices: Int32Array | BigInt64Array, dst: NativeElements, outer: number, axisDim: number, inner: number, threads?: number): void;
+  /** [sync] ONNX GatherElements: dst shaped like indices. */
+  gatherElements?(
+    data: NativeElements, dataDims: readonly number[], indices: Int32Array | BigInt64Array, indicesDims: readonly number[], axis: number, dst: NativeElements, threads?: number,
+  ): void;
+  /** [sync] ONNX Pad: pads = all begins then all ends (negative crops); value: one element of x's array type, or null for zero. */
+  pad?(x: NativeElements, xDims: readonly number[], y: NativeElements, pads: readonly number[], mode: 'constant' | 'reflect' | 'edge' | 'wrap', value: NativeElements | null, threads?: number): void;
+  /** [sync] ONNX Cast between the dtypes of `NativeCastType`, as the TS kernel converts. */
+  cast?(src: NativeElements, from: NativeCastType, dst: NativeElements, to: NativeCastType, threads?: number): void;
+  /** [sync] float32 reduction of x (dims) over distinct `axes` into y (the kept dims' elements). */
+  reduce?(x: Float32Array, dims: readonly number[], axes: readonly number[], op: NativeReduceOp, y: Float32Array, threads?: number): void;
+  /** [sync] ArgMax (isMax) / ArgMin along len of the float32 [outer, len, inner] x into the [outer, inner] y. */
+  argReduce?(x: Float32Array, outer: number, len: number, inner: number, isMax: boolean, selectLast: boolean, y: BigInt64Array, threads?: number): void;
+  /** [sync] Softmax / LogSoftmax / Hardmax along len of the float32 [outer, len, inner] x; y may be x. */
+  softmax?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, kind: 'softmax' | 'logSoftmax' | 'hardmax', threads?: number): void;
+  /**
+   * [sync] Each row of the [rows, cols] x normalized by its mean and variance, then scaled and shifted by
+   * scale/bias[(row mod rowPeriod) · G + (col / colBlock) mod G] (G = scale.length / rowPeriod; null: 1 / 0);
+   * mean / invStdDev (rows elements, or null) receive the statistics. Instance-, Group- and LayerNormalization.
+   */
+  normalizeGroups?(
+    x: Float32Array, y: Float32Array, rows: number, cols: number, epsilon: number, scale: Float32Array | null, bias: Float32Array | null,
+    rowPeriod: number, colBlock: number, mean: Float32Array | null, invStdDev: Float32Array | null, threads?: number,
+  ): void;
+  /** [sync] BatchNormalization inference over [n, c, spatial] with per-channel scale, bias, mean, var. */
+  batchNorm?(
+    x: Float32Array, y: Float32Array, n: number, c: number, spatial: number, scale: Float32Array, bias: Float32Array, mean: Float32Array, variance: Float32Array,
+    epsilon: number, threads?: number,
+  ): void;
+  /** [sync] x / ‖x‖_p (p 1 or 2) along len of [outer, len, inner]; zero slices stay zero. */
+  lpNormalize?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, p: 1 | 2, threads?: number): void;
+  /** [sync] MeanVarianceNormalization of each row of [rows, cols]: (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9). */
+  meanVarianceRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
+  /**
+   * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
+   * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
+   * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.
+   */
+  vectorIsa?(set?: 'avx512' | 'avx2' | 'generic' | 'auto'): string;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
   /** [sync] constructor; absent from older builds (then elementwise ops run on their TS kernels). */
