@@ -7,7 +7,7 @@ are convert_fp16.py and quantize_dynamic.py).
 generate.py turns `SPEC_ARGS` into its ModelSpecs; this module does not import it (generate.py
 runs as __main__, so importing it back would execute it twice).
 
-Every model is untrained but given a trained network's activation scale (see `calibrate`), so the
+Every model is untrained but given a trained network's activation scale (trained_scale.py), so the
 tests' tolerance of 1e-4 + 1e-3·|torch| means what it means for a real model.
 """
 
@@ -21,6 +21,7 @@ from torch import nn
 
 import convert_fp16
 import quantize_dynamic
+from trained_scale import calibrate, scale_output, unit_scale
 
 Feeds = Dict[str, np.ndarray]
 
@@ -31,58 +32,6 @@ def rng(seed: int) -> np.random.Generator:
 
 def images(seed: int, batch: int, height: int, width: int) -> np.ndarray:
     return rng(seed).standard_normal((batch, 3, height, width)).astype(np.float32)
-
-
-# ---------------------------------------------------------------- trained-scale weights
-
-
-def calibrate(model: nn.Module, sample: torch.Tensor, seed: int) -> None:
-    """Gives every BatchNorm what training would: running statistics measured on data (one seeded
-    sample batch through the network in train mode, each BatchNorm seeing the normalized output of
-    the ones before it), an affine scale and shift away from the identity, and a variance off by up
-    to ±40 % so that a wrong folding of it shows. With default init and made-up statistics, a deep
-    network's activations shrink or grow by orders of magnitude layer by layer; measured ones keep
-    them near unit scale, as in a trained network."""
-    g = torch.Generator().manual_seed(seed)
-    norms = [m for m in model.modules() if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d))]
-    with torch.no_grad():
-        for m in norms:
-            c = m.num_features
-            m.weight.copy_(torch.rand(c, generator=g) + 0.5)
-            m.bias.copy_(torch.randn(c, generator=g) * 0.2)
-            m.reset_running_stats()
-            m.momentum = None  # a cumulative average: after one batch, exactly its statistics
-        model.train()
-        model(sample) if not isinstance(sample, tuple) else model(*sample)
-        model.eval()
-        for m in norms:
-            m.running_var.mul_(torch.rand(m.num_features, generator=g) * 0.8 + 0.6)
-            m.momentum = 0.1
-
-
-def scale_output(layer: nn.Module, run: Callable[[], object], target_std: float, center: bool = False) -> None:
-    """Rescales `layer` (the last before an output's activation) so its outputs over `run()` (the
-    model on sample data) have `target_std`, and with `center` mean 0: untrained heads give logits of
-    std 0.1 or 30 where trained ones give a few units, and against the first an absolute 1e-4 is
-    loose, against the second float32 rounding is not."""
-    seen: List[torch.Tensor] = []
-    hook = layer.register_forward_hook(lambda _m, _i, out: seen.append(out.flatten()))
-    with torch.no_grad():
-        run()
-        hook.remove()
-        out = torch.cat(seen)
-        factor = target_std / float(out.std())
-        layer.weight.mul_(factor)
-        layer.bias.mul_(factor)
-        if center:
-            layer.bias.sub_(factor * float(out.mean()))
-
-
-def unit_scale(layers: List[nn.Module], run: Callable[[], object]) -> None:
-    """For networks without BatchNorm: rescales each layer in turn so its output over `run()` has
-    std 1, as training leaves them, rather than shrinking by default init's ~1/√3 a layer."""
-    for layer in layers:
-        scale_output(layer, run, 1.0)
 
 
 def conv_bn(cin: int, cout: int, k: int = 3, stride: int = 1, groups: int = 1, act: Callable[[], nn.Module] = nn.ReLU) -> nn.Sequential:
@@ -244,13 +193,16 @@ CHUNK = 512
 N_FFT = 256
 BINS = N_FFT // 2 + 1
 PAD = 64  # reflection padding on the right, so the last window reaches past the chunk's end
+VAD_HIDDEN = 64
+VAD_INPUTS = ["input", "sr", "h", "c"]
 
 
 @torch.jit.script
 def spectrum(x: torch.Tensor, sr: torch.Tensor, basis: torch.Tensor) -> torch.Tensor:
     """|STFT| of a chunk as a strided Conv1d with a fixed windowed-DFT basis. Scripted so the
-    exporter writes the sample-rate test as an ONNX If: at 16 kHz windows hop 128 samples (3
-    frames a chunk), at 8 kHz 64 (6 frames), each 16 ms."""
+    exporter writes the sample-rate test as an ONNX If: 256-sample windows hop 128 samples at
+    16 kHz (3 frames a chunk) and 64 at 8 kHz (6 frames), 8 ms either way. The numbers are PAD,
+    BINS and the hops written out: TorchScript compiles them as constants."""
     x = F.pad(x.unsqueeze(1), [0, 64], mode="reflect")
     if bool(sr == 16000):
         y = F.conv1d(x, basis, stride=128)
@@ -296,9 +248,6 @@ class StreamingVad(nn.Module):
         features = self.encoder(torch.log1p(spectrum(x, sr, self.basis))).mean(dim=2)
         y, (h, c) = self.lstm(features.unsqueeze(0), (h, c))
         return torch.sigmoid(self.head(F.relu(y[0]))), h, c
-
-
-VAD_HIDDEN = 64
 
 
 def vad_zero_state(batch: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -353,9 +302,6 @@ def vad_cases() -> Dict[str, Feeds]:
     h0, c0 = vad_zero_state(1)
     cases["8k_0"] = {"input": vad_audio(132, CHUNK), "sr": np.array(8000, dtype=np.int64), "h": h0, "c": c0}
     return cases
-
-
-VAD_INPUTS = ["input", "sr", "h", "c"]
 
 
 # ---------------------------------------------------------------- UNet 1024
