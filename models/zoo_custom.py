@@ -1,11 +1,10 @@
-"""Architectures written for the zoo in plain torch, shaped like public models that run on CPUs:
-a DB text detector and a CRNN recogniser (the two halves of an OCR pipeline), a streaming voice
-activity detector with its state as inputs and outputs and an ONNX `If` on the sample rate, and a
-1024×1024 UNet segmenter (plus its float16 and dynamically int8-quantized copies, whose converters
-are convert_fp16.py and quantize_dynamic.py).
+"""The public model zoo, part 2: architectures written here in plain torch, shaped like public
+models that run on CPUs: a DB text detector and a CRNN recogniser (the two halves of an OCR
+pipeline), a streaming voice activity detector with its state as inputs and outputs and an ONNX `If`
+on the sample rate, and a 1024×1024 UNet segmenter, plus its float16 copy (float16.py's converter,
+in onnxconverter-common's node order) and its dynamically int8-quantized one (quantize_dynamic.py).
 
-generate.py turns `SPEC_ARGS` into its ModelSpecs; this module does not import it (generate.py
-runs as __main__, so importing it back would execute it twice).
+generate.py imports this module and appends `SPECS` to its own list; the helpers used here are its.
 
 Every model is untrained but given a trained network's activation scale (trained_scale.py), so the
 tests' tolerance of 1e-4 + 1e-3·|torch| means what it means for a real model.
@@ -15,19 +14,15 @@ import math
 from typing import Callable, Dict, List, Tuple
 
 import numpy as np
+import onnx
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-import convert_fp16
+import float16
 import quantize_dynamic
+from generate import Feeds, ModelSpec, rng
 from trained_scale import calibrate, scale_output, unit_scale
-
-Feeds = Dict[str, np.ndarray]
-
-
-def rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
 
 
 def images(seed: int, batch: int, height: int, width: int) -> np.ndarray:
@@ -358,8 +353,15 @@ UNET_ARGS = dict(
     output_names=["logits"],
 )
 
-SPEC_ARGS: List[dict] = [
-    dict(
+def float16_unsorted(model: onnx.ModelProto) -> onnx.ModelProto:
+    """onnxconverter-common's keep_io_types conversion, its Casts left after all other nodes. The
+    sorted conversion must pass onnx.checker, which rejects the unsorted one for its order alone."""
+    onnx.checker.check_model(float16.convert(model, sort=True))
+    return float16.convert(model, sort=False)
+
+
+SPECS: List[ModelSpec] = [
+    ModelSpec(
         name="db_text_detector",
         committed=False,
         build=build_db,
@@ -369,7 +371,7 @@ SPEC_ARGS: List[dict] = [
         dynamic_axes=IMAGE_HW_AXES,
         description="DB text detector: MobileNetV3-like backbone (HardSwish, SE), FPN (Resize ×2, Add, concat of 4 levels), head with two k2 s2 ConvTranspose, Sigmoid; symbolic batch, height, width (cases 640×640, 480×800)",
     ),
-    dict(
+    ModelSpec(
         name="crnn_recognizer",
         committed=True,
         build=build_crnn,
@@ -379,7 +381,7 @@ SPEC_ARGS: List[dict] = [
         dynamic_axes={"input": {0: "batch", 3: "width"}, "probabilities": {0: "batch", 1: "time"}},
         description="CRNN text-line recogniser: Conv-BN-ReLU/HardSwish, MaxPool collapsing height 48 → 1, 2-layer bidirectional LSTM (96), Linear, Softmax over 97 classes; symbolic batch and width (cases b1, b4 at 48×320)",
     ),
-    dict(
+    ModelSpec(
         name="vad_streaming",
         committed=True,
         build=build_vad,
@@ -389,19 +391,19 @@ SPEC_ARGS: List[dict] = [
         dynamic_axes={"input": {0: "batch"}, "h": {1: "batch"}, "c": {1: "batch"}, "probability": {0: "batch"}, "hn": {1: "batch"}, "cn": {1: "batch"}},
         description="Silero-VAD-like streaming detector: 512-sample chunk, If on int64 sr (16000/8000: STFT hop 128/64 as a strided Conv1d), |STFT|, Conv1d+ReLU encoder, 2-layer LSTM with (h, c) in and out, Linear, Sigmoid; cases: 3 consecutive 16 kHz chunks carrying torch's state, one 8 kHz chunk",
     ),
-    dict(
+    ModelSpec(
         name="unet_1024",
         **UNET_ARGS,
         description="UNet segmenter, base 32: 4 MaxPool levels down, 4 ConvTranspose levels up with skip Concat, Conv-BN-ReLU pairs, 1×1 head to 2 classes; 1×3×1024×1024 (case b1)",
     ),
-    dict(
+    ModelSpec(
         name="unet_1024_fp16",
         **UNET_ARGS,
-        convert=convert_fp16.convert_float_to_float16,
+        convert=float16_unsorted,
         conversion="float16",
         description="unet_1024 converted to float16 as onnxconverter-common's convert_float_to_float16(keep_io_types=True) does: float16 weights and tensors, float32 input and output through Casts appended after all other nodes (not in topological order)",
     ),
-    dict(
+    ModelSpec(
         name="unet_1024_int8",
         **UNET_ARGS,
         convert=quantize_dynamic.quantize_convs_dynamic,

@@ -1,7 +1,8 @@
 /**
  * One model case on the CPU EP in a child process (run-case-child.ts) with a time bound, for models
- * the EP may take hopelessly long on: the child is killed at the bound and the caller learns that
- * it timed out, rather than the test run hanging on a TypeScript kernel.
+ * the EP may take hopelessly long on or crash on: the child is killed at the bound, or dies alone,
+ * and the caller learns which, rather than the test run hanging on a TypeScript kernel or dying
+ * with a native fault.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,9 +18,19 @@ const CHILD = fileURLToPath(new URL('./run-case-child.ts', import.meta.url));
 export type BoundedOutcome =
   | { kind: 'ok'; ms: number; outputs: Record<string, Tensor> }
   | { kind: 'error'; ms: number; message: string }
+  | { kind: 'crash'; ms: number; signal: string }
   | { kind: 'timeout'; ms: number };
 
 const ARRAYS = { float32: Float32Array, int64: BigInt64Array } as const;
+
+/** The outcome in words, for messages and the results table. */
+export function describeOutcome(outcome: BoundedOutcome): string {
+  const s = (outcome.ms / 1000).toFixed(1);
+  if (outcome.kind === 'timeout') return `no result within ${s} s`;
+  if (outcome.kind === 'crash') return `the process died of ${outcome.signal} after ${s} s`;
+  if (outcome.kind === 'error') return outcome.message;
+  return `ran in ${s} s`;
+}
 
 export function runCaseBounded(model: string, level: GraphOptimizationLevel, inputs: Record<string, string>, timeoutMs: number): Promise<BoundedOutcome> {
   const outDir = mkdtempSync(join(tmpdir(), 'switchyard-real-model-'));
@@ -41,6 +52,7 @@ export function runCaseBounded(model: string, level: GraphOptimizationLevel, inp
       const ms = performance.now() - started;
       try {
         if (timedOut) resolve({ kind: 'timeout', ms });
+        else if (signal) resolve({ kind: 'crash', ms, signal });
         else if (code !== 0) resolve({ kind: 'error', ms, message: lastError(stderr) ?? `exit ${code ?? signal}` });
         else resolve({ kind: 'ok', ms, outputs: readOutputs(outDir) });
       } finally {
