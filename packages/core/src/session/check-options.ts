@@ -111,8 +111,11 @@ function distance(a: string, b: string): number {
 }
 
 function unknownOption(what: string, name: string, valid: readonly string[], extra = ''): SwitchyardError {
+  // The closest names within a few edits (case ignored), so a typo points at what was meant.
   const lower = name.toLowerCase();
-  const near = valid.filter((v) => v.toLowerCase() === lower || distance(v.toLowerCase(), lower) <= Math.max(1, Math.floor(name.length / 5)));
+  const scored = valid.map((v) => ({ v, d: distance(v.toLowerCase(), lower) })).filter((c) => c.d <= Math.max(1, Math.floor(name.length / 5)));
+  const best = Math.min(...scored.map((c) => c.d));
+  const near = scored.filter((c) => c.d === best).map((c) => c.v);
   const hint = near.length ? ` (did you mean ${near.map((n) => `'${n}'`).join(' or ')}?)` : '';
   return new SwitchyardError('INVALID_ARGUMENT', `${what}: unknown option '${name}'${hint}${extra}; the options are ${valid.join(', ')}`);
 }
