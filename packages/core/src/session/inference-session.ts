@@ -85,6 +85,8 @@ export class InferenceSession {
     optimization: OptimizationSummary;
     options: SessionOptions;
     log: Logger;
+    /** Metadata as the model declares it, when freeDimensionOverrides changed the graph's. */
+    declared?: { inputs: ValueMetadata[]; outputs: ValueMetadata[] };
   }) {
     const graph = init.model.graph;
     this.model = init.model;
@@ -94,8 +96,8 @@ export class InferenceSession {
     this.#feeds = new FeedValidator(userInputs, optionalInputs);
     this.inputNames = userInputs.map((i) => i.name);
     this.outputNames = graph.outputs.map((o) => o.name);
-    this.inputMetadata = userInputs.map(metadataOf);
-    this.outputMetadata = graph.outputs.map(metadataOf);
+    this.inputMetadata = init.declared?.inputs ?? userInputs.map(metadataOf);
+    this.outputMetadata = init.declared?.outputs ?? graph.outputs.map(metadataOf);
     this.placement = init.placement;
     this.optimization = init.optimization;
     this.#plan = init.plan;
@@ -150,6 +152,8 @@ export class InferenceSession {
       const registry = new KernelRegistry();
       for (const ep of providers) for (const k of ep.kernels ?? []) registry.register(k.ep === ep.name ? k : { ...k, ep: ep.name });
       const graph = model.graph;
+      // onnxruntime reports the model's declared inputs and outputs, dimension names included.
+      const declared = options.freeDimensionOverrides ? { inputs: graph.inputs.map(metadataOf), outputs: graph.outputs.map(metadataOf) } : undefined;
       if (options.freeDimensionOverrides) {
         const unmatched = overrideFreeDimensions(graph, options.freeDimensionOverrides);
         if (unmatched.length) log.warn(`freeDimensionOverrides: the model has no dimension named ${unmatched.map((d) => `'${d}'`).join(', ')}`);
@@ -168,7 +172,7 @@ export class InferenceSession {
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
-      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log });
+      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, declared });
     } catch (err) {
       for (const p of owned) await p.dispose?.();
       throw err;
