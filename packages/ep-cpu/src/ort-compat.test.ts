@@ -203,7 +203,7 @@ describe('onnxruntime-node compatibility: same code, same outputs', () => {
     ];
     const shapes = forms.map((t) => ({ ...plain(t), size: t.size, location: t.location }));
     const reshaped = plain(forms[0].reshape([4]));
-    const fetched = Array.from(await forms[2].getData());
+    const fetched = Array.from((await forms[2].getData()) as Float32Array);
     return { shapes, reshaped, fetched, dataKinds: forms.map((t) => Object.prototype.toString.call(t.data)) };
   });
 

@@ -9,6 +9,7 @@ import { InferenceSession } from './inference-session.js';
 import { Tensor } from '../tensor/tensor.js';
 import { SwitchyardError } from '../errors.js';
 import { env } from '../env.js';
+import type { RunOptions } from './session-options.js';
 import { encodeModel } from '../onnx/index.js';
 import { buildModel } from '../testing/build-model.js';
 import { hostTestProvider } from '../testing/host-test-ep.js';
@@ -65,13 +66,15 @@ describe('run(feeds, options) and run(feeds, fetches, options)', () => {
   it('reads an object without output names as options, and one with them as fetches', async () => {
     const s = await InferenceSession.fromModel(twoOutputs(), host);
     expect(Object.keys(await s.run({ x: x() }, { logSeverityLevel: 3 }))).toEqual(['relu', 'neg']);
-    expect(Object.keys(await s.run({ x: x() }, { tag: 'a', terminate: false, timeoutMs: 1000 }))).toEqual(['relu', 'neg']);
+    // Run cancellation's options are options too (typed where cancellation is implemented).
+    const cancellation = { tag: 'a', terminate: false, timeoutMs: 1000 } as RunOptions;
+    expect(Object.keys(await s.run({ x: x() }, cancellation))).toEqual(['relu', 'neg']);
     expect(Object.keys(await s.run({ x: x() }, { neg: null }))).toEqual(['neg']);
     expect(Object.keys(await s.run({ x: x() }, { neg: null }, { logSeverityLevel: 3 }))).toEqual(['neg']);
     expect(Object.keys(await s.run({ x: x() }, ['relu'], { tag: 'b' }))).toEqual(['relu']);
     // {} before options: no particular outputs, so all of them.
     expect(Object.keys(await s.run({ x: x() }, {}, { tag: 'c' }))).toEqual(['relu', 'neg']);
-    expect(Object.keys(await s.run({ x: x() }, undefined, { tag: 'd' }))).toEqual(['relu', 'neg']);
+    expect(Object.keys(await s.run({ x: x() }, undefined as never, { tag: 'd' }))).toEqual(['relu', 'neg']);
   });
 
   it('refuses what is neither fetches nor options, saying what each takes', async () => {
@@ -145,9 +148,9 @@ describe('InferenceSession.create forms', () => {
 
   it('refuses segments outside the buffer and offsets on a Uint8Array', async () => {
     const buf = bytes.slice().buffer;
-    expect((await failure(InferenceSession.create(buf, bytes.length, host))).message).toMatch(/byteOffset \d+ is outside the buffer/);
-    expect((await failure(InferenceSession.create(buf, -1, host))).message).toContain('byteOffset -1 is outside');
-    expect((await failure(InferenceSession.create(buf, 1.5, host))).message).toContain('byteOffset must be an integer');
+    expect((await failure(InferenceSession.create(buf, bytes.length, undefined, host))).message).toMatch(/byteOffset \d+ is outside the buffer/);
+    expect((await failure(InferenceSession.create(buf, -1, undefined, host))).message).toContain('byteOffset -1 is outside');
+    expect((await failure(InferenceSession.create(buf, 1.5, undefined, host))).message).toContain('byteOffset must be an integer');
     expect((await failure(InferenceSession.create(buf, 0, bytes.length + 1, host))).message).toMatch(/byteLength \d+ from byteOffset 0 does not fit/);
     expect((await failure(InferenceSession.create(buf, 0, 0, host))).message).toContain('byteLength 0');
     expect((await failure(InferenceSession.create(bytes as never, 0 as never))).message).toContain('for a Uint8Array pass a subarray');
