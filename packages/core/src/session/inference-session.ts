@@ -123,6 +123,7 @@ export class InferenceSession {
   static create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number, options?: SessionOptions): Promise<InferenceSession>;
   static async create(...args: unknown[]): Promise<InferenceSession> {
     const { model, options = {} } = parseCreateArguments(args);
+    // Before reading what may be a large file: a mistyped option fails at once.
     checkSessionOptions(options);
     const loaded = await loadModel(model, { baseDir: options.externalDataFolder });
     // The decoded tensors are ours alone: buffers of constants that kernels packed can be freed outright.
