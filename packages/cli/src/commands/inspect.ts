@@ -5,7 +5,8 @@ import { parseEpList } from '../providers.js';
 
 export async function inspectCommand(args: { model: string; ep?: string; json: boolean }): Promise<void> {
   const eps = parseEpList(args.ep);
-  const session = await InferenceSession.create(args.model, { executionProviders: eps });
+  // The report states each EP's state and reason; the session's warnings would repeat it.
+  const session = await InferenceSession.create(args.model, { executionProviders: eps, logSeverityLevel: 3 });
   try {
     if (args.json) {
       process.stdout.write(JSON.stringify(placementJson(session, eps), null, 2) + '\n');

@@ -54,6 +54,8 @@ export async function runCommand(args: RunArgs): Promise<void> {
     executionProviders: eps,
     intraOpNumThreads: args.threads,
     graphOptimizationLevel: args.level,
+    // The provider table below states each EP's state and reason; the session's warnings would repeat it.
+    logSeverityLevel: 3,
   });
   try {
     const feeds = feedsFor(session, args.inputs);
