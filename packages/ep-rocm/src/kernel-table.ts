@@ -72,7 +72,6 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('Softplus', 1, { T: FLOATS }),
   row('Softsign', 1, { T: FLOATS }),
   row('Mish', 18, { T: FLOATS }),
-  row('Gelu', 20, { T: FLOATS }, ['GeluErf', 'GeluTanh']),
   row('Shape', 1, { T: SHAPE_TYPES }, []),
   row('Size', 1, { T: SHAPE_TYPES }, []),
   row('Range', 11, { T: ['int32', 'int64', 'float32'] }, []),

@@ -170,16 +170,18 @@ const resize: Limit = (node, graph) => {
   if (attrs.int('antialias', 0) !== 0) return 'antialiased Resize is not run on rocm';
   if (attrs.has('axes')) return 'Resize with axes is not run on rocm';
   if (attrs.string('keep_aspect_ratio_policy', 'stretch') !== 'stretch') return 'Resize keep_aspect_ratio_policy other than stretch is not run on rocm';
+  // Sizes computed from symbolic dims leave the output's N and C unknown here; the plan's encoder
+  // checks them on concrete shapes (step-encoders.ts resizeEncoder).
+  const keepsNC = !ys || ((ys[0] === null || ys[0] === undefined || ys[0] === xs[0]) && (ys[1] === null || ys[1] === undefined || ys[1] === xs[1]));
   if (given(node, 3)) {
     if (!planTimeKnown(graph, node.inputs[3])) return 'Resize sizes (input 3) must be a constant or computed from shapes';
-    if (!ys || ys[0] !== xs[0] || ys[1] !== xs[1]) return 'Resize must keep N and C (only H and W are resized on rocm)';
-    return true;
+    return keepsNC ? true : 'Resize must keep N and C (only H and W are resized on rocm)';
   }
   if (!given(node, 2)) return 'Resize needs scales or sizes';
   const scales = constantFloats(graph, node.inputs[2]);
   if (scales) return scales.length === 4 && scales[0] === 1 && scales[1] === 1 ? true : 'Resize must keep N and C (scales [1, 1, sh, sw])';
   if (!planTimeKnown(graph, node.inputs[2])) return 'Resize scales (input 2) must be a constant or computed from shapes';
-  return ys && ys[0] === xs[0] && ys[1] === xs[1] ? true : 'Resize must keep N and C (only H and W are resized on rocm)';
+  return keepsNC ? true : 'Resize must keep N and C (only H and W are resized on rocm)';
 };
 
 const LIMITS: Record<string, Limit> = {

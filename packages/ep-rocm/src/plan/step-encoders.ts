@@ -203,6 +203,7 @@ function resizeEncoder(node: Node, graph: Graph, attrs: AttributeReader): StepSp
   const x = dimsOf(graph, node.inputs[0]);
   const y = dimsOf(graph, node.outputs[0]);
   const r = x.length;
+  if (x.slice(0, r - 2).some((d, i) => d !== y[i])) throw new SwitchyardError('UNSUPPORTED', `Resize '${node.name}': rocm resizes only the last two axes ([${x.join(', ')}] → [${y.join(', ')}])`);
   const scales = given(node, 2) ? constantFloats(graph, node.inputs[2]) : undefined;
   const scale = (axis: number) => (scales && scales.length === r ? scales[axis] : y[axis] / x[axis]);
   const mode = attrs.string('mode', 'nearest') === 'linear' ? 1 : 0;
@@ -225,7 +226,6 @@ const ENCODERS: Record<string, Encoder> = {
   ...Object.fromEntries(['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal', 'Erf', 'HardSwish', 'Softplus', 'Mish', 'Softsign', 'Not'].map((op) => [op, unary(op)])),
   Elu: (_n, _g, a) => simple('Elu', [0], [a.float('alpha', 1)]),
   Selu: (_n, _g, a) => simple('Selu', [0], [a.float('alpha', 1.67326319217681884765625), a.float('gamma', 1.05070102214813232421875)]),
-  Gelu: (_n, _g, a) => simple(a.string('approximate', 'none') === 'tanh' ? 'GeluTanh' : 'GeluErf', [0]),
   LeakyRelu: (_n, _g, a) => simple('LeakyRelu', [0], [a.float('alpha', 0.01)]),
   HardSigmoid: (_n, _g, a) => simple('HardSigmoid', [0], [a.float('alpha', 0.2), a.float('beta', 0.5)]),
   Clip: clipEncoder,

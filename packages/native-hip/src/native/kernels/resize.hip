@@ -14,8 +14,13 @@ __device__ __forceinline__ float SourceCoordinate(ResizeTransform transform, int
   switch (transform) {
     case ResizeTransform::kHalfPixel: return (o + 0.5f) / scale - 0.5f;
     case ResizeTransform::kAsymmetric: return o / scale;
-    case ResizeTransform::kAlignCorners:
-      return out_len == 1 ? 0.0f : o * static_cast<float>(in_len - 1) / static_cast<float>(out_len - 1);
+    case ResizeTransform::kAlignCorners: {
+      // ONNX's reference divides by the scaled length (in * scale), not the rounded output length:
+      // they differ when in * scale is not whole (7 * 1.5 = 10.5 against 10 outputs).
+      const float resized = static_cast<float>(in_len) * scale;
+      (void)out_len;
+      return resized == 1.0f ? 0.0f : o * static_cast<float>(in_len - 1) / (resized - 1.0f);
+    }
     case ResizeTransform::kPytorchHalfPixel: return out_len > 1 ? (o + 0.5f) / scale - 0.5f : 0.0f;
     case ResizeTransform::kTfHalfPixelForNn: return (o + 0.5f) / scale;
   }
