@@ -1,4 +1,4 @@
-export { startServer, buildApp, type ServeOptions, type RunningServer } from './server.js';
+export { startServer, buildApp, type ServeOptions, type RunningServer, type BuiltApp } from './server.js';
 export { ServerMetrics } from './metrics.js';
 export { ModelRegistry, type CreateSession, type InstanceContext, type ServedVersion } from './repository/model-registry.js';
 export { scanRepository, MODEL_FILE, type RepositoryModel } from './repository/scan-repository.js';

@@ -51,7 +51,15 @@ function statusOf(err: unknown): number {
   return 500;
 }
 
-export async function buildApp(options: ServeOptions): Promise<{ app: FastifyInstance; registry: ModelRegistry; metrics: ServerMetrics }> {
+export interface BuiltApp {
+  app: FastifyInstance;
+  registry: ModelRegistry;
+  metrics: ServerMetrics;
+  /** Stops new requests, answers the accepted ones, closes every connection, releases the sessions. */
+  shutdown(): Promise<void>;
+}
+
+export async function buildApp(options: ServeOptions): Promise<BuiltApp> {
   const metrics = new ServerMetrics({ processMetrics: options.processMetrics ?? true });
   const registry = await ModelRegistry.load(options.repository, {
     defaultExecutionProviders: options.defaultExecutionProviders,
@@ -69,6 +77,13 @@ export async function buildApp(options: ServeOptions): Promise<{ app: FastifyIns
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).header('content-type', 'application/json').send(JSON.stringify({ error: `no endpoint ${req.method} ${req.url.split('?')[0]}` }));
   });
+  let closing = false;
+  // A keep-alive connection that is busy when close() starts would otherwise stay open (and keep
+  // close() waiting) until its idle timeout: answers sent while closing end their connection.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (req, reply) => {
     const params = (req.params ?? {}) as { model?: string; version?: string };
     metrics.requests.inc({ route: req.routeOptions.url ?? 'unknown', model: params.model ?? '', version: params.version ?? '', status: String(reply.statusCode) });
@@ -83,12 +98,19 @@ export async function buildApp(options: ServeOptions): Promise<{ app: FastifyIns
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     registerInferRoutes(scope, ctx);
   });
-  return { app, registry, metrics };
+  const shutdown = async (): Promise<void> => {
+    closing = true;
+    // fastify stops accepting and waits for the requests it has, while the queues stop waiting for
+    // batches to fill (a request in a batch window would otherwise hold close() for the whole window).
+    await Promise.all([app.close(), registry.drain()]);
+    await registry.release();
+  };
+  return { app, registry, metrics, shutdown };
 }
 
 /** Loads the repository and listens. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const { app, registry, metrics } = await buildApp(options);
+  const { app, registry, metrics, shutdown } = await buildApp(options);
   const host = options.host ?? '127.0.0.1';
   try {
     await app.listen({ host, port: options.port ?? 8000 });
@@ -104,12 +126,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     registry,
     metrics,
-    close: () =>
-      (closing ??= (async () => {
-        // fastify stops accepting and waits for the requests it has; the queues are then empty.
-        await app.close();
-        await registry.drain();
-        await registry.release();
-      })()),
+    close: () => (closing ??= shutdown()),
   };
 }

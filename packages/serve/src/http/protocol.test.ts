@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   server = await startServer({ repository, port: 0, defaultExecutionProviders: ['cpu'], bodyLimitBytes: 256 * 1024, processMetrics: false });
   const session = await InferenceSession.create(TINY_CNN, { executionProviders: ['cpu'] });
-  reference = (await session.run({ input: new Tensor('float32', image, IMAGE) })).probabilities!.data as Float32Array;
+  reference = ((await session.run({ input: new Tensor('float32', image, IMAGE) })).probabilities as Tensor).data as Float32Array;
   await session.release();
 });
 
@@ -144,8 +144,9 @@ describe('infer', () => {
     for (const o of outputs) {
       const got = new Float32Array(new Uint8Array(tail.subarray(at, at + o.parameters.binary_data_size)).buffer);
       at += o.parameters.binary_data_size;
-      expect(o.shape).toEqual([...direct[o.name]!.dims as number[]]);
-      expect(Array.from(got)).toEqual(Array.from(direct[o.name]!.data as Float32Array));
+      const want = direct[o.name] as Tensor;
+      expect(o.shape).toEqual([...want.dims]);
+      expect(Array.from(got)).toEqual(Array.from(want.data as Float32Array));
     }
     expect(at).toBe(tail.byteLength);
   });

@@ -69,7 +69,6 @@ export class ModelScheduler {
 
   /** Queues one validated request; resolves with its outputs. Refuses (503) when full or without instances. */
   submit(feeds: Feeds): Promise<Record<string, Tensor>> {
-    if (this.#draining) return Promise.reject(unavailable('the server is shutting down'));
     if (this.healthyInstances === 0) return Promise.reject(unavailable(this.#noInstanceMessage()));
     if (this.#queued >= this.#options.maxQueueLength) {
       return Promise.reject(unavailable(`the model's queue is full (${this.#options.maxQueueLength} requests waiting); retry later`));
@@ -90,7 +89,10 @@ export class ModelScheduler {
     });
   }
 
-  /** Stops taking requests, runs what is queued without waiting for batches to fill, and resolves when idle. */
+  /**
+   * Runs what is queued without waiting for batches to fill, from now on, and resolves when idle.
+   * Requests still arriving are served the same way: the HTTP server, not the queue, refuses new ones.
+   */
   drain(): Promise<void> {
     this.#draining = true;
     this.#dispatch();
