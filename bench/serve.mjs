@@ -3,12 +3,13 @@
  * off, each in a server process of its own (the built CLI, as users run it), loaded by autocannon in
  * this process in interleaved blocks (on, off, on, off, …) so drifts in machine load hit both alike.
  *
- *   node bench/serve.mjs [--seconds 30] [--rounds 2] [--connections 8] [--max-batch 8] [--delay-ms 5]
+ *   node bench/serve.mjs [--seconds 30] [--rounds 2] [--connections 8] [--max-batch 8] [--delay-ms 5] [--warmup-seconds 5]
  *
- * --seconds is the load time per configuration, split over --rounds blocks. Requests use the
+ * --seconds is the load time per configuration, split over --rounds blocks, after an uncounted
+ * warm-up block of load per server (so the batched server has met its batch sizes before RSS is read). Requests use the
  * binary-tensor extension both ways (a 588 KiB input, 4000-byte logits back). Reports requests/s,
  * latency p50/p99, errors (non-2xx, socket errors, timeouts), mean batch size from /metrics, and
- * the servers' RSS (VmRSS) after warm-up and after the load. Writes bench/results/serve-<date>.json.
+ * the servers' RSS (VmRSS) after warm-up and after each block: flat means no growth with requests. Writes bench/results/serve-<date>.json.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ const rounds = arg('rounds', 2);
 const connections = arg('connections', 8);
 const maxBatchSize = arg('max-batch', 8);
 const maxQueueDelayMs = arg('delay-ms', 5);
+const warmupSeconds = arg('warmup-seconds', 5);
 const log = (line) => process.stderr.write(`${line}\n`);
 
 function repository(config) {
@@ -100,10 +102,12 @@ const servers = [
   await startServer('batching on', { dynamicBatching: { maxBatchSize, maxQueueDelayMs } }),
   await startServer('batching off', {}),
 ];
-const results = new Map(servers.map((s) => [s.name, { blocks: [], rssBefore: null, rssAfter: null, metricsBefore: null }]));
+const results = new Map(servers.map((s) => [s.name, { blocks: [], rssAfterBlock: [], rssBefore: null, rssAfter: null, metricsBefore: null }]));
 try {
   for (const s of servers) {
-    for (let i = 0; i < 5; i++) await checkOnce(s); // warm-up: first runs plan and allocate
+    // Warm-up: first runs plan and allocate, and under load the batched server meets its batch sizes.
+    for (let i = 0; i < 3; i++) await checkOnce(s);
+    await load(s, warmupSeconds);
     const r = results.get(s.name);
     r.rssBefore = s.rss();
     r.metricsBefore = await metricsOf(s);
@@ -113,6 +117,7 @@ try {
     for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
       const res = await load(s, block);
       results.get(s.name).blocks.push(res);
+      results.get(s.name).rssAfterBlock.push(s.rss().rssKiB / 1024);
       log(`${s.name}, block ${round + 1}/${rounds} (${block} s): ${res.requests.average.toFixed(1)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, non-2xx ${res.non2xx}, errors ${res.errors}, timeouts ${res.timeouts} (load ${os.loadavg()[0].toFixed(2)})`);
     }
   }
@@ -144,6 +149,7 @@ const summary = servers.map((s) => {
     meanBatch: r.meanBatch,
     rssBeforeMiB: r.rssBefore.rssKiB / 1024,
     rssAfterMiB: r.rssAfter.rssKiB / 1024,
+    rssAfterEachBlockMiB: r.rssAfterBlock,
     peakRssMiB: r.rssAfter.hwmKiB / 1024,
   };
 });
@@ -151,9 +157,9 @@ const date = new Date().toISOString().slice(0, 10);
 const out = join(repo, `bench/results/serve-${date}.json`);
 writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), command: `node bench/serve.mjs ${argv.join(' ')}`.trim(), machine: { cpu: cpuModel, cores: os.availableParallelism(), loadavgEnd: os.loadavg(), node: process.version }, seconds, rounds, connections, summary }, null, 2) + '\n');
 const f = (v, d = 1) => v.toFixed(d);
-console.log('| server | req/s | p50 ms (per block) | p99 ms (per block) | mean batch | non-2xx / errors / timeouts | RSS after warm-up → after load (peak) |');
+console.log('| server | req/s | p50 ms (per block) | p99 ms (per block) | mean batch | non-2xx / errors / timeouts | RSS after warm-up → after each block (peak), MiB |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const s of summary) {
-  console.log(`| ${s.config} | ${f(s.reqPerSec)} | ${s.p50Ms.join(', ')} | ${s.p99Ms.join(', ')} | ${f(s.meanBatch, 2)} | ${s.non2xx} / ${s.errors} / ${s.timeouts} | ${f(s.rssBeforeMiB, 0)} → ${f(s.rssAfterMiB, 0)} MiB (${f(s.peakRssMiB, 0)}) |`);
+  console.log(`| ${s.config} | ${f(s.reqPerSec)} | ${s.p50Ms.join(', ')} | ${s.p99Ms.join(', ')} | ${f(s.meanBatch, 2)} | ${s.non2xx} / ${s.errors} / ${s.timeouts} | ${f(s.rssBeforeMiB, 0)} → ${s.rssAfterEachBlockMiB.map((v) => f(v, 0)).join(' → ')} (${f(s.peakRssMiB, 0)}) |`);
 }
 log(`wrote ${out}`);

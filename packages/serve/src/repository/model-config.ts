@@ -92,7 +92,7 @@ export function parseModelConfig(raw: unknown, file: string): ModelConfig {
     if (count > 64) fail(file, `instances.count ${count} is more than 64`);
     config.instances = { count, deviceIds: deviceIds as number[] | undefined };
   }
-  if (raw.maxQueueLength !== undefined) config.maxQueueLength = positiveInt(file, 'maxQueueLength', raw.maxQueueLength, 0);
+  if (raw.maxQueueLength !== undefined) config.maxQueueLength = positiveInt(file, 'maxQueueLength', raw.maxQueueLength, 1);
   return config;
 }
 
