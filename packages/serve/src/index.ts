@@ -7,3 +7,6 @@ export { ModelScheduler, type SchedulerObserver, type SchedulerOptions } from '.
 export { ModelInstance, isDeviceFailure, type Runner } from './scheduling/model-instance.js';
 export { ProtocolError } from './protocol/errors.js';
 export { elementTypeOf, datatypeOf, PROTOCOL_DATATYPES } from './protocol/datatypes.js';
+export { signatureOf, type ModelSignature, type TensorSpec } from './protocol/signature.js';
+export type { RegistryOptions } from './repository/model-registry.js';
+export type { Feeds } from './scheduling/stacking.js';
