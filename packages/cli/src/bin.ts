@@ -6,14 +6,17 @@ import { registerBundledProviders } from './providers.js';
 import { runCommand } from './commands/run.js';
 import { inspectCommand } from './commands/inspect.js';
 import { conformanceCommand } from './commands/conformance.js';
+import { serveCommand } from './commands/serve.js';
 import { CliError } from './cli-error.js';
 
 const USAGE = `Usage:
   switchyard run MODEL [--ep rocm,migraphx,cpu] [--input name=file.npy|random]... [-n N] [--threads N] [--level disabled|basic|extended|all] [--json]
   switchyard inspect MODEL [--ep rocm,migraphx,cpu] [--json]
   switchyard conformance [--ep cpu] [--expectations FILE] [--filter REGEX] [--update] [--root DIR] [--verbose]
+  switchyard serve --repository DIR [--port 8000] [--host 127.0.0.1] [--ep rocm,migraphx,cpu] [--max-body-mb 64]
 
---ep lists execution providers in priority order; cpu is appended when missing.`;
+--ep lists execution providers in priority order; cpu is appended when missing. For serve it applies
+to models whose config.json names none (docs/serving.md).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -36,6 +39,10 @@ async function main(argv: string[]): Promise<number> {
       update: { type: 'boolean', default: false },
       root: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      repository: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'max-body-mb': { type: 'string' },
     },
   });
   registerBundledProviders();
@@ -60,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'conformance':
       return conformanceCommand({ ep: values.ep, expectations: values.expectations, filter: values.filter, update: values.update!, root: values.root, verbose: values.verbose! });
+    case 'serve':
+      return serveCommand({ repository: values.repository, port: intArg(values.port, '--port'), host: values.host, ep: values.ep, maxBodyMb: intArg(values['max-body-mb'], '--max-body-mb') });
     default:
       throw new CliError(`unknown command '${command}'\n${USAGE}`);
   }
