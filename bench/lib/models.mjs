@@ -44,15 +44,8 @@ export const CASES = [
   { id: 'crnn', family: 'crnn', label: 'CRNN recogniser 48x320 b1', manifest: ['crnn_recognizer', 'b1'] },
   { id: 'crnn-b4', family: 'crnn', label: 'CRNN recogniser 48x320 b4', manifest: ['crnn_recognizer', 'b4'] },
   { id: 'vad', family: 'vad', label: 'streaming VAD 512-sample chunk', manifest: ['vad_streaming', '16k_1'] },
-  // Opt-in while Switchyard's native ConvTranspose dies of SIGSEGV on the UNet's up path (it would end the whole run).
-  { id: 'unet', family: 'unet', label: 'UNet 1024x1024', manifest: ['unet_1024', 'b1'], optIn: 'Switchyard crashes on it (native ConvTranspose)' },
-  {
-    id: 'unet-fp16',
-    family: 'unet-fp16',
-    label: 'UNet 1024x1024 float16',
-    manifest: ['unet_1024_fp16', 'b1'],
-    optIn: 'Switchyard crashes on it (native ConvTranspose)',
-  },
+  { id: 'unet', family: 'unet', label: 'UNet 1024x1024', manifest: ['unet_1024', 'b1'] },
+  { id: 'unet-fp16', family: 'unet-fp16', label: 'UNet 1024x1024 float16', manifest: ['unet_1024_fp16', 'b1'] },
   {
     id: 'unet-int8',
     family: 'unet-int8',

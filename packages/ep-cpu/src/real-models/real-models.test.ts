@@ -71,25 +71,12 @@ interface KnownFailure {
   outcome: RegExp | 'timeout' | 'crash' | 'not run';
   why: string;
 }
-// Native ConvTranspose (oneDNN, new at main ed48a04) dies of SIGSEGV on large outputs: k2 s2 from
-// [1, 64, 256, 256] or [1, 16, 512, 512] (8.4M output elements) at 1 and 2 threads, while
-// [1, 16, 256, 256] → 2.1M elements runs. The UNet's up path has such ConvTransposes.
-const CONV_TRANSPOSE_CRASH = 'native ConvTranspose dies of SIGSEGV on the up path (k2 s2 to [1, 32, 1024, 1024]; from 8.4M output elements)';
 const KNOWN_FAILURES: Record<string, Partial<Record<GraphOptimizationLevel, KnownFailure>>> = {
-  unet_1024: {
-    disabled: { outcome: 'crash', why: CONV_TRANSPOSE_CRASH },
-    all: { outcome: 'crash', why: CONV_TRANSPOSE_CRASH },
-  },
   unet_1024_fp16: {
     disabled: {
       outcome: 'timeout',
-      why: "every node runs a float16 TypeScript kernel at this level (one run at 'basic' took 199 s, onnxruntime 5 s)",
+      why: "every node runs a float16 TypeScript kernel at this level (one run at 'basic' took 199 s, onnxruntime 5 s); from 'extended' up the body computes in float32 natively",
     },
-    all: { outcome: 'crash', why: `the body runs in float32 from 'extended' up, and then ${CONV_TRANSPOSE_CRASH}` },
-  },
-  unet_1024_int8: {
-    disabled: { outcome: 'not run', why: "it times out at 'all', where the same TypeScript ConvInteger runs (one run at 'disabled' took 815 s)" },
-    all: { outcome: 'timeout', why: "ConvInteger is a TypeScript kernel: one run took 700 s, onnxruntime's 36 s" },
   },
 };
 const BOUND_MIN_MS = 60_000;
