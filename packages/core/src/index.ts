@@ -1,4 +1,4 @@
-export { SwitchyardError, type ErrorCode } from './errors.js';
+export { SwitchyardError, AbortError, type ErrorCode } from './errors.js';
 export * from './tensor/data-type.js';
 export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type DeviceData } from './tensor/tensor.js';
 export * from './tensor/float16.js';
@@ -31,6 +31,6 @@ export {
   type FetchesType,
   type ReturnType as InferenceSessionReturnType,
 } from './session/inference-session.js';
-export type { SessionOptions, RunOptions } from './session/session-options.js';
+export { DEFAULT_MAX_TENSOR_BYTES, type SessionOptions, type RunOptions } from './session/session-options.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
 export type { ProfileEvent } from './session/profiler.js';

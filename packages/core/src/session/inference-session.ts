@@ -25,7 +25,8 @@ import { ownedGraphPasses } from './ep-passes.js';
 import { Logger } from './logger.js';
 import { Profiler } from './profiler.js';
 import { programOf } from './run-program.js';
-import type { RunOptions, SessionOptions } from './session-options.js';
+import { DEFAULT_MAX_TENSOR_BYTES, type RunOptions, type SessionOptions } from './session-options.js';
+import { NO_RUN_OPTIONS, stopCheckFor, type StopCheck } from './run-cancellation.js';
 import { FeedValidator } from './validate-feeds.js';
 
 /** Metadata of one model input or output, as onnxruntime-node reports it. */
@@ -69,6 +70,7 @@ export class InferenceSession {
   readonly #arenas: ArrayBuffer[] = [];
   readonly #env: RunEnvironment;
   readonly #log: Logger;
+  readonly #maxTensorBytes: number;
   #released = false;
 
   private constructor(init: {
@@ -94,7 +96,8 @@ export class InferenceSession {
     this.placement = init.placement;
     this.optimization = init.optimization;
     this.#plan = init.plan;
-    this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan) : undefined;
+    this.#maxTensorBytes = resolveMaxTensorBytes(init.options.maxTensorBytes);
+    this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan, this.#maxTensorBytes) : undefined;
     this.#providers = init.providers;
     this.#ownedProviders = init.owned;
     this.#log = init.log;
@@ -144,7 +147,7 @@ export class InferenceSession {
       const keep = keepOnDevice(options.preferredOutputLocation);
       // Profiles report every input's shape, so a profiled session keeps its constants.
       const releaseConstants = options.enableProfiling ? 'keep' : release;
-      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4 });
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4, maxTensorBytes: resolveMaxTensorBytes(options.maxTensorBytes) });
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
@@ -157,13 +160,16 @@ export class InferenceSession {
   }
 
   /** Runs the model. `fetches` picks outputs by name (default: all). Concurrent calls are safe. */
-  async run(feeds: FeedsType, fetches?: FetchesType, runOptions: RunOptions = {}): Promise<ReturnType> {
+  async run(feeds: FeedsType, fetches?: FetchesType, runOptions: RunOptions = NO_RUN_OPTIONS): Promise<ReturnType> {
     this.#checkAlive();
+    const stop = stopCheckFor(runOptions);
+    // An already-fired signal (or a set terminate flag) rejects before any work.
+    stop?.();
     const wanted = fetches === undefined ? undefined : this.#fetchNames(fetches);
     const values = this.#feeds.validate(feeds as Record<string, unknown>);
     const started = performance.now();
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
-    const outputs = await executePlan(plan, values, this.#env);
+    const outputs = await executePlan(plan, values, stop ? this.#stoppableEnvironment(stop) : this.#env);
     this.#profiler?.mark(`run${runOptions.tag ? ' ' + runOptions.tag : ''}`, started, performance.now());
     const result: ReturnType = {};
     const names = this.outputNames;
@@ -180,7 +186,13 @@ export class InferenceSession {
       // Layouts differ in size between bindings of symbolic dims: a pooled arena must be big enough.
       acquireArena: (bytes) => {
         const i = pool.findIndex((b) => b.byteLength >= bytes);
-        return i >= 0 ? pool.splice(i, 1)[0] : new ArrayBuffer(bytes);
+        if (i >= 0) return pool.splice(i, 1)[0];
+        try {
+          return new ArrayBuffer(bytes);
+        } catch {
+          // Too big to reserve at once (many large values): the run allocates each output as it goes.
+          return undefined;
+        }
       },
       releaseArena: (buf) => {
         if (pool.length < 4) pool.push(buf);
@@ -192,6 +204,18 @@ export class InferenceSession {
       },
       sliceMs: 4,
       checkAlive: () => this.#checkAlive(),
+      maxTensorBytes: this.#maxTensorBytes,
+    };
+  }
+
+  /** The shared environment, for a run that its options may stop early (made only for such runs). */
+  #stoppableEnvironment(stop: StopCheck): RunEnvironment {
+    return {
+      ...this.#env,
+      checkAlive: () => {
+        this.#checkAlive();
+        stop();
+      },
     };
   }
 
@@ -233,6 +257,14 @@ export class InferenceSession {
     }
     return new Set(names);
   }
+}
+
+function resolveMaxTensorBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_TENSOR_BYTES;
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
+    throw new SwitchyardError('INVALID_ARGUMENT', `maxTensorBytes must be a positive number of bytes, got ${String(value)}`);
+  }
+  return value;
 }
 
 /** `intraOpNumThreads`: 0 or unset means every core. */
