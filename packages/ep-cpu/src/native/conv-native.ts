@@ -125,6 +125,9 @@ function epilogueOrThrow(node: Node): ConvEpilogue {
   return e;
 }
 
+/** Largest stride, dilation or pad a model may state: beyond it no output fits in a tensor anyway. */
+const MAX_WINDOW_ATTRIBUTE = 2 ** 31 - 1;
+
 /** Everything a ConvPrimitive needs that depends on the input shape: auto_pad resolved, defaults filled. */
 interface ConvGeometry {
   strides: number[];
@@ -169,6 +172,12 @@ function convGeometry(node: Node, a: ConvAttributes, x: readonly number[], w: re
       padsBegin.push(a.autoPad === 'SAME_UPPER' ? small : total - small);
       padsEnd.push(total - padsBegin[i]);
     }
+  }
+  // The addon takes these as int64 and refuses others with a bare TypeError: a model's absurd
+  // attribute gets the same coded error here as in the TS kernels (nn/geometry.ts).
+  const limits: Array<[string, number[], number]> = [['strides', strides, 1], ['dilations', dilations, 1], ['pads', [...padsBegin, ...padsEnd], 0]];
+  for (const [name, values, min] of limits) {
+    if (!values.every((v) => Number.isSafeInteger(v) && v >= min && v <= MAX_WINDOW_ATTRIBUTE)) throw fail(`${name} [${values.join(', ')}] must be integers from ${min} to ${MAX_WINDOW_ATTRIBUTE}`);
   }
   const outputDims = [x[0], w[0]];
   for (let i = 0; i < spatial; i++) {
