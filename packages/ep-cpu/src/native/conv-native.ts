@@ -175,7 +175,14 @@ function convGeometry(node: Node, a: ConvAttributes, x: readonly number[], w: re
   }
   // The addon takes these as int64 and refuses others with a bare TypeError: a model's absurd
   // attribute gets the same coded error here as in the TS kernels (nn/geometry.ts).
-  const limits: Array<[string, number[], number]> = [['strides', strides, 1], ['dilations', dilations, 1], ['pads', [...padsBegin, ...padsEnd], 0]];
+  const limits: Array<[string, number[], number]> = [
+    ['strides', strides, 1],
+    ['dilations', dilations, 1],
+    ['pads', [...padsBegin, ...padsEnd], 0],
+    // Static shapes a model states (no tensor of these sizes exists yet) are checked too.
+    ['input dims', [...x], 0],
+    ['weight dims', [...w], 0],
+  ];
   for (const [name, values, min] of limits) {
     if (!values.every((v) => Number.isSafeInteger(v) && v >= min && v <= MAX_WINDOW_ATTRIBUTE)) throw fail(`${name} [${values.join(', ')}] must be integers from ${min} to ${MAX_WINDOW_ATTRIBUTE}`);
   }
@@ -242,7 +249,15 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   };
   const cache = new PrimitiveCache<ConvPrimitive>();
 
-  const optionsFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => ({
+  const optionsFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => {
+    // The addon packs the constant W and B for W's run-time dims: a model whose W or B disagrees with
+    // them (a value of another shape bound to W, a B not one per output channel) is refused here, coded.
+    const refuse = (why: string) => new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): ${why}`);
+    if (constW && !sameDims(constW.dims, w.dims)) throw refuse(`W [${w.dims.join(', ')}] differs from its constant [${constW.dims.join(', ')}]`);
+    if (constB && (constB.dims.length !== 1 || constB.size !== w.dims[0])) throw refuse(`B [${constB.dims.join(', ')}] must hold one value per output channel (${w.dims[0]})`);
+    return convOptions(xDims, w, geometry, threads);
+  };
+  const convOptions = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => ({
     inputDims: xDims,
     weightDims: w.dims,
     group: attrs.group,

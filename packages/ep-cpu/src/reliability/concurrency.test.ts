@@ -39,7 +39,7 @@ function bits(result: InferenceSessionReturnType): Record<string, { dims: readon
 
 /** Runs every feed set one after another, then all at once (twice over); the two must agree bit for bit. */
 async function expectConcurrentEqualsSequential(jobs: Array<{ session: InferenceSession; feeds: Feeds }>): Promise<void> {
-  const sequential = [];
+  const sequential: Array<ReturnType<typeof bits>> = [];
   for (const j of jobs) sequential.push(bits(await j.session.run(j.feeds)));
   const concurrent = await Promise.all([...jobs, ...jobs].map((j) => j.session.run(j.feeds)));
   // Compared only once every run has ended: a later run reusing an arena must not have changed an earlier output.
