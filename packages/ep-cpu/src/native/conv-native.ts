@@ -255,6 +255,11 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     const refuse = (why: string) => new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): ${why}`);
     if (constW && !sameDims(constW.dims, w.dims)) throw refuse(`W [${w.dims.join(', ')}] differs from its constant [${constW.dims.join(', ')}]`);
     if (constB && (constB.dims.length !== 1 || constB.size !== w.dims[0])) throw refuse(`B [${constB.dims.join(', ')}] must hold one value per output channel (${w.dims[0]})`);
+    // W was packed at creation for the input shape the model states and its buffer freed
+    // (releasedConstants): a new primitive for another shape has no weights to pack.
+    if (constW && constW.size > 0 && (constW.data as Float32Array).length === 0) {
+      throw refuse(`W was packed for the input shape the model states and released; input [${xDims.join(', ')}] contradicts that shape`);
+    }
     return convOptions(xDims, w, geometry, threads);
   };
   const convOptions = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => ({

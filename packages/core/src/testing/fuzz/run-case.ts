@@ -28,6 +28,8 @@ export interface FuzzRunOptions {
   runTimeoutMs: number;
   /** Where cases that need files lay them out (one sub-folder, emptied after each case). */
   workDir: string;
+  /** Sees every error a case ends in (for tallying messages when tuning the generator). */
+  onError?: (err: unknown) => void;
 }
 
 export type Verdict = 'ok' | 'error' | 'failure';
@@ -217,6 +219,7 @@ export async function runFuzzCase(c: FuzzCase, options: FuzzRunOptions): Promise
       }
     });
   } catch (err) {
+    options.onError?.(err);
     return judgeError(err);
   } finally {
     await session?.release().catch(() => undefined);
