@@ -52,6 +52,13 @@ describe('maxTensorBytes', () => {
         size: 6,
       },
       {
+        node: { op: 'Tile', inputs: ['x', 'r'], outputs: ['y'] },
+        inputs: [['x', 'string', [2]], ['r', 'int64', [1]]],
+        huge: { x: new Tensor('string', ['a', 'b'], [2]), r: i64([1e6]) },
+        fine: { x: new Tensor('string', ['a', 'b'], [2]), r: i64([2]) },
+        size: 4,
+      },
+      {
         node: { op: 'Range', inputs: ['a', 'b', 'd'], outputs: ['y'] },
         inputs: [['a', 'float32', []], ['b', 'float32', []], ['d', 'float32', []]],
         huge: { a: f32([0], []), b: f32([1e6], []), d: f32([1], []) },
