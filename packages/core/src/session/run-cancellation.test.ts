@@ -83,7 +83,7 @@ describe.each(['sync', 'async'] as const)('run cancellation (%s kernels)', (mode
     expect(err.message).toContain('user pressed stop');
     expect(ep.calls).toBeLessThan(150);
     // A kernel boundary comes every 4 ms; a shared machine gets generous slack.
-    expect(latency).toBeLessThan(150);
+    expect(latency).toBeLessThan(250);
     ep.calls = 0;
     const out = await s.run({ x: x() });
     expect(Array.from((out.y as Tensor).data as Float32Array)).toEqual([150, 151, 152, 153]);
