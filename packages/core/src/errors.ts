@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'RUNTIME'
   | 'OUT_OF_MEMORY'
   | 'RELEASED'
+  /** A run stopped early: its AbortSignal fired, `runOptions.terminate` was set, or `timeoutMs` passed. */
+  | 'ABORTED'
   /** A bug in Switchyard itself (an optimizer pass left the graph malformed, say): please report it. */
   | 'INTERNAL';
 
@@ -19,5 +21,16 @@ export class SwitchyardError extends Error {
     super(message, options);
     this.name = 'SwitchyardError';
     this.code = code;
+  }
+}
+
+/**
+ * A run stopped early on the caller's request (AbortSignal, `terminate`, `timeoutMs`). Named
+ * `AbortError` like the DOM's, so code written for `fetch` cancellation recognises it.
+ */
+export class AbortError extends SwitchyardError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ABORTED', message, options);
+    this.name = 'AbortError';
   }
 }

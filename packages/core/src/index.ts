@@ -1,4 +1,4 @@
-export { SwitchyardError, type ErrorCode } from './errors.js';
+export { SwitchyardError, AbortError, type ErrorCode } from './errors.js';
 export { env, LOG_LEVELS, type Env, type LogLevel } from './env.js';
 export * from './tensor/data-type.js';
 export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type DeviceData } from './tensor/tensor.js';
@@ -37,6 +37,6 @@ export {
   type FetchesType,
   type ReturnType as InferenceSessionReturnType,
 } from './session/inference-session.js';
-export type { SessionOptions, RunOptions } from './session/session-options.js';
+export { DEFAULT_MAX_TENSOR_BYTES, type SessionOptions, type RunOptions } from './session/session-options.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
 export type { ProfileEvent } from './session/profiler.js';

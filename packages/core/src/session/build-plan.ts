@@ -15,6 +15,7 @@ import type { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan, KernelStep, Step } from './execution-plan.js';
 import { planHostArena } from './host-arena.js';
 import { ConstantReleaser, type ConstantRelease } from './release-constants.js';
+import { DEFAULT_MAX_TENSOR_BYTES } from './session-options.js';
 
 export interface PlanOptions {
   providers: readonly ExecutionProvider[];
@@ -36,6 +37,8 @@ export interface PlanOptions {
    * from the graph, or dropped and their buffers freed (only when the session owns the model's data).
    */
   releaseConstants?: ConstantRelease;
+  /** Values over this many bytes get no arena slot (SessionOptions.maxTensorBytes; default DEFAULT_MAX_TENSOR_BYTES). */
+  maxTensorBytes?: number;
 }
 
 type ConstantOf = (name: string) => Tensor | undefined;
@@ -108,7 +111,7 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
   const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, subplans, arenaSlots: new Map(), arenaBytes: 0 };
   if (releaser.released.size) plan.releasedConstants = releaser.released;
   if (options.memoryPattern && isTopLevel) {
-    const arena = planHostArena(plan);
+    const arena = planHostArena(plan, options.maxTensorBytes ?? DEFAULT_MAX_TENSOR_BYTES);
     plan.arenaSlots = arena.arenaSlots;
     plan.arenaBytes = arena.arenaBytes;
     plan.memoryPlan = arena.memoryPlan;

@@ -61,6 +61,8 @@ const SESSION_OPTIONS: { readonly [K in keyof Required<SessionOptions>]: OptionR
     },
   },
   externalDataFolder: s.string(),
+  // inference-session.ts's resolveMaxTensorBytes checks it where it reads it.
+  maxTensorBytes: { check: () => {} },
   freeDimensionOverrides: {
     check: (v, n) => {
       if (!isObject(v)) fail('InferenceSession.create', n, 'an object mapping dimension names to sizes', v);
@@ -84,16 +86,18 @@ const UNSUPPORTED_SESSION_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 const r = rules('run');
+const CHECKED_WHERE_USED: OptionRule = { check: () => {} };
 
 const RUN_OPTIONS: { readonly [K in keyof Required<RunOptions>]: OptionRule } = {
   logSeverityLevel: r.severity(),
   tag: r.string(),
   logVerbosityLevel: r.integer('Switchyard has no verbose sub-levels'),
   extra: r.object("onnxruntime's run config entries have no Switchyard equivalent"),
+  // Stopping a run early: run-cancellation.ts checks signal and timeoutMs where it reads them.
+  terminate: r.boolean(),
+  signal: CHECKED_WHERE_USED,
+  timeoutMs: CHECKED_WHERE_USED,
 };
-
-/** Run options stopping a run early (onnxruntime's `terminate`, an AbortSignal, a time limit): checked where runs are cancelled. */
-const CANCELLATION_RUN_OPTIONS: readonly string[] = ['terminate', 'signal', 'timeoutMs'];
 
 /** Edit distance, for "did you mean" on a misspelt option. */
 function distance(a: string, b: string): number {
@@ -166,5 +170,5 @@ export function checkSessionOptions(options: unknown): string[] {
 export function checkRunOptions(options: unknown, outputNames?: readonly string[]): string[] {
   if (!isObject(options)) throw new SwitchyardError('INVALID_ARGUMENT', `run: options must be an object, got ${JSON.stringify(options)}`);
   const unknownHint = outputNames ? () => ` (nor is it an output: the model's outputs are ${outputNames.map((o) => `'${o}'`).join(', ')})` : undefined;
-  return checkAgainst('run', options, { rules: RUN_OPTIONS, accepted: CANCELLATION_RUN_OPTIONS, unknownHint });
+  return checkAgainst('run', options, { rules: RUN_OPTIONS, unknownHint });
 }

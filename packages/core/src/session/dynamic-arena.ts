@@ -14,6 +14,7 @@ import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan } from './execution-plan.js';
 import { planHostArena } from './host-arena.js';
+import { DEFAULT_MAX_TENSOR_BYTES } from './session-options.js';
 
 /** Distinct bindings whose layouts are kept (least recently used goes first). */
 const MAX_LAYOUTS = 8;
@@ -25,16 +26,20 @@ export class DynamicArenas {
   readonly #layouts = new Map<string, ExecutionPlan>();
 
   /** Undefined when the graph inputs have no symbolic dims (the plan's own arena serves). */
-  static for(plan: ExecutionPlan): DynamicArenas | undefined {
+  static for(plan: ExecutionPlan, maxTensorBytes = DEFAULT_MAX_TENSOR_BYTES): DynamicArenas | undefined {
     const symbolic: Array<[string, number, string]> = [];
     for (const input of plan.graph.inputs) {
       const t = input.type;
       if (t?.kind === 'tensor') t.shape?.forEach((d, axis) => typeof d === 'string' && symbolic.push([input.name, axis, d]));
     }
-    return symbolic.length && !hasSubgraphs(plan.graph) ? new DynamicArenas(plan, symbolic) : undefined;
+    return symbolic.length && !hasSubgraphs(plan.graph) ? new DynamicArenas(plan, symbolic, maxTensorBytes) : undefined;
   }
 
-  private constructor(plan: ExecutionPlan, symbolic: Array<[string, number, string]>) {
+  private constructor(
+    plan: ExecutionPlan,
+    symbolic: Array<[string, number, string]>,
+    readonly maxTensorBytes: number,
+  ) {
     this.#plan = plan;
     this.#symbolic = symbolic;
   }
@@ -80,7 +85,7 @@ export class DynamicArenas {
       return { ...t, shape: t.shape.map((d) => (typeof d === 'string' ? bindings.get(d) ?? d : d)) };
     };
     try {
-      const arena = planHostArena(this.#plan, typeOf);
+      const arena = planHostArena(this.#plan, this.maxTensorBytes, typeOf);
       if (arena.arenaBytes <= this.#plan.arenaBytes) return this.#plan;
       return { ...this.#plan, arenaSlots: arena.arenaSlots, arenaBytes: arena.arenaBytes, memoryPlan: arena.memoryPlan };
     } catch {

@@ -5,7 +5,7 @@
  * Values live in slots numbered once per plan (run-program.ts): the hot loop indexes arrays, never
  * looks names up, and allocates per node only what the kernel contract needs (its inputs, its context).
  */
-import { SwitchyardError } from '../errors.js';
+import { AbortError, SwitchyardError } from '../errors.js';
 import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { CopyStep } from '../partition/copy-insertion.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
@@ -23,8 +23,13 @@ export interface RunEnvironment {
   releaseArena(buffer: ArrayBuffer): void;
   /** Largest time (ms) the executor may hold the event loop before yielding. */
   sliceMs: number;
-  /** Checked between steps; a released session stops runs early. */
+  /**
+   * Checked before the first step and between steps: throws when the run must stop (a released
+   * session, or the run's AbortSignal / terminate flag / timeout: see run-cancellation.ts).
+   */
   checkAlive(): void;
+  /** Largest single output a kernel may allocate through its context (SessionOptions.maxTensorBytes). */
+  maxTensorBytes: number;
 }
 
 export type Lookup = (name: string) => RuntimeValue | undefined;
@@ -36,6 +41,8 @@ function shapesOf(values: readonly (RuntimeValue | undefined)[]): string[] {
 }
 
 function kernelError(step: KernelStep, err: unknown): SwitchyardError {
+  // A run stopped inside a control-flow node's subgraph stays an AbortError, whatever node it was in.
+  if (err instanceof AbortError) return err;
   const unit = step.unit;
   const where = unit.kind === 'single' ? `node '${nodeLabel(unit.node)}' (${unit.node.opType})` : `partition '${unit.name}'`;
   const msg = err instanceof Error ? err.message : String(err);
@@ -68,6 +75,7 @@ function viewsOf(arena: ArrayBuffer | undefined, program: RunProgram): ArenaView
 class PlanRun implements SubgraphRunner, RunOutputs {
   readonly layout: OutputLayout;
   readonly views: ArenaViews;
+  readonly maxTensorBytes: number;
 
   constructor(
     readonly plan: ExecutionPlan,
@@ -82,6 +90,7 @@ class PlanRun implements SubgraphRunner, RunOutputs {
   ) {
     this.layout = program.layout;
     this.views = viewsOf(arena, program);
+    this.maxTensorBytes = env.maxTensorBytes;
   }
 
   read(slot: number): RuntimeValue | undefined {
@@ -128,6 +137,8 @@ export async function executePlan(
   env: RunEnvironment,
   outer?: Lookup,
 ): Promise<RuntimeValue[]> {
+  // Also before any step: a subgraph with no nodes (a Loop body that only passes values on) is still a stop point.
+  env.checkAlive();
   const program = programOf(plan);
   const values = program.template.slice();
   let extras: Map<string, RuntimeValue> | undefined;

@@ -14,8 +14,16 @@ export interface HostArena {
   memoryPlan: MemoryPlan;
 }
 
-/** `typeOf` may state more than the graph does (symbolic dims bound to a run's sizes: see dynamic-arena.ts). */
-export function planHostArena(plan: ExecutionPlan, typeOf: (name: string) => ValueType | undefined = (name) => plan.graph.typeOf(name)): HostArena {
+/**
+ * `typeOf` may state more than the graph does (symbolic dims bound to a run's sizes: see dynamic-arena.ts).
+ * Values over `maxValueBytes` get no slot: the kernel's own allocation refuses them with a clear error
+ * (SessionOptions.maxTensorBytes) instead of the arena reserving them.
+ */
+export function planHostArena(
+  plan: ExecutionPlan,
+  maxValueBytes: number,
+  typeOf: (name: string) => ValueType | undefined = (name) => plan.graph.typeOf(name),
+): HostArena {
   const graph = plan.graph;
   const hostProduced = new Set<string>();
   const inPlace: Array<{ input: string; output: string }> = [];
@@ -51,7 +59,8 @@ export function planHostArena(plan: ExecutionPlan, typeOf: (name: string) => Val
       const t = typeOf(name);
       if (t?.kind !== 'tensor' || t.elemType === 'string' || !t.shape || !t.shape.every((d) => typeof d === 'number')) return undefined;
       const elems = (t.shape as number[]).reduce((a, b) => a * b, 1);
-      return elems * BYTES_PER_ELEMENT[t.elemType];
+      const bytes = elems * BYTES_PER_ELEMENT[t.elemType];
+      return Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= maxValueBytes ? bytes : undefined;
     },
     deviceOf: (name) => (hostProduced.has(name) ? 'cpu' : 'other'),
     inPlace,

@@ -25,7 +25,8 @@ import { ownedGraphPasses } from './ep-passes.js';
 import { Logger } from './logger.js';
 import { Profiler } from './profiler.js';
 import { programOf } from './run-program.js';
-import type { RunOptions, SessionOptions } from './session-options.js';
+import { DEFAULT_MAX_TENSOR_BYTES, type RunOptions, type SessionOptions } from './session-options.js';
+import { NO_RUN_OPTIONS, stopCheckFor, type StopCheck } from './run-cancellation.js';
 import { FeedValidator } from './validate-feeds.js';
 import { checkSessionOptions } from './check-options.js';
 import { parseCreateArguments } from './create-arguments.js';
@@ -74,6 +75,7 @@ export class InferenceSession {
   readonly #arenas: ArrayBuffer[] = [];
   readonly #env: RunEnvironment;
   readonly #log: Logger;
+  readonly #maxTensorBytes: number;
   #released = false;
 
   private constructor(init: {
@@ -101,7 +103,8 @@ export class InferenceSession {
     this.placement = init.placement;
     this.optimization = init.optimization;
     this.#plan = init.plan;
-    this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan) : undefined;
+    this.#maxTensorBytes = resolveMaxTensorBytes(init.options.maxTensorBytes);
+    this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan, this.#maxTensorBytes) : undefined;
     this.#providers = init.providers;
     this.#ownedProviders = init.owned;
     this.#log = init.log;
@@ -119,6 +122,7 @@ export class InferenceSession {
    */
   static create(path: string, options?: SessionOptions): Promise<InferenceSession>;
   static create(buffer: Uint8Array, options?: SessionOptions): Promise<InferenceSession>;
+  static create(pathOrBuffer: string | Uint8Array, options?: SessionOptions): Promise<InferenceSession>;
   static create(buffer: ArrayBufferLike, options?: SessionOptions): Promise<InferenceSession>;
   static create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number, options?: SessionOptions): Promise<InferenceSession>;
   static async create(...args: unknown[]): Promise<InferenceSession> {
@@ -168,7 +172,7 @@ export class InferenceSession {
       const keep = keepOnDevice(options.preferredOutputLocation);
       // Profiles report every input's shape, so a profiled session keeps its constants.
       const releaseConstants = options.enableProfiling ? 'keep' : release;
-      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4 });
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4, maxTensorBytes: resolveMaxTensorBytes(options.maxTensorBytes) });
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
@@ -186,16 +190,20 @@ export class InferenceSession {
    * onnxruntime-node tells them apart. Concurrent calls are safe.
    */
   run(feeds: FeedsType, options?: RunOptions): Promise<ReturnType>;
-  run(feeds: FeedsType, fetches: FetchesType, options?: RunOptions): Promise<ReturnType>;
+  run(feeds: FeedsType, fetches: FetchesType | undefined, options?: RunOptions): Promise<ReturnType>;
   async run(feeds: FeedsType, second?: FetchesType | RunOptions, third?: RunOptions): Promise<ReturnType> {
     this.#checkAlive();
     const { wanted, preallocated, options, notes } = parseRunArguments(this.outputMetadata, second, third);
+    // Read on the caller's own options object (terminate may be set mid-run); an already-fired signal
+    // (or a set terminate flag) rejects before any work.
+    const stop = stopCheckFor(options);
+    stop?.();
     const severity = options.logSeverityLevel;
     for (const n of notes) this.#log.log(0, n, severity, options.tag);
     const values = this.#feeds.validate(feeds as Record<string, unknown>);
     const started = performance.now();
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
-    const outputs = await executePlan(plan, values, this.#env);
+    const outputs = await executePlan(plan, values, stop ? this.#stoppableEnvironment(stop) : this.#env);
     const ended = performance.now();
     this.#profiler?.mark(`run${options.tag ? ' ' + options.tag : ''}`, started, ended);
     this.#log.log(0, `run took ${(ended - started).toFixed(3)} ms`, severity, options.tag);
@@ -218,7 +226,13 @@ export class InferenceSession {
       // Layouts differ in size between bindings of symbolic dims: a pooled arena must be big enough.
       acquireArena: (bytes) => {
         const i = pool.findIndex((b) => b.byteLength >= bytes);
-        return i >= 0 ? pool.splice(i, 1)[0] : new ArrayBuffer(bytes);
+        if (i >= 0) return pool.splice(i, 1)[0];
+        try {
+          return new ArrayBuffer(bytes);
+        } catch {
+          // Too big to reserve at once (many large values): the run allocates each output as it goes.
+          return undefined;
+        }
       },
       releaseArena: (buf) => {
         if (pool.length < 4) pool.push(buf);
@@ -230,6 +244,18 @@ export class InferenceSession {
       },
       sliceMs: 4,
       checkAlive: () => this.#checkAlive(),
+      maxTensorBytes: this.#maxTensorBytes,
+    };
+  }
+
+  /** The shared environment, for a run that its options may stop early (made only for such runs). */
+  #stoppableEnvironment(stop: StopCheck): RunEnvironment {
+    return {
+      ...this.#env,
+      checkAlive: () => {
+        this.#checkAlive();
+        stop();
+      },
     };
   }
 
@@ -282,6 +308,14 @@ function reportSkipped(skipped: ReadonlyArray<{ name: string; reason: string }>,
     if (listed.has(s.name)) log.warn(line);
     else log.info(line);
   }
+}
+
+function resolveMaxTensorBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_TENSOR_BYTES;
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
+    throw new SwitchyardError('INVALID_ARGUMENT', `maxTensorBytes must be a positive number of bytes, got ${String(value)}`);
+  }
+  return value;
 }
 
 /** `intraOpNumThreads`: 0 or unset means every core. */

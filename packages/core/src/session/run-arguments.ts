@@ -8,6 +8,7 @@ import { SwitchyardError } from '../errors.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import { checkRunOptions } from './check-options.js';
+import { NO_RUN_OPTIONS } from './run-cancellation.js';
 import type { ValueMetadata } from './inference-session.js';
 import type { RunOptions } from './session-options.js';
 
@@ -68,7 +69,7 @@ export function parseRunArguments(outputs: readonly ValueMetadata[], second: unk
     throw new SwitchyardError('INVALID_ARGUMENT', `run: the second argument must be fetches (output names, or { outputName: null | Tensor }) or options, got ${second === null ? 'null' : typeof second}`);
   }
   const notes = options === undefined ? [] : checkRunOptions(options, options === second ? names : undefined);
-  return { wanted, preallocated, options: (options ?? {}) as RunOptions, notes };
+  return { wanted, preallocated, options: (options ?? NO_RUN_OPTIONS) as RunOptions, notes };
 }
 
 function checkPreallocated(name: string, t: Tensor, outputs: readonly ValueMetadata[]): Tensor {

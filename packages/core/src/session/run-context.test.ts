@@ -10,13 +10,13 @@ function dirtyContext(): { ctx: NodeRunContext; arena: ArrayBuffer } {
   new Uint8Array(arena).fill(0xff);
   // A plan's layout with this node's outputs at 1 and 2; 0 and 3 belong to other steps (3 has a slot).
   const layout = { offset: Float64Array.of(-1, 0, 16, 0), bytes: Float64Array.of(0, 16, 16, 16), frozenDims: [] };
-  return { ctx: new NodeRunContext(node, [], 1, { layout, arena, views: { data: [], type: [], size: [] } }, 1, 2), arena };
+  return { ctx: new NodeRunContext(node, [], 1, { layout, arena, views: { data: [], type: [], size: [] }, maxTensorBytes: 1024 }, 1, 2), arena };
 }
 
 /** Two node contexts of consecutive runs sharing one arena, layout and view cache. */
 function twoRuns(): [NodeRunContext, NodeRunContext] {
   const arena = new ArrayBuffer(32);
-  const outputs = { layout: { offset: Float64Array.of(0, 16), bytes: Float64Array.of(16, 16), frozenDims: [] }, arena, views: { data: [], type: [], size: [] } };
+  const outputs = { layout: { offset: Float64Array.of(0, 16), bytes: Float64Array.of(16, 16), frozenDims: [] }, arena, views: { data: [], type: [], size: [] }, maxTensorBytes: 1024 };
   return [new NodeRunContext(node, [], 1, outputs, 0, 2), new NodeRunContext(node, [], 1, outputs, 0, 2)];
 }
 

@@ -4,6 +4,7 @@ import { nodeLabel, type Graph, type Node } from '../ir/graph.js';
 import type { KernelRunContext, OutputOptions, RuntimeValue } from '../registry/kernel-def.js';
 import { BYTES_PER_ELEMENT, allocateData, viewData, type DataType, type DataTypeMap, type NumericDataType } from '../tensor/data-type.js';
 import { MAX_TENSOR_ELEMENTS, Tensor, elementCount } from '../tensor/tensor.js';
+import { DEFAULT_MAX_TENSOR_BYTES } from './session-options.js';
 
 /** Runs a control-flow node's subgraph; outer-scope names resolve through the node's run, renamed as its step says. */
 export interface SubgraphRunner {
@@ -41,6 +42,8 @@ export interface RunOutputs {
   readonly arena: ArrayBuffer | undefined;
   /** Views over `arena` made by earlier runs: reused while type and size match. */
   readonly views: ArenaViews;
+  /** Largest output (bytes) a kernel may ask for (SessionOptions.maxTensorBytes). */
+  readonly maxTensorBytes: number;
 }
 
 function describe(v: RuntimeValue | undefined): string {
@@ -115,6 +118,8 @@ export class NodeRunContext implements KernelRunContext {
     // The label is only built when the dims are bad: this runs for every output of every node.
     const size = plainCount(dims) ?? elementCount(dims, `${this.node.opType} '${nodeLabel(this.node)}' output ${i}`);
     const out = this.outputs;
+    const limit = out === undefined ? DEFAULT_MAX_TENSOR_BYTES : out.maxTensorBytes;
+    if (size * (BYTES_PER_ELEMENT[type] || 8) > limit) this.#refuseSize(i, type, dims, limit);
     if (out === undefined || i >= this.count) return Tensor.trusted(type, allocateData(type, size), dims, size);
     const at = this.first + i;
     const layout = out.layout;
@@ -143,6 +148,14 @@ export class NodeRunContext implements KernelRunContext {
       return t;
     }
     return Tensor.trusted(type, allocateData(type, size), dims, size, frozen);
+  }
+
+  #refuseSize(i: number, type: DataType, dims: readonly number[], limit: number): never {
+    const bytes = elementCount(dims) * (BYTES_PER_ELEMENT[type] || 8);
+    throw new SwitchyardError(
+      'OUT_OF_MEMORY',
+      `${this.node.opType} '${nodeLabel(this.node)}': output ${i} (${type}[${dims.join(', ')}]) would take ${bytes} bytes, over maxTensorBytes (${limit})`,
+    );
   }
 
   runSubgraph(graph: Graph, feeds: ReadonlyMap<string, RuntimeValue>): Promise<RuntimeValue[]> {

@@ -42,6 +42,13 @@ export interface SessionOptions {
    * shape names the dimension) get that size, so shapes are fixed at creation and feeds must match.
    */
   freeDimensionOverrides?: Readonly<Record<string, number>>;
+  /**
+   * Largest single tensor (bytes) a run may allocate for a node's output. A shape read from an input
+   * or computed at run time (ConstantOfShape, Expand, Tile, Resize, Range, …) that would need more
+   * fails the run with an `OUT_OF_MEMORY` SwitchyardError instead of exhausting the process. Default
+   * `DEFAULT_MAX_TENSOR_BYTES` (4 GiB).
+   */
+  maxTensorBytes?: number;
 
   // onnxruntime options accepted so that code written for it runs; they change nothing here (a
   // verbose log line says so). See docs/using-sessions.md.
@@ -69,4 +76,19 @@ export interface RunOptions {
   logVerbosityLevel?: number;
   /** No effect: onnxruntime's run config entries. */
   extra?: Record<string, unknown>;
+  /**
+   * Stops the run when it fires: between kernels, the run rejects with an `AbortError` (code
+   * `ABORTED`). A signal that has already fired rejects before any work. The session stays usable.
+   */
+  signal?: AbortSignal;
+  /**
+   * onnxruntime's flag: set it to `true` on this options object while the run is in flight and the
+   * run stops at the next kernel boundary with an `AbortError`.
+   */
+  terminate?: boolean;
+  /** Stops the run with an `AbortError` once it has taken longer than this (ms, checked between kernels). Default: no limit. */
+  timeoutMs?: number;
 }
+
+/** Default `SessionOptions.maxTensorBytes`: 4 GiB. */
+export const DEFAULT_MAX_TENSOR_BYTES = 4 * 1024 ** 3;

@@ -26,3 +26,16 @@ export {
   type DifferentialOptions,
   type DifferentialResult,
 } from './random-graph/index.js';
+export {
+  fuzzCase,
+  runFuzzCase,
+  runFuzzWorker,
+  runFuzz,
+  formatFuzzSummary,
+  judgeError,
+  type FuzzCase,
+  type CaseResult,
+  type FuzzDriverOptions,
+  type FuzzFailure,
+  type FuzzSummary,
+} from './fuzz/index.js';

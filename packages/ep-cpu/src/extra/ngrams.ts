@@ -20,6 +20,8 @@ export interface NgramPool {
   minGram: number;
   maxGram: number;
   maxSkip: number;
+  /** The longest n-gram in the pool: longer ones can never match, whatever max_gram_length says. */
+  longest: number;
   /** Pool n-gram ids by key (see `gramKey`); a repeated n-gram lists every id. */
   ids: Map<string, number[]>;
   outputIndex: number[];
@@ -65,6 +67,7 @@ export function buildNgramPool(spec: NgramPoolSpec): NgramPool {
     minGram,
     maxGram,
     maxSkip,
+    longest: ngramCounts.length,
     ids,
     outputIndex: ngramIndexes,
     weights,
@@ -79,8 +82,11 @@ export function buildNgramPool(spec: NgramPoolSpec): NgramPool {
  */
 export function countNgrams(pool: NgramPool, tokens: readonly string[], offset: number, length: number, counts: Float64Array): void {
   counts.fill(0);
-  for (let n = pool.minGram; n <= pool.maxGram; n++) {
-    const maxSkip = n === 1 ? 0 : pool.maxSkip;
+  // Only n-grams the pool holds and skips that fit in the row can match: a model's extreme
+  // max_gram_length or max_skip_count must not turn into billions of empty iterations.
+  const last = Math.min(pool.maxGram, pool.longest, length);
+  for (let n = pool.minGram; n <= last; n++) {
+    const maxSkip = n === 1 ? 0 : Math.min(pool.maxSkip, Math.floor((length - 1) / (n - 1)) - 1);
     for (let skip = 0; skip <= maxSkip; skip++) {
       const step = skip + 1;
       const span = (n - 1) * step + 1;

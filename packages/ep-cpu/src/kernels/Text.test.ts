@@ -65,6 +65,16 @@ describe('TfIdfVectorizer', () => {
     expect(plain(s)).toEqual({ dims: [2], data: [1, 2] }); // 'or not' once → coordinate 0; 'to be' twice → 1
   });
 
+  it('gives the same counts, at once, when max_gram_length and max_skip_count are far beyond the pool and the row', async () => {
+    const row = i64([5, 9, 6, 7, 1, 8]);
+    const sane = { ...pool, mode: 'TF', min_gram_length: 1, max_gram_length: 2, max_skip_count: 5 };
+    const [expected] = await runKernel(tfIdfVectorizerKernel, [row], { attributes: sane });
+    const started = performance.now();
+    const [y] = await runKernel(tfIdfVectorizerKernel, [row], { attributes: { ...sane, max_gram_length: 2 ** 40, max_skip_count: 2 ** 50 } });
+    expect(plain(y)).toEqual(plain(expected));
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('rejects inconsistent pools and mismatched input types', async () => {
     const base = { mode: 'TF', min_gram_length: 1, max_gram_length: 1, max_skip_count: 0 };
     await expect(runKernel(tfIdfVectorizerKernel, [i64([1])], { attributes: { ...base, ngram_counts: [0, 1], ngram_indexes: [0], pool_int64s: [1, 2] } })).rejects.toMatchObject({

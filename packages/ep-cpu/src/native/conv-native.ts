@@ -125,6 +125,9 @@ function epilogueOrThrow(node: Node): ConvEpilogue {
   return e;
 }
 
+/** Largest stride, dilation or pad a model may state: beyond it no output fits in a tensor anyway. */
+const MAX_WINDOW_ATTRIBUTE = 2 ** 31 - 1;
+
 /** Everything a ConvPrimitive needs that depends on the input shape: auto_pad resolved, defaults filled. */
 interface ConvGeometry {
   strides: number[];
@@ -169,6 +172,19 @@ function convGeometry(node: Node, a: ConvAttributes, x: readonly number[], w: re
       padsBegin.push(a.autoPad === 'SAME_UPPER' ? small : total - small);
       padsEnd.push(total - padsBegin[i]);
     }
+  }
+  // The addon takes these as int64 and refuses others with a bare TypeError: a model's absurd
+  // attribute gets the same coded error here as in the TS kernels (nn/geometry.ts).
+  const limits: Array<[string, number[], number]> = [
+    ['strides', strides, 1],
+    ['dilations', dilations, 1],
+    ['pads', [...padsBegin, ...padsEnd], 0],
+    // Static shapes a model states (no tensor of these sizes exists yet) are checked too.
+    ['input dims', [...x], 0],
+    ['weight dims', [...w], 0],
+  ];
+  for (const [name, values, min] of limits) {
+    if (!values.every((v) => Number.isSafeInteger(v) && v >= min && v <= MAX_WINDOW_ATTRIBUTE)) throw fail(`${name} [${values.join(', ')}] must be integers from ${min} to ${MAX_WINDOW_ATTRIBUTE}`);
   }
   const outputDims = [x[0], w[0]];
   for (let i = 0; i < spatial; i++) {
@@ -233,7 +249,20 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
   };
   const cache = new PrimitiveCache<ConvPrimitive>();
 
-  const optionsFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => ({
+  const optionsFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => {
+    // The addon packs the constant W and B for W's run-time dims: a model whose W or B disagrees with
+    // them (a value of another shape bound to W, a B not one per output channel) is refused here, coded.
+    const refuse = (why: string) => new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): ${why}`);
+    if (constW && !sameDims(constW.dims, w.dims)) throw refuse(`W [${w.dims.join(', ')}] differs from its constant [${constW.dims.join(', ')}]`);
+    if (constB && (constB.dims.length !== 1 || constB.size !== w.dims[0])) throw refuse(`B [${constB.dims.join(', ')}] must hold one value per output channel (${w.dims[0]})`);
+    // W was packed at creation for the input shape the model states and its buffer freed
+    // (releasedConstants): a new primitive for another shape has no weights to pack.
+    if (constW && constW.size > 0 && (constW.data as Float32Array).length === 0) {
+      throw refuse(`W was packed for the input shape the model states and released; input [${xDims.join(', ')}] contradicts that shape`);
+    }
+    return convOptions(xDims, w, geometry, threads);
+  };
+  const convOptions = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => ({
     inputDims: xDims,
     weightDims: w.dims,
     group: attrs.group,

@@ -41,8 +41,9 @@ export function checkMovable(t: Tensor, op: string): void {
  * arrays the planner does not manage. The size is checked first so a bad shape never allocates.
  */
 export function allocOutput<T extends DataType>(ctx: KernelRunContext, i: number, type: T, dims: readonly number[]): Tensor<T> {
-  const n = elementCount(dims, `${ctx.node.opType} output ${i}`);
-  if (type === 'string') return new Tensor(type, allocateData(type, n), dims);
+  elementCount(dims, `${ctx.node.opType} output ${i}`);
+  // Strings too: the context enforces the session's maxTensorBytes (a string counts as 8 bytes), so
+  // Tile or Expand of a string tensor cannot ask V8 for a billion-element array.
   return ctx.output(i, type, dims);
 }
 
