@@ -16,6 +16,7 @@ export {
   resolveExecutionProviders,
   packageForProvider,
   type ExecutionProviderFactory,
+  type ExecutionProviderOptionType,
   type ResolvedProviders,
 } from './ep/ep-registry.js';
 export { partitionGraph, defaultCapability, type PartitionPlan, type PartitionUnit, type DeclineRecord } from './partition/partition-graph.js';
@@ -34,3 +35,5 @@ export {
 export type { SessionOptions, RunOptions } from './session/session-options.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
 export type { ProfileEvent } from './session/profiler.js';
+export type { CreationTimings, RunTimings } from './session/timings.js';
+export * from './validate/index.js';

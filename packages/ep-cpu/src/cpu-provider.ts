@@ -64,6 +64,7 @@ export class CpuExecutionProvider implements ExecutionProvider {
 export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'cpu',
   priority: -Infinity,
+  optionTypes: { useNative: 'boolean', smallOpsInTs: 'boolean' },
   create(options) {
     const { useNative, smallOpsInTs, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
     const unknown = Object.keys(rest);

@@ -16,7 +16,15 @@ export interface ExecutionProviderFactory {
   create(options: Record<string, unknown>): ExecutionProvider | Promise<ExecutionProvider>;
   /** Order among registered EPs when the user names none (higher first). CPU is always last. */
   priority?: number;
+  /**
+   * The kind of value each option takes, so text front ends (the CLI's `--ep rocm:deviceId=1`) can type
+   * what they read. Options of other shapes are `'json'`. `create` still validates the values.
+   */
+  optionTypes?: Readonly<Record<string, ExecutionProviderOptionType>>;
 }
+
+/** What an EP option holds, for front ends that read options as text. */
+export type ExecutionProviderOptionType = 'boolean' | 'integer' | 'number' | 'string' | 'json';
 
 const factories = new Map<string, ExecutionProviderFactory>();
 

@@ -27,6 +27,7 @@ import { Profiler } from './profiler.js';
 import { programOf } from './run-program.js';
 import type { RunOptions, SessionOptions } from './session-options.js';
 import { FeedValidator } from './validate-feeds.js';
+import type { CreationTimings, RunTimings } from './timings.js';
 
 /** Metadata of one model input or output, as onnxruntime-node reports it. */
 export interface ValueMetadata {
@@ -57,6 +58,8 @@ export class InferenceSession {
   readonly placement: Placement;
   /** What the optimizer did, and the host memory plan. */
   readonly optimization: OptimizationSummary;
+  /** Where creating this session spent its time. */
+  readonly creationTimings: CreationTimings;
   readonly model: Model;
   readonly #plan: ExecutionPlan;
   /** Arena layouts per binding of the inputs' symbolic dims (memory patterns on, symbolic inputs only). */
@@ -80,6 +83,7 @@ export class InferenceSession {
     optimization: OptimizationSummary;
     options: SessionOptions;
     log: Logger;
+    timings: CreationTimings;
   }) {
     const graph = init.model.graph;
     this.model = init.model;
@@ -93,6 +97,7 @@ export class InferenceSession {
     this.outputMetadata = graph.outputs.map(metadataOf);
     this.placement = init.placement;
     this.optimization = init.optimization;
+    this.creationTimings = init.timings;
     this.#plan = init.plan;
     this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan) : undefined;
     this.#providers = init.providers;
@@ -111,9 +116,10 @@ export class InferenceSession {
       throw new SwitchyardError('INVALID_ARGUMENT', 'InferenceSession.create: pass a file path, a Uint8Array or an ArrayBuffer');
     }
     const bytes = model instanceof ArrayBuffer ? new Uint8Array(model) : model;
+    const parseStarted = performance.now();
     const loaded = await loadModel(bytes, { baseDir: options.externalDataFolder });
     // The decoded tensors are ours alone: buffers of constants that kernels packed can be freed outright.
-    return InferenceSession.#prepare(loaded, options, 'free');
+    return InferenceSession.#prepare(loaded, options, 'free', performance.now() - parseStarted);
   }
 
   /** Prepares an already-loaded (or hand-built) model. The session takes ownership of it. */
@@ -125,12 +131,21 @@ export class InferenceSession {
     return InferenceSession.#prepare(model, options, 'drop');
   }
 
-  static async #prepare(model: Model, options: SessionOptions, release: 'drop' | 'free'): Promise<InferenceSession> {
+  static async #prepare(model: Model, options: SessionOptions, release: 'drop' | 'free', parseMs = 0): Promise<InferenceSession> {
+    const timings: CreationTimings = { parseMs, providersMs: 0, optimizeMs: 0, prepareMs: 0 };
+    let phaseStarted = performance.now();
+    const lap = (): number => {
+      const now = performance.now();
+      const ms = now - phaseStarted;
+      phaseStarted = now;
+      return ms;
+    };
     const log = new Logger(options.logSeverityLevel ?? 2, options.logId ?? 'switchyard');
     const { providers, skipped } = await resolveExecutionProviders(options.executionProviders, {
       disableCpuFallback: options.disableCpuFallback,
     });
     const owned = providers.filter((p) => !(options.executionProviders ?? []).includes(p));
+    timings.providersMs = lap();
     for (const s of skipped) log.info(`execution provider '${s.name}' skipped: ${s.reason}`);
     try {
       const registry = new KernelRegistry();
@@ -140,7 +155,9 @@ export class InferenceSession {
       const passes = ownedGraphPasses(providers, registry, skipped);
       const optimization = await optimizeModelGraph(graph, options.graphOptimizationLevel ?? 'all', hostEvaluator(providers, registry), passes);
       inferAll(graph);
+      timings.optimizeMs = lap();
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
+      lap(); // writing the optimized model is the caller's extra, not a phase
       const keep = keepOnDevice(options.preferredOutputLocation);
       // Profiles report every input's shape, so a profiled session keeps its constants.
       const releaseConstants = options.enableProfiling ? 'keep' : release;
@@ -148,8 +165,9 @@ export class InferenceSession {
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
+      timings.prepareMs = lap();
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
-      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log });
+      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, timings });
     } catch (err) {
       for (const p of owned) await p.dispose?.();
       throw err;
@@ -169,6 +187,25 @@ export class InferenceSession {
     const names = this.outputNames;
     for (let i = 0; i < names.length; i++) if (!wanted || wanted.has(names[i])) result[names[i]] = outputs[i];
     return result;
+  }
+
+  /**
+   * Runs the model once (all outputs) and says where the time went: kernels, copies between devices,
+   * and the rest. Costs two clock reads per step more than `run`.
+   */
+  async runWithTimings(feeds: FeedsType): Promise<{ outputs: ReturnType; timings: RunTimings }> {
+    this.#checkAlive();
+    const started = performance.now();
+    const values = this.#feeds.validate(feeds as Record<string, unknown>);
+    const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
+    const phases = { execMs: 0, copyMs: 0, copies: 0 };
+    const outputs = await executePlan(plan, values, { ...this.#env, phases });
+    const ended = performance.now();
+    this.#profiler?.mark('run', started, ended);
+    const result: ReturnType = {};
+    this.outputNames.forEach((name, i) => (result[name] = outputs[i]));
+    const totalMs = ended - started;
+    return { outputs: result, timings: { totalMs, ...phases, otherMs: Math.max(0, totalMs - phases.execMs - phases.copyMs) } };
   }
 
   /** What every run of this session shares: made once, so a run allocates no closures for it. */
@@ -195,10 +232,13 @@ export class InferenceSession {
     };
   }
 
-  /** Writes the Chrome trace of the runs so far and returns its path. */
-  endProfiling(): string {
+  /**
+   * Writes the Chrome trace of the runs so far and returns its path: `filePath` when given, else
+   * `<profileFilePrefix>_<timestamp>.json` in the working folder.
+   */
+  endProfiling(filePath?: string): string {
     if (!this.#profiler) throw new SwitchyardError('INVALID_ARGUMENT', 'profiling is off; create the session with enableProfiling: true');
-    return this.#profiler.write();
+    return this.#profiler.write(filePath);
   }
 
   /** The recorded profile events (when profiling is on). */
