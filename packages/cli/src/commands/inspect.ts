@@ -1,14 +1,28 @@
-/** `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage — without running. */
+/**
+ * `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage — without running,
+ * unless `--profile FILE` asks for one profiled run (then the ten slowest nodes are listed).
+ */
 import { InferenceSession } from '@switchyard/core';
+import { feedsFor } from '../feeds.js';
 import { formatCoverage, formatPlacement, formatProviders, placementJson } from '../format/placement.js';
-import { parseEpList } from '../providers.js';
+import { finishProfile, sessionOptionsFrom, slowestNodes, type SessionArgs } from '../session-args.js';
 
-export async function inspectCommand(args: { model: string; ep?: string; json: boolean }): Promise<void> {
-  const eps = parseEpList(args.ep);
-  const session = await InferenceSession.create(args.model, { executionProviders: eps });
+export interface InspectArgs extends SessionArgs {
+  model: string;
+  inputs: string[];
+  json: boolean;
+}
+
+export async function inspectCommand(args: InspectArgs): Promise<void> {
+  const { options, names: eps } = sessionOptionsFrom(args);
+  const session = await InferenceSession.create(args.model, options);
   try {
+    if (args.profile) await session.run(feedsFor(session.inputMetadata, args.inputs));
+    const slowest = args.profile ? slowestNodes(session) : [];
+    const profile = finishProfile(session, args.profile);
     if (args.json) {
-      process.stdout.write(JSON.stringify(placementJson(session, eps), null, 2) + '\n');
+      const extra = profile ? { profile: { file: profile, slowest } } : {};
+      process.stdout.write(JSON.stringify({ ...placementJson(session, eps), creationTimings: session.creationTimings, ...extra }, null, 2) + '\n');
       return;
     }
     const opt = session.optimization.report;
@@ -25,6 +39,8 @@ export async function inspectCommand(args: { model: string; ep?: string; json: b
       formatPlacement(session.placement),
       '',
       formatCoverage(session.placement),
+      ...(args.saveOptimized ? [`Optimized model: ${args.saveOptimized}`] : []),
+      ...(profile ? ['', `Slowest nodes of one profiled run (trace: ${profile})`, ...slowest.map((n) => `  ${n.ms.toFixed(3).padStart(9)} ms  ${n.name} (${n.op}, ${n.ep})`)] : []),
     ].filter((l, i, a) => l !== '' || a[i - 1] !== '');
     process.stdout.write(lines.join('\n') + '\n');
   } finally {

@@ -30,6 +30,8 @@ export interface ValidateProvidersOptions {
   precision?: Precision;
   /** Replaces the precision's tolerance for every float output. */
   tolerance?: Partial<ValidationTolerance>;
+  /** Called with each session after its run, before it is released (to write a profile, read its placement). */
+  onSession?: (side: 'tested' | 'reference', session: InferenceSession) => void | Promise<void>;
 }
 
 /** What each side ran on. */
@@ -81,9 +83,9 @@ export async function validateProviders(model: string | Uint8Array, options: Val
     return (feeds = randomFeeds(s.inputMetadata, given, options.seed ?? 42));
   });
   // The tested side's outputs are all we keep of it: free its memory before the reference loads.
-  await tested.session.release();
+  await finish('tested', tested.session, options.onSession);
   const reference = await runSide(model, options.reference ?? ['cpu'], { ...options.sessionOptions, ...options.referenceSessionOptions }, () => feeds!);
-  await reference.session.release();
+  await finish('reference', reference.session, options.onSession);
   const outputs: OutputDifference[] = [];
   for (const [name, expected] of Object.entries(reference.outputs)) {
     outputs.push(...valueDifferences(name, tested.outputs[name] as RuntimeValue | undefined, expected as RuntimeValue, options.precision, options.tolerance));
@@ -95,4 +97,12 @@ export async function validateProviders(model: string | Uint8Array, options: Val
     tested: tested.side,
     reference: reference.side,
   };
+}
+
+async function finish(side: 'tested' | 'reference', session: InferenceSession, hook: ValidateProvidersOptions['onSession']): Promise<void> {
+  try {
+    await hook?.(side, session);
+  } finally {
+    await session.release();
+  }
 }
