@@ -69,7 +69,7 @@ const FLOATS: readonly DataType[] = ['float64', 'float32', 'float16', 'bfloat16'
 export function tensorDifference(name: string, actual: Tensor, reference: Tensor, computed?: Precision, override?: ToleranceOverride): OutputDifference {
   const chosen = toleranceFor(reference.type, computed);
   const precision = chosen.precision;
-  const tolerance = override && FLOATS.includes(reference.type) ? { ...chosen.tolerance, ...override } : chosen.tolerance;
+  const tolerance = override && FLOATS.includes(reference.type) ? { atol: override.atol ?? chosen.tolerance.atol, rtol: override.rtol ?? chosen.tolerance.rtol } : chosen.tolerance;
   const { atol, rtol } = tolerance;
   if (actual.location !== 'cpu' || reference.location !== 'cpu') return failed(name, precision, tolerance, 'a device tensor; compare host outputs');
   if (actual.type !== reference.type) return failed(name, precision, tolerance, `type ${actual.type}, reference ${reference.type}`);
