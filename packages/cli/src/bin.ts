@@ -15,7 +15,7 @@ import { CliError } from './cli-error.js';
 
 const USAGE = `Usage:
   switchyard run MODEL [--input name=file.npy|random]... [-n N] [--json]
-  switchyard inspect MODEL [--json]
+  switchyard inspect MODEL [--json] [--html report.html]
   switchyard explain MODEL --node NAME [--json]
   switchyard validate MODEL [--reference EPS] [--reference-level L] [--input name=file.npy]... [--precision fp32|fp16|bf16|int8|fp64|exact] [--atol X] [--rtol X] [--json]
   switchyard bench MODEL [--compare EPS] [--batch 1,8,32] [--iterations N] [--warmup N] [--input name=file.npy]... [--json]
@@ -75,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
       profile: { type: 'string' },
       json: { type: 'boolean', default: false },
       node: { type: 'string' },
+      html: { type: 'string' },
       reference: { type: 'string', multiple: true },
       'reference-level': { type: 'string' },
       precision: { type: 'string' },
@@ -113,7 +114,7 @@ async function main(argv: string[]): Promise<number> {
       await runCommand({ ...session, model: needModel(), inputs, iterations: intArg(values.n, '-n') ?? 10, json });
       return 0;
     case 'inspect':
-      await inspectCommand({ ...session, model: needModel(), inputs, json });
+      await inspectCommand({ ...session, model: needModel(), inputs, json, html: values.html });
       return 0;
     case 'explain':
       if (!values.node) throw new CliError('explain needs --node NAME');
