@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^@switchyard\/ep-migraphx$/, replacement: src('ep-migraphx/src/index.ts') },
       { find: /^@switchyard\/native-hip$/, replacement: src('native-hip/src/index.ts') },
       { find: /^@switchyard\/cli$/, replacement: src('cli/src/index.ts') },
+      { find: /^@switchyard\/serve$/, replacement: src('serve/src/index.ts') },
     ],
   },
   test: {

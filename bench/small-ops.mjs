@@ -1,7 +1,7 @@
-// Where a oneDNN call stops paying off for Gemm and Softmax (ep-cpu native-support.ts's
-// SMALL_GEMM_MACS / SMALL_SOFTMAX_ELEMENTS), and what routing the demo model's small ones to the TS
-// kernels gives:
-//   node bench/small-ops.mjs [threads]
+// Where a native call stops paying off for Gemm, Softmax and the dtype-generic kernels (ep-cpu
+// native-support.ts's SMALL_GEMM_MACS / SMALL_SOFTMAX_ELEMENTS / SMALL_MOVE_ELEMENTS / SMALL_REDUCE_ELEMENTS /
+// SMALL_NORM_ELEMENTS), and what routing the demo model's small ones to the TS kernels gives:
+//   node bench/small-ops.mjs [threads] [--generic-only]
 // Part 1: one-node sessions, oneDNN (smallOpsInTs: false) against TS kernels (useNative: false), p50 of
 // 2000 warm runs. Part 2: the demo model (examples/models/tiny-cnn.onnx) with smallOpsInTs on and off,
 // in interleaved blocks after a 100 ms sleep and 2 untimed runs (as bench/cpu.mjs times), 16 rounds.
@@ -28,6 +28,40 @@ async function warmP50(model, feeds, options) {
   await s.release();
   return `${impl} ${p50us(t)} µs`;
 }
+
+const genericOnly = process.argv.includes('--generic-only');
+
+// The dtype-generic kernels (data movement, reductions, normalizations) at growing sizes: native vs TS.
+console.log(`# dtype-generic kernels, one-node sessions, ${threads} thread(s): native vs TS`);
+const int64 = (v) => new Tensor('int64', BigInt64Array.from(v.map(BigInt)), [v.length]);
+const genericCases = [
+  ['Transpose', (n) => ({ dims: [n / 8, 8], node: { op: 'Transpose', attributes: { perm: [1, 0] } } })],
+  ['Concat', (n) => ({ dims: [n / 16, 8], extra: [['b', 'float32', [n / 16, 8]]], node: { op: 'Concat', inputs: ['x', 'b'], attributes: { axis: 1 } } })],
+  ['Slice', (n) => ({ dims: [n / 8, 16], init: { s: int64([0]), e: int64([8]), a: int64([1]) }, node: { op: 'Slice', inputs: ['x', 's', 'e', 'a'] } })],
+  ['Gather', (n) => ({ dims: [64, n / 8], init: { i: int64([3, 9, 1, 0, 33, 2, 7, 8]) }, node: { op: 'Gather', inputs: ['x', 'i'] } })],
+  ['Cast', (n) => ({ dims: [n], out: 'float16', node: { op: 'Cast', attributes: { to: 10 } } })],
+  ['ReduceMean', (n) => ({ dims: [n / 64, 64], node: { op: 'ReduceMean', attributes: { axes: [-1] } } })],
+  ['Softmax', (n) => ({ dims: [n / 64, 64], node: { op: 'Softmax', attributes: { axis: -1 } } })],
+  ['InstanceNorm', (n) => ({ dims: [1, 4, n / 4], init: { s: filled([4]), b: filled([4]) }, node: { op: 'InstanceNormalization', inputs: ['x', 's', 'b'] } })],
+];
+for (const [name, make] of genericCases) {
+  const row = [];
+  for (const n of [64, 128, 256, 512, 1024, 4096]) {
+    const c = make(n);
+    const inputs = [['x', 'float32', c.dims], ...(c.extra ?? [])];
+    const m = buildModel({
+      inputs,
+      outputs: [['y', c.out ?? 'float32']],
+      initializers: c.init,
+      nodes: [{ inputs: ['x'], outputs: ['y'], name: 'n', ...c.node }],
+      opset: 13,
+    });
+    const feeds = Object.fromEntries(inputs.map(([k, , d]) => [k, filled(d)]));
+    row.push(`${n}: ${(await warmP50(m, feeds, { smallOpsInTs: false })).split(' ')[1]}/${(await warmP50(m, feeds, { useNative: false })).split(' ')[1]}`);
+  }
+  console.log(`${name.padEnd(12)} elements: native/TS µs  ${row.join('  ')}`);
+}
+if (genericOnly) process.exit(0);
 
 console.log(`# one-node sessions, ${threads} thread(s): oneDNN vs TS`);
 for (const dims of [[1, 10], [1, 100], [4, 64], [1, 1000], [8, 256]]) {

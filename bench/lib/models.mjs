@@ -17,7 +17,8 @@ export const CHAIN_NODES = 1000;
 
 /**
  * One benchmark case. `manifest` names a model and case in models/manifest.json; `family` lets
- * `--models resnet50` pick both batch sizes.
+ * `--models resnet50` pick both batch sizes. A case with `optIn` (why) runs only when `--models`
+ * names it: one of its runs takes minutes on an engine.
  */
 export const CASES = [
   { id: 'tiny-cnn', family: 'tiny-cnn', label: 'tiny-cnn (demo) b1', file: 'examples/models/tiny-cnn.onnx', inputs: { input: 'examples/models/tiny-cnn.input.npy' } },
@@ -37,13 +38,28 @@ export const CASES = [
   { id: 'deeplabv3-384x512', family: 'deeplabv3', label: 'DeepLabV3-MobileNetV3 384x512', manifest: ['deeplabv3_mobilenet_v3_large', '384x512'] },
   { id: 'gpt2-prefill', family: 'gpt2', label: 'GPT-2 prefill seq32 b1', manifest: ['gpt2_decoder', 'prefill'] },
   { id: 'gpt2-decode', family: 'gpt2', label: 'GPT-2 decode past64 b2', manifest: ['gpt2_decoder', 'decode'] },
+  // The zoo's own architectures (models/zoo_custom.py).
+  { id: 'db-640', family: 'db', label: 'DB text detector 640x640', manifest: ['db_text_detector', '640x640'] },
+  { id: 'db-480x800', family: 'db', label: 'DB text detector 480x800', manifest: ['db_text_detector', '480x800'] },
+  { id: 'crnn', family: 'crnn', label: 'CRNN recogniser 48x320 b1', manifest: ['crnn_recognizer', 'b1'] },
+  { id: 'crnn-b4', family: 'crnn', label: 'CRNN recogniser 48x320 b4', manifest: ['crnn_recognizer', 'b4'] },
+  { id: 'vad', family: 'vad', label: 'streaming VAD 512-sample chunk', manifest: ['vad_streaming', '16k_1'] },
+  { id: 'unet', family: 'unet', label: 'UNet 1024x1024', manifest: ['unet_1024', 'b1'] },
+  { id: 'unet-fp16', family: 'unet-fp16', label: 'UNet 1024x1024 float16', manifest: ['unet_1024_fp16', 'b1'] },
+  {
+    id: 'unet-int8',
+    family: 'unet-int8',
+    label: 'UNet 1024x1024 int8 (dynamic)',
+    manifest: ['unet_1024_int8', 'b1'],
+    optIn: "Switchyard's ConvInteger is TypeScript: one run takes minutes",
+  },
 ];
 
 export const MODEL_IDS = [...new Set(CASES.flatMap((c) => [c.id, c.family]))];
 
-/** The cases `--models` selects (all when undefined), in catalogue order. */
+/** The cases `--models` selects (all but the opt-in ones when undefined), in catalogue order. */
 export function selectCases(wanted) {
-  return wanted ? CASES.filter((c) => wanted.includes(c.id) || wanted.includes(c.family)) : CASES;
+  return wanted ? CASES.filter((c) => wanted.includes(c.id) || wanted.includes(c.family)) : CASES.filter((c) => !c.optIn);
 }
 
 function readManifest() {

@@ -15,13 +15,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * @typedef {{ rounds: number, blockRuns: number, settleMs: number, settleRuns: number }} Schedule
  */
 
-/** Runs `n` untimed runs; returns each one's ms (the first is the cold run). */
-export async function warmUp(c, n) {
+/**
+ * Runs `n` untimed runs; returns each one's ms (the first is the cold run). Throws when the cold run
+ * took over `tooSlowMs`: timing an engine that needs minutes a run would hold the bench for hours.
+ */
+export async function warmUp(c, n, tooSlowMs = Number.POSITIVE_INFINITY) {
   const times = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     await c.run(c.feeds);
     times.push(performance.now() - t);
+    if (i === 0 && times[0] > tooSlowMs) {
+      throw new Error(`too slow to time: the first run took ${(times[0] / 1000).toFixed(0)} s (limit ${(tooSlowMs / 1000).toFixed(0)} s)`);
+    }
   }
   return times;
 }

@@ -11,6 +11,7 @@ import { validateCommand, parsePrecision } from './commands/validate.js';
 import { benchCommand } from './commands/bench.js';
 import { explainCommand } from './commands/explain.js';
 import { parseLevel, type SessionArgs } from './session-args.js';
+import { serveCommand } from './commands/serve.js';
 import { CliError } from './cli-error.js';
 
 const USAGE = `Usage:
@@ -20,10 +21,12 @@ const USAGE = `Usage:
   switchyard validate MODEL [--reference EPS] [--reference-level L] [--input name=file.npy]... [--precision fp32|fp16|bf16|int8|fp64|exact] [--atol X] [--rtol X] [--json]
   switchyard bench MODEL [--compare EPS] [--batch 1,8,32] [--iterations N] [--warmup N] [--input name=file.npy]... [--json]
   switchyard conformance [--expectations FILE] [--filter REGEX] [--update] [--root DIR] [--verbose]
+  switchyard serve --repository DIR [--port 8000] [--host 127.0.0.1] [--max-body-mb 64]
 
 Every command also takes:
   --ep EPS                EPs in priority order, each with options: rocm:enableHipGraph=1,deviceId=0,cpu
-                          (cpu is appended when missing; repeat --ep or separate EPs by commas)
+                          (cpu is appended when missing; repeat --ep or separate EPs by commas;
+                          for serve they apply to models whose config.json names none, docs/serving.md)
   --ep-options FILE       EP options as JSON: {"rocm": {"deviceId": 1}} or ["rocm", {"name": "cpu"}]
   --load-ep MODULE        registers the executionProviderFactory a JS module exports (repeatable)
   --level disabled|basic|extended|all   graph optimization level (default all)
@@ -90,6 +93,10 @@ async function main(argv: string[]): Promise<number> {
       update: { type: 'boolean', default: false },
       root: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      repository: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'max-body-mb': { type: 'string' },
     },
   });
   registerBundledProviders();
@@ -147,6 +154,9 @@ async function main(argv: string[]): Promise<number> {
     case 'conformance':
       if (session.profile || session.saveOptimized) throw new CliError('conformance runs a thousand models: --profile and --save-optimized do not apply');
       return conformanceCommand({ ep: values.ep, epOptions: values['ep-options'], expectations: values.expectations, filter: values.filter, update: values.update!, root: values.root, verbose: values.verbose! });
+    case 'serve':
+      if (session.profile || session.saveOptimized) throw new CliError('serve loads every model of a repository: --profile and --save-optimized do not apply');
+      return serveCommand({ repository: values.repository, port: intArg(values.port, '--port'), host: values.host, ep: values.ep, epOptions: values['ep-options'], maxBodyMb: intArg(values['max-body-mb'], '--max-body-mb') });
     default:
       throw new CliError(`unknown command '${command}'\n${USAGE}`);
   }

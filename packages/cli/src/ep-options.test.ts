@@ -19,6 +19,15 @@ describe('--ep parsing', () => {
     expect(() => parseEpArgs(['cpu:useNative=maybe'])).toThrow(/useNative takes a boolean/);
   });
 
+  it("onnxruntime's option names (the EPs' optionAliases) are typed as the option they stand for", () => {
+    expect(parseEpArgs(['rocm:device_id=1,enable_hip_graph=yes,migraphx:migraphx_model_cache_dir=2024'])).toEqual([
+      { name: 'rocm', options: { device_id: 1, enable_hip_graph: true } },
+      // A folder named by digits stays a string, as cacheDir requires.
+      { name: 'migraphx', options: { migraphx_model_cache_dir: '2024' } },
+    ]);
+    expect(() => parseEpArgs(['rocm:device_id=1.5'])).toThrow(/device_id takes an integer, got '1.5'/);
+  });
+
   it('options of EPs without declared types are read by their look; repeated --ep flags concatenate', () => {
     expect(parseEpArgs(['custom:a=true,b=2.5,c=text,d=[1]', 'cpu'])).toEqual([
       { name: 'custom', options: { a: true, b: 2.5, c: 'text', d: [1] } },

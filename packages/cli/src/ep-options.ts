@@ -18,7 +18,11 @@ const TRUE = ['1', 'true', 'yes', 'on'];
 const FALSE = ['0', 'false', 'no', 'off'];
 
 function optionTypeOf(ep: string, option: string): ExecutionProviderOptionType | undefined {
-  return registeredExecutionProviders().find((f) => f.name === ep)?.optionTypes?.[option];
+  const factory = registeredExecutionProviders().find((f) => f.name === ep);
+  // onnxruntime's name for an option (`device_id`) reads as the option it stands for; the registry renames it.
+  const alias = factory?.optionAliases?.[option];
+  const name = alias === undefined ? option : typeof alias === 'string' ? alias : alias.name;
+  return factory?.optionTypes?.[name];
 }
 
 /** Reads one `key=value` for `ep` as the type the EP declares (or the type it looks like). */

@@ -25,8 +25,11 @@ export function parseLevel(value: string | undefined, flag = '--level'): Level |
   return value as Level;
 }
 
-/** Session options and the EP names in priority order, for display. */
-export function sessionOptionsFrom(args: SessionArgs): { options: SessionOptions; names: string[] } {
+/**
+ * Session options and the EP names in priority order, for display. `extra` adds what a command
+ * sets itself (e.g. a log level when its own output already states each EP's state and reason).
+ */
+export function sessionOptionsFrom(args: SessionArgs, extra: SessionOptions = {}): { options: SessionOptions; names: string[] } {
   const { configs, names } = resolveEpSpecs(args.ep, args.epOptions);
   const options: SessionOptions = {
     executionProviders: configs,
@@ -34,6 +37,7 @@ export function sessionOptionsFrom(args: SessionArgs): { options: SessionOptions
     graphOptimizationLevel: args.level,
     optimizedModelFilePath: args.saveOptimized,
     enableProfiling: args.profile !== undefined,
+    ...extra,
   };
   return { options, names };
 }

@@ -1,4 +1,5 @@
 export { SwitchyardError, type ErrorCode } from './errors.js';
+export { env, LOG_LEVELS, type Env, type LogLevel } from './env.js';
 export * from './tensor/data-type.js';
 export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type DeviceData } from './tensor/tensor.js';
 export * from './tensor/float16.js';
@@ -15,8 +16,13 @@ export {
   registeredExecutionProviders,
   resolveExecutionProviders,
   packageForProvider,
+  providerConfigName,
+  installedProviderNames,
+  ortFlag,
+  ortInteger,
   type ExecutionProviderFactory,
   type ExecutionProviderOptionType,
+  type OptionAlias,
   type ResolvedProviders,
 } from './ep/ep-registry.js';
 export { partitionGraph, defaultCapability, type PartitionPlan, type PartitionUnit, type DeclineRecord } from './partition/partition-graph.js';

@@ -61,10 +61,15 @@ export class CpuExecutionProvider implements ExecutionProvider {
   }
 }
 
+/** Why onnxruntime's CPU arena flag changes nothing here. */
+const NO_SHARED_ARENA = 'host memory is planned per session (SessionOptions.enableMemPattern), not drawn from a shared arena';
+
 export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'cpu',
   priority: -Infinity,
   optionTypes: { useNative: 'boolean', smallOpsInTs: 'boolean' },
+  // onnxruntime-node's CPU option, and its C/Python spelling.
+  inertOptions: { useArena: NO_SHARED_ARENA, use_arena: NO_SHARED_ARENA },
   create(options) {
     const { useNative, smallOpsInTs, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
     const unknown = Object.keys(rest);

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SwitchyardError, Tensor, type ExecutionProviderOptionType } from '@switchyard/core';
+import { SwitchyardError, Tensor, ortFlag, ortInteger, type ExecutionProviderOptionType, type OptionAlias } from '@switchyard/core';
 
 export type MigraphxTarget = 'gpu' | 'ref' | 'cpu';
 
@@ -125,17 +125,25 @@ export const MIGRAPHX_OPTION_TYPES: Readonly<Record<keyof MigraphxProviderOption
   defaultDimValue: 'integer',
 };
 
-/** onnxruntime's spellings, so a copied config gets a pointed hint. */
-const ORT_SPELLINGS: Record<string, string> = {
-  device_id: 'deviceId',
-  migraphx_fp16_enable: 'fp16',
-  migraphx_bf16_enable: 'bf16',
-  migraphx_int8_enable: 'int8',
+/**
+ * onnxruntime's MIGraphX option names with the same meaning here: the EP factory accepts them as
+ * aliases (`{ name: 'migraphx', migraphx_fp16_enable: '1' }`), values in onnxruntime's forms too.
+ */
+export const MIGRAPHX_ORT_ALIASES: Readonly<Record<string, OptionAlias>> = {
+  device_id: { name: 'deviceId', convert: ortInteger },
+  migraphx_fp16_enable: { name: 'fp16', convert: ortFlag },
+  migraphx_bf16_enable: { name: 'bf16', convert: ortFlag },
+  migraphx_int8_enable: { name: 'int8', convert: ortFlag },
+  migraphx_exhaustive_tune: { name: 'exhaustiveTune', convert: ortFlag },
+  migraphx_model_cache_dir: { name: 'cacheDir' },
+  migraphx_mem_limit: { name: 'memLimit', convert: ortInteger },
+};
+
+/** Names whose value differs in kind from ours (a calibration table file vs calibration data): a hint only. */
+const ORT_HINTS: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(MIGRAPHX_ORT_ALIASES).map(([k, a]) => [k, a.name])),
   migraphx_int8_calibration_table_name: 'int8Calibration',
   int8CalibrationTable: 'int8Calibration',
-  migraphx_exhaustive_tune: 'exhaustiveTune',
-  migraphx_model_cache_dir: 'cacheDir',
-  migraphx_mem_limit: 'memLimit',
 };
 
 function fail(message: string): never {
@@ -210,7 +218,7 @@ export function resolveMigraphxOptions(
   const o: Record<string, unknown> = Object.fromEntries(Object.entries(options));
   const unknown = Object.keys(o).filter((k) => !OPTION_NAMES.includes(k) && k !== 'name');
   if (unknown.length > 0) {
-    const hints = unknown.map((k) => (ORT_SPELLINGS[k] ? `${k} (did you mean ${ORT_SPELLINGS[k]}?)` : k));
+    const hints = unknown.map((k) => (ORT_HINTS[k] ? `${k} (did you mean ${ORT_HINTS[k]}?)` : k));
     fail(`unknown option(s) ${hints.join(', ')}; it takes ${OPTION_NAMES.join(', ')}`);
   }
   const out = migraphxOptionDefaults();

@@ -52,9 +52,14 @@ describe.skipIf(rocmInstalled)('migraphx EP without MIGraphX', () => {
     expect(ep.describe()).toBe('MIGraphX not loaded');
   });
 
-  it('reports bad options as the skip reason', async () => {
-    const session = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'migraphx', target: 'tpu', deviceId: 1 }] });
-    expect(session.placement.skipped).toEqual([{ name: 'migraphx', reason: expect.stringContaining("target must be one of 'gpu', 'ref', 'cpu'") }]);
+  it("refuses bad options when the session is created, and takes onnxruntime's names", async () => {
+    await expect(InferenceSession.fromModel(model(), { executionProviders: [{ name: 'migraphx', target: 'tpu', deviceId: 1 }] })).rejects.toThrow(
+      "target must be one of 'gpu', 'ref', 'cpu'",
+    );
+    const session = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'migraphx', device_id: 0, migraphx_fp16_enable: '1' }], logSeverityLevel: 3 });
+    // Skipped for want of the library, not for its options.
+    expectMissingLibraryReason(session.placement.skipped[0].reason, '/opt/rocm/lib/libmigraphx_c.so');
+    await session.release();
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { SwitchyardError, defineKernel, type CapabilityContext, type CapabilityResult, type DeclineReason, type Graph, type KernelDef, type Node } from '@switchyard/core';
 import type { RocmKernelRow } from './kernel-table.js';
+import { hostNode } from './plan/host-values.js';
 import { commonLimits } from './plan/op-limits.js';
 
 /**
@@ -107,6 +108,13 @@ export function rocmCapability(graph: Graph, ctx: CapabilityContext): Capability
     if (r.ok) accepted.add(node);
     else declined.set(node, r.reason);
   }
-  const capabilities = groupRegions(graph, accepted).map((nodes) => ({ kind: 'fused' as const, nodes }));
+  // A region of shape arithmetic alone would be a plan without a GPU step: its nodes stay with the
+  // next EP, which computes them where their readers are.
+  const capabilities = [];
+  for (const nodes of groupRegions(graph, accepted)) {
+    if (nodes.every((n) => hostNode(graph, n))) {
+      for (const n of nodes) declined.set(n, { kind: 'partition', message: 'shape arithmetic with no GPU work beside it is left to the next EP (rocm would only compute it on the host)' });
+    } else capabilities.push({ kind: 'fused' as const, nodes });
+  }
   return { capabilities, declined };
 }

@@ -12,6 +12,8 @@ export const FLOATS: readonly DataType[] = ['float32', 'float16'];
 /** Types the movement kernels copy (they move bytes). */
 export const MOVABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool', 'int8', 'uint8'];
 const INDICES: readonly DataType[] = ['int32', 'int64'];
+/** Types the arithmetic and comparison kernels compute in (integers in int64). */
+const NUMERIC: readonly DataType[] = [...FLOATS, 'int32', 'int64'];
 /** Pairs the cast kernel converts between. */
 const CASTABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool'];
 
@@ -40,22 +42,40 @@ const row = (opType: string, sinceVersion: number, types: RocmKernelRow['types']
   limits: limitsFor(opType),
 });
 
-const binary = ['Add', 'Sub', 'Mul', 'Div'].map((op) => row(op, 7, { T: FLOATS }));
-const compare = ['Equal', 'Less', 'Greater'].map((op) => row(op, 7, { T: FLOATS }));
+const binary = ['Add', 'Sub', 'Mul', 'Div'].map((op) => row(op, 7, { T: NUMERIC }));
+const compare = ['Less', 'Greater'].map((op) => row(op, 7, { T: NUMERIC, T1: ['bool'] }));
+const logical = ['And', 'Or', 'Xor'].map((op) => row(op, 7, { T: ['bool'], T1: ['bool'] }));
 const unary = ['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal'].map((op) => row(op, 6, { T: FLOATS }));
+/** Computed on the host when the plan is built (plan/host-values.ts): no native step. */
+const SHAPE_TYPES: readonly DataType[] = [...MOVABLE, 'float64', 'uint16', 'uint32', 'uint64', 'int16', 'bfloat16'];
 const reduces = ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSumExp'].map((op) =>
   row(op, 1, { T: FLOATS }),
 );
 
+/** Rows computed on the host when the plan is built (plan/host-values.ts): no step, no encoder. */
+export const HOST_ONLY_OPS: ReadonlySet<string> = new Set(['Shape', 'Size', 'Range']);
+
 export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   ...binary,
   row('Pow', 7, { T: FLOATS, T1: FLOATS }),
-  row('Max', 8, { T: FLOATS }),
-  row('Min', 8, { T: FLOATS }),
+  row('Max', 8, { T: NUMERIC }),
+  row('Min', 8, { T: NUMERIC }),
+  row('Equal', 7, { T: [...NUMERIC, 'bool'], T1: ['bool'] }),
   ...compare,
-  row('LessOrEqual', 12, { T: FLOATS }),
-  row('GreaterOrEqual', 12, { T: FLOATS }),
+  row('LessOrEqual', 12, { T: NUMERIC, T1: ['bool'] }),
+  row('GreaterOrEqual', 12, { T: NUMERIC, T1: ['bool'] }),
+  ...logical,
+  row('Not', 1, { T: ['bool'] }),
   ...unary,
+  row('Elu', 6, { T: FLOATS }),
+  row('Selu', 6, { T: FLOATS }),
+  row('Softplus', 1, { T: FLOATS }),
+  row('Softsign', 1, { T: FLOATS }),
+  row('Mish', 18, { T: FLOATS }),
+  row('Shape', 1, { T: SHAPE_TYPES }, []),
+  row('Size', 1, { T: SHAPE_TYPES }, []),
+  row('Range', 11, { T: ['int32', 'int64', 'float32'] }, []),
+  row('ConstantOfShape', 9, { T1: ['int64'], T2: MOVABLE }, ['Expand']),
   row('LeakyRelu', 6, { T: FLOATS }),
   row('HardSigmoid', 6, { T: FLOATS }),
   row('HardSwish', 14, { T: FLOATS }),
@@ -82,6 +102,8 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('MatMul', 1, { T: FLOATS }),
   row('Gemm', 7, { T: FLOATS }, ['Gemm', 'Expand']),
   row('Conv', 1, { T: FLOATS }),
+  row('ConvTranspose', 1, { T: FLOATS }),
+  row('Resize', 11, { T1: FLOATS, T2: ['float32'] }),
   { ...row('FusedConv', 1, { T: FLOATS }, ['Conv']), domain: 'com.microsoft' },
   row('MaxPool', 1, { T: FLOATS }, ['Pool']),
   row('AveragePool', 1, { T: FLOATS }, ['Pool']),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SwitchyardError } from '@switchyard/core';
-import { ROCM_OPTION_DEFAULTS, resolveRocmOptions } from './rocm-options.js';
+import { ROCM_OPTION_DEFAULTS, ROCM_ORT_ALIASES, resolveRocmOptions } from './rocm-options.js';
 
 const error = (options: Record<string, unknown>) => {
   try {
@@ -49,6 +49,17 @@ describe('resolveRocmOptions', () => {
   it('rejects unknown names, pointing onnxruntime spellings at ours', () => {
     expect(error({ device_id: 1 })).toMatch(/unknown option\(s\) device_id \(did you mean deviceId\?\); it takes deviceId, gpuMemLimit/);
     expect(error({ deviceID: 1, foo: true })).toContain('unknown option(s) deviceID, foo');
+  });
+
+  it("maps onnxruntime's names and value forms onto ours", () => {
+    const ort: Record<string, unknown> = { device_id: '1', gpu_mem_limit: 1024, arena_extend_strategy: 1, tunable_op_enable: '0', miopen_conv_exhaustive_search: 1, enable_hip_graph: 'true' };
+    const ours = Object.fromEntries(Object.entries(ort).map(([k, v]) => [ROCM_ORT_ALIASES[k].name, ROCM_ORT_ALIASES[k].convert!(v)]));
+    expect(resolveRocmOptions(ours)).toMatchObject({ deviceId: 1, gpuMemLimit: 1024, arenaExtendStrategy: 'kSameAsRequested', tunableOpEnable: false, convAlgoSearch: 'EXHAUSTIVE', enableHipGraph: true });
+    expect(ROCM_ORT_ALIASES.miopen_conv_exhaustive_search.convert!(false)).toBe('HEURISTIC');
+    expect(ROCM_ORT_ALIASES.arena_extend_strategy.convert!('0')).toBe('kNextPowerOfTwo');
+    // A value in no form onnxruntime has either reaches our check unchanged, and fails there.
+    expect(error({ deviceId: ROCM_ORT_ALIASES.device_id.convert!('first') })).toContain('deviceId must be a non-negative integer, got "first"');
+    for (const alias of Object.values(ROCM_ORT_ALIASES)) expect(Object.keys(ROCM_OPTION_DEFAULTS)).toContain(alias.name);
   });
 
   it('rejects bad values with what is accepted', () => {

@@ -2,7 +2,7 @@
  * The ROCm EP's options, named as onnxruntime's ROCm EP names them (camelCased, as onnxruntime-node
  * does), each with its default. Unknown names and bad values are errors that say what is accepted.
  */
-import { SwitchyardError, type ExecutionProviderOptionType } from '@switchyard/core';
+import { SwitchyardError, ortFlag, ortInteger, type ExecutionProviderOptionType, type OptionAlias } from '@switchyard/core';
 
 export type ArenaExtendStrategy = 'kNextPowerOfTwo' | 'kSameAsRequested';
 export type ConvAlgoSearch = 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
@@ -84,15 +84,20 @@ export const ROCM_OPTION_TYPES: Readonly<Record<keyof RocmProviderOptions, Execu
 
 const OPTION_NAMES = Object.keys(ROCM_OPTION_DEFAULTS) as Array<keyof RocmProviderOptions>;
 
-/** onnxruntime's C/Python spelling, so a copied config gets a pointed hint rather than a bare "unknown". */
-const ORT_SPELLINGS: Record<string, keyof RocmProviderOptions> = {
-  device_id: 'deviceId',
-  gpu_mem_limit: 'gpuMemLimit',
-  arena_extend_strategy: 'arenaExtendStrategy',
-  tunable_op_enable: 'tunableOpEnable',
-  tunable_op_tuning_enable: 'tunableOpTuningEnable',
-  miopen_conv_exhaustive_search: 'convAlgoSearch',
-  enable_hip_graph: 'enableHipGraph',
+/**
+ * onnxruntime's ROCm option names (its C/Python spelling) and what each stands for here. The EP
+ * factory accepts them as aliases (`{ name: 'rocm', device_id: 0 }`), values in onnxruntime's forms
+ * too (`'1'`, `0`/`1` for arena_extend_strategy); a directly constructed EP only hints at them.
+ */
+export const ROCM_ORT_ALIASES: Readonly<Record<string, OptionAlias & { name: keyof RocmProviderOptions }>> = {
+  device_id: { name: 'deviceId', convert: ortInteger },
+  gpu_mem_limit: { name: 'gpuMemLimit', convert: ortInteger },
+  arena_extend_strategy: { name: 'arenaExtendStrategy', convert: (v) => (ortInteger(v) === 0 ? 'kNextPowerOfTwo' : ortInteger(v) === 1 ? 'kSameAsRequested' : v) },
+  tunable_op_enable: { name: 'tunableOpEnable', convert: ortFlag },
+  tunable_op_tuning_enable: { name: 'tunableOpTuningEnable', convert: ortFlag },
+  // onnxruntime's flag chooses between MIOpen's exhaustive and its quick search.
+  miopen_conv_exhaustive_search: { name: 'convAlgoSearch', convert: (v) => (ortFlag(v) === true ? 'EXHAUSTIVE' : ortFlag(v) === false ? 'HEURISTIC' : v) },
+  enable_hip_graph: { name: 'enableHipGraph', convert: ortFlag },
 };
 
 function fail(message: string): never {
@@ -121,7 +126,7 @@ export function resolveRocmOptions(options: RocmProviderOptions | Readonly<Recor
   const o: Record<string, unknown> = Object.fromEntries(Object.entries(options));
   const unknown = Object.keys(o).filter((k) => !(OPTION_NAMES as string[]).includes(k) && k !== 'name');
   if (unknown.length > 0) {
-    const hints = unknown.map((k) => (ORT_SPELLINGS[k] ? `${k} (did you mean ${ORT_SPELLINGS[k]}?)` : k));
+    const hints = unknown.map((k) => (ROCM_ORT_ALIASES[k] ? `${k} (did you mean ${ROCM_ORT_ALIASES[k].name}?)` : k));
     fail(`unknown option(s) ${hints.join(', ')}; it takes ${OPTION_NAMES.join(', ')}`);
   }
   const out: ResolvedRocmOptions = { ...ROCM_OPTION_DEFAULTS };

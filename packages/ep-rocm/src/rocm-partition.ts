@@ -3,10 +3,11 @@
  * kept), run in one native call per partition run. Runs of one partition are serialized: a plan
  * owns its arena, so two runs at once would share intermediates.
  */
-import { Graph, SwitchyardError, Tensor, dataTypeFromOnnx, elementCount, inferShapes, type DataType, type NumericDataType, type CompiledPartition, type FusedPartition, type Node, type RuntimeValue, type ValueInfo } from '@switchyard/core';
+import { Graph, SwitchyardError, Tensor, dataTypeFromOnnx, elementCount, inferShapes, type DataType, type KnownValue, type NumericDataType, type CompiledPartition, type FusedPartition, type Node, type RuntimeValue, type ValueInfo } from '@switchyard/core';
 import type { DeviceBuffer } from '@switchyard/native-hip';
 import { allocateForCopy, type RocmDeviceMemory } from './device-memory.js';
 import { runPlan, type NativeExecutionPlan, type PlanBinding } from './plan/native-plan.js';
+import { foldKnownValues } from './plan/host-values.js';
 import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
 import type { ResolvedRocmOptions } from './rocm-options.js';
 
@@ -24,13 +25,20 @@ function forInference(node: Node): Node {
   return { ...node, opType: 'Conv', domain: '', inputs: node.inputs.slice(0, 3), attributes };
 }
 
-/** The partition's graph with concrete input shapes, shapes re-inferred throughout. */
+/**
+ * The partition's graph with concrete input shapes, shapes re-inferred throughout. The shape
+ * arithmetic inference computes (plan/host-values.ts) becomes initializers of this graph (its own
+ * map: the partition's stays as it was), so the plan emits no step for it.
+ */
 export function concreteGraph(partition: FusedPartition, inputs: readonly Tensor[]): Graph {
   const src = partition.graph;
   const inputInfo: ValueInfo[] = partition.inputNames.map((name, i) => ({ name, type: { kind: 'tensor', elemType: inputs[i].type, shape: [...inputs[i].dims] } }));
   const outputs: ValueInfo[] = src.outputs.map((o) => ({ name: o.name, type: o.type?.kind === 'tensor' ? { kind: 'tensor', elemType: o.type.elemType } : o.type }));
-  const g = new Graph({ name: src.name, nodes: src.nodes.map(forInference), inputs: inputInfo, outputs, initializers: src.initializers, opsetImports: src.opsetImports });
-  inferShapes(g);
+  const initializers = new Map(src.initializers);
+  const g = new Graph({ name: src.name, nodes: src.nodes.map(forInference), inputs: inputInfo, outputs, initializers, opsetImports: src.opsetImports });
+  const known = new Map<string, KnownValue & { values: number[] }>();
+  inferShapes(g, { onKnownValue: (name, value) => known.set(name, value) });
+  for (const [name, tensor] of foldKnownValues(g, src.nodes, known)) initializers.set(name, tensor);
   return g;
 }
 

@@ -63,9 +63,14 @@ describe.skipIf(gpuHost)('rocm EP without a GPU', () => {
     await session.release();
   });
 
-  it('reports bad options as the skip reason', async () => {
-    const model = buildModel({ inputs: [['x', 'float32', [1]]], outputs: [['y', 'float32', [1]]], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }] });
-    const session = await InferenceSession.fromModel(model, { executionProviders: [{ name: 'rocm', device_id: 1 }] });
-    expect(session.placement.skipped).toEqual([{ name: 'rocm', reason: expect.stringContaining('device_id (did you mean deviceId?)') }]);
+  it("takes onnxruntime's option names, and refuses unknown ones when the session is created", async () => {
+    const model = () => buildModel({ inputs: [['x', 'float32', [1]]], outputs: [['y', 'float32', [1]]], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }] });
+    const session = await InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', device_id: 0, miopen_conv_exhaustive_search: '0' }], logSeverityLevel: 3 });
+    // Skipped for want of a device, not for its options.
+    expect(session.placement.skipped[0].name).toBe('rocm');
+    expectDeclineReason(session.placement.skipped[0].reason);
+    await session.release();
+    await expect(InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', deviceID: 1 }] })).rejects.toThrow(/rocm EP: unknown option\(s\) deviceID; it takes deviceId/);
+    await expect(InferenceSession.fromModel(model(), { executionProviders: [{ name: 'rocm', device_id: 0, deviceId: 1 }] })).rejects.toThrow(/both device_id and deviceId/);
   });
 });

@@ -26,7 +26,8 @@ function msByNode(session: InferenceSession): Map<string, number> {
 }
 
 export async function inspectCommand(args: InspectArgs): Promise<void> {
-  const { options, names: eps } = sessionOptionsFrom(args);
+  // The report states each EP's state and reason; the session's warnings would repeat it.
+  const { options, names: eps } = sessionOptionsFrom(args, { logSeverityLevel: 3 });
   const session = await InferenceSession.create(args.model, options);
   try {
     if (args.profile) await session.run(feedsFor(session.inputMetadata, args.inputs));

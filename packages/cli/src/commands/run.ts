@@ -25,7 +25,8 @@ function describeOutput(name: string, value: unknown): string[] {
 }
 
 export async function runCommand(args: RunArgs): Promise<void> {
-  const { options, names: eps } = sessionOptionsFrom(args);
+  // The provider table below states each EP's state and reason; the session's warnings would repeat it.
+  const { options, names: eps } = sessionOptionsFrom(args, { logSeverityLevel: 3 });
   const session = await InferenceSession.create(args.model, options);
   try {
     const feeds = feedsFor(session.inputMetadata, args.inputs);

@@ -83,6 +83,20 @@ describe('constant folding', () => {
     expect(skipped).toEqual([{ node: 'twice', reason: expect.stringContaining('maxFoldBytes') }]);
   });
 
+  it('keeps DequantizeLinear of constant int8 weights for the quantized fusions, and says why', async () => {
+    const w = new Tensor('int8', Int8Array.of(-3, 5), [2]);
+    const g = newGraph({ inputs: [input('x', 'float32', [2])], outputs: ['y'], initializers: { w, s: f32([0.5], []) } });
+    node(g, 'DequantizeLinear', ['w', 's'], ['wf']);
+    node(g, 'Mul', ['x', 'wf'], ['y']);
+    const evaluate = tinyEvaluator();
+    const report = await optimizeGraph(g, { level: 'basic', evaluateNode: evaluate });
+    expect(evaluate.calls).toEqual([]);
+    expect(g.nodes.map((n) => n.name)).toEqual(['wf', 'y']);
+    expect(report.passes.find((p) => p.name === 'constant-folding')!.skipped).toEqual([
+      { node: 'wf', reason: expect.stringContaining('quantized fusions') },
+    ]);
+  });
+
   it('refuses a huge ConstantOfShape before evaluating it', async () => {
     const g = newGraph({ inputs: [input('x', 'float32', [1])], outputs: ['y'], initializers: { shape: i64([100000, 100000]) } });
     node(g, 'ConstantOfShape', ['shape'], ['huge']);

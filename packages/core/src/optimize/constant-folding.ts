@@ -4,8 +4,8 @@
  *
  * Left alone: nodes that produce a protected name (graph outputs stay produced by nodes, so every
  * consumer of graph outputs sees the same kind of producer), outputs over `maxFoldBytes` (folding them
- * would bloat the model), non-tensor results, and nodes whose evaluation fails (the run-time kernel
- * will report the problem with full context).
+ * would bloat the model), non-tensor results, nodes whose evaluation fails (the run-time kernel
+ * will report the problem with full context), and DequantizeLinear (see `keptForQuantizedFusions`).
  */
 import type { Node } from '../ir/graph.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -33,6 +33,16 @@ export function constantNodeValue(node: Node): Tensor | undefined {
     if (name === 'value_strings' && a.type === 'strings') return new Tensor('string', a.value, [a.value.length]);
   }
   return undefined;
+}
+
+/**
+ * DequantizeLinear of constant int8 weights is what an EP's quantized fusions look for (a QDQ Conv
+ * becomes an int8 convolution with those weights); folded into float weights it could not be recognised
+ * again. onnxruntime keeps these nodes unfolded for the same reason. Without such a fusion the node
+ * costs one dequantization of the weights per run, and the model holds them at a quarter of the size.
+ */
+function keptForQuantizedFusions(node: Node): boolean {
+  return isOnnxOp(node, 'DequantizeLinear');
 }
 
 function errorText(e: unknown): string {
@@ -69,6 +79,10 @@ export async function foldConstants(scope: Scope, options: FoldOptions): Promise
 
     const inputs = node.inputs.map((name) => (name === '' ? undefined : constant(name)));
     if (inputs.some((t, i) => t === undefined && node.inputs[i] !== '')) continue;
+    if (keptForQuantizedFusions(node)) {
+      skip(node, 'DequantizeLinear of constants is kept for the quantized fusions (as onnxruntime does)');
+      continue;
+    }
 
     const estimate = estimateFoldBytes(node, inputs, graph);
     if (estimate !== undefined && estimate > options.maxFoldBytes) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,21 @@ function diamond() {
 }
 
 const opts = (eps: ExecutionProvider[]) => ({ executionProviders: eps, disableCpuFallback: true });
+
+/** What `body` writes to stderr (log lines). */
+async function stderrOf(body: () => Promise<void>): Promise<string> {
+  let text = '';
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    text += String(chunk);
+    return true;
+  });
+  try {
+    await body();
+  } finally {
+    spy.mockRestore();
+  }
+  return text;
+}
 
 describe('InferenceSession', () => {
   it('runs a graph on a host EP and reports placement', async () => {
@@ -147,18 +162,35 @@ describe('InferenceSession', () => {
     expect((err as Error).message).toMatch(/Sin.*mockdev: mockdev has no kernel for Sin.*hosttest: hosttest has no kernel for Sin/s);
   });
 
-  it('skips EPs that fail to initialize, with their reason in the placement', async () => {
+  it('skips EPs that fail to initialize, with their reason in the placement and a warning', async () => {
     const broken: ExecutionProvider = { name: 'broken', kernels: [], init: () => Promise.reject(new Error('no device here')) };
-    const s = await InferenceSession.fromModel(diamond(), opts([broken, hostTestProvider()]));
-    expect(s.placement.skipped).toEqual([{ name: 'broken', reason: 'no device here' }]);
-    expect(s.placement.nodes[0].declined[0]).toEqual({ ep: 'broken', reason: { kind: 'ep-unavailable', message: 'no device here' } });
+    const lines = await stderrOf(async () => {
+      const s = await InferenceSession.fromModel(diamond(), { executionProviders: [broken, hostTestProvider()] });
+      expect(s.placement.skipped).toEqual([{ name: 'broken', reason: 'no device here' }]);
+      expect(s.placement.nodes[0].declined[0]).toEqual({ ep: 'broken', reason: { kind: 'ep-unavailable', message: 'no device here' } });
+    });
+    expect(lines).toContain("[switchyard] WARNING: execution provider 'broken' skipped: no device here\n");
+  });
+
+  it('fails when a listed EP cannot start and CPU fallback is off', async () => {
+    const broken: ExecutionProvider = { name: 'broken', kernels: [], init: () => Promise.reject(new Error('no device here')) };
+    const err = (await InferenceSession.fromModel(diamond(), opts([broken, hostTestProvider()])).catch((e: unknown) => e)) as SwitchyardError;
+    expect(err.code).toBe('EP_FAILED');
+    expect(err.message).toMatch(/disableCpuFallback could not start:\n\s+- broken: no device here/);
   });
 
   it('fails with every reason when no EP can start', async () => {
     const broken: ExecutionProvider = { name: 'broken', kernels: [], init: () => Promise.reject(new Error('no device here')) };
-    await expect(InferenceSession.fromModel(diamond(), { executionProviders: [broken, 'nosuchep'], disableCpuFallback: true })).rejects.toThrow(
-      /no execution provider can serve this session:\n\s+- broken: no device here\n\s+- nosuchep: execution provider 'nosuchep' is not registered/,
+    const other: ExecutionProvider = { name: 'other', kernels: [], init: () => Promise.reject(new Error('no library')) };
+    await expect(InferenceSession.fromModel(diamond(), { executionProviders: [broken, other], disableCpuFallback: true })).rejects.toThrow(
+      /no execution provider can serve this session:\n\s+- broken: no device here\n\s+- other: no library/,
     );
+  });
+
+  it('refuses an EP name nothing provides, naming the ones available', async () => {
+    const err = (await InferenceSession.fromModel(diamond(), { executionProviders: ['nosuchep', hostTestProvider()] }).catch((e: unknown) => e)) as SwitchyardError;
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.message).toMatch(/unknown execution provider 'nosuchep'.*@switchyard\/ep-nosuchep is not installed\. Available here: .*'cpu'/);
   });
 
   it('resolves EPs given by name and by options object', async () => {

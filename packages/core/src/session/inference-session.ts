@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { SwitchyardError } from '../errors.js';
 import type { ExecutionProvider } from '../ep/execution-provider.js';
-import { resolveExecutionProviders } from '../ep/ep-registry.js';
+import { providerConfigName, resolveExecutionProviders } from '../ep/ep-registry.js';
 import { type Graph, type Model, type Node, type ValueInfo } from '../ir/graph.js';
 import { loadModel, encodeModel } from '../onnx/index.js';
 import { sortGraphTopologically } from '../ir/topological-order.js';
@@ -27,6 +27,10 @@ import { Profiler } from './profiler.js';
 import { programOf } from './run-program.js';
 import type { RunOptions, SessionOptions } from './session-options.js';
 import { FeedValidator } from './validate-feeds.js';
+import { checkSessionOptions } from './check-options.js';
+import { parseCreateArguments } from './create-arguments.js';
+import { overrideFreeDimensions } from './free-dimensions.js';
+import { parseRunArguments, writeInto } from './run-arguments.js';
 import type { CreationTimings, RunTimings } from './timings.js';
 
 /** Metadata of one model input or output, as onnxruntime-node reports it. */
@@ -41,7 +45,8 @@ export interface ValueMetadata {
 
 export type FeedsType = Record<string, Tensor | Tensor[] | null>;
 export type ReturnType = Record<string, RuntimeValue>;
-export type FetchesType = readonly string[] | Record<string, unknown>;
+/** Output names, or `{ outputName: null | Tensor }` (a Tensor is written into; its dtype and shape must match the output's). */
+export type FetchesType = readonly string[] | Readonly<Record<string, Tensor | null>>;
 
 function metadataOf(v: ValueInfo): ValueMetadata {
   const t = v.type;
@@ -84,6 +89,8 @@ export class InferenceSession {
     options: SessionOptions;
     log: Logger;
     timings: CreationTimings;
+    /** Metadata as the model declares it, when freeDimensionOverrides changed the graph's. */
+    declared?: { inputs: ValueMetadata[]; outputs: ValueMetadata[] };
   }) {
     const graph = init.model.graph;
     this.model = init.model;
@@ -93,8 +100,8 @@ export class InferenceSession {
     this.#feeds = new FeedValidator(userInputs, optionalInputs);
     this.inputNames = userInputs.map((i) => i.name);
     this.outputNames = graph.outputs.map((o) => o.name);
-    this.inputMetadata = userInputs.map(metadataOf);
-    this.outputMetadata = graph.outputs.map(metadataOf);
+    this.inputMetadata = init.declared?.inputs ?? userInputs.map(metadataOf);
+    this.outputMetadata = init.declared?.outputs ?? graph.outputs.map(metadataOf);
     this.placement = init.placement;
     this.optimization = init.optimization;
     this.creationTimings = init.timings;
@@ -110,14 +117,21 @@ export class InferenceSession {
     programOf(init.plan);
   }
 
-  /** Loads a model from a path or bytes and prepares it on the requested execution providers. */
-  static async create(model: string | Uint8Array | ArrayBuffer, options: SessionOptions = {}): Promise<InferenceSession> {
-    if (typeof model !== 'string' && !(model instanceof Uint8Array) && !(model instanceof ArrayBuffer)) {
-      throw new SwitchyardError('INVALID_ARGUMENT', 'InferenceSession.create: pass a file path, a Uint8Array or an ArrayBuffer');
-    }
-    const bytes = model instanceof ArrayBuffer ? new Uint8Array(model) : model;
+  /**
+   * Loads a model from a path or bytes and prepares it on the requested execution providers. The forms
+   * are onnxruntime-node's: a path, a Uint8Array, an ArrayBuffer (or SharedArrayBuffer), or a segment of
+   * one given by byteOffset and byteLength (default: to the end).
+   */
+  static create(path: string, options?: SessionOptions): Promise<InferenceSession>;
+  static create(buffer: Uint8Array, options?: SessionOptions): Promise<InferenceSession>;
+  static create(buffer: ArrayBufferLike, options?: SessionOptions): Promise<InferenceSession>;
+  static create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number, options?: SessionOptions): Promise<InferenceSession>;
+  static async create(...args: unknown[]): Promise<InferenceSession> {
     const parseStarted = performance.now();
-    const loaded = await loadModel(bytes, { baseDir: options.externalDataFolder });
+    const { model, options = {} } = parseCreateArguments(args);
+    // Before reading what may be a large file: a mistyped option fails at once.
+    checkSessionOptions(options);
+    const loaded = await loadModel(model, { baseDir: options.externalDataFolder });
     // The decoded tensors are ours alone: buffers of constants that kernels packed can be freed outright.
     return InferenceSession.#prepare(loaded, options, 'free', performance.now() - parseStarted);
   }
@@ -140,20 +154,30 @@ export class InferenceSession {
       phaseStarted = now;
       return ms;
     };
-    const log = new Logger(options.logSeverityLevel ?? 2, options.logId ?? 'switchyard');
+    const notes = checkSessionOptions(options);
+    const log = new Logger(options.logSeverityLevel, options.logId ?? 'switchyard');
+    for (const n of notes) log.verbose(n);
     const { providers, skipped } = await resolveExecutionProviders(options.executionProviders, {
       disableCpuFallback: options.disableCpuFallback,
+      note: (msg) => log.verbose(msg),
     });
     const owned = providers.filter((p) => !(options.executionProviders ?? []).includes(p));
     timings.providersMs = lap();
-    for (const s of skipped) log.info(`execution provider '${s.name}' skipped: ${s.reason}`);
     try {
+      reportSkipped(skipped, options, log);
       const registry = new KernelRegistry();
       for (const ep of providers) for (const k of ep.kernels ?? []) registry.register(k.ep === ep.name ? k : { ...k, ep: ep.name });
       const graph = model.graph;
+      // onnxruntime reports the model's declared inputs and outputs, dimension names included.
+      const declared = options.freeDimensionOverrides ? { inputs: graph.inputs.map(metadataOf), outputs: graph.outputs.map(metadataOf) } : undefined;
+      if (options.freeDimensionOverrides) {
+        const unmatched = overrideFreeDimensions(graph, options.freeDimensionOverrides);
+        if (unmatched.length) log.warn(`freeDimensionOverrides: the model has no dimension named ${unmatched.map((d) => `'${d}'`).join(', ')}`);
+      }
       inferAll(graph);
       const passes = ownedGraphPasses(providers, registry, skipped);
-      const optimization = await optimizeModelGraph(graph, options.graphOptimizationLevel ?? 'all', hostEvaluator(providers, registry), passes);
+      const level = options.graphOptimizationLevel === 'layout' ? 'all' : (options.graphOptimizationLevel ?? 'all');
+      const optimization = await optimizeModelGraph(graph, level, hostEvaluator(providers, registry), passes);
       inferAll(graph);
       timings.optimizeMs = lap();
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
@@ -167,25 +191,39 @@ export class InferenceSession {
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
       timings.prepareMs = lap();
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
-      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, timings });
+      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, timings, declared });
     } catch (err) {
       for (const p of owned) await p.dispose?.();
       throw err;
     }
   }
 
-  /** Runs the model. `fetches` picks outputs by name (default: all). Concurrent calls are safe. */
-  async run(feeds: FeedsType, fetches?: FetchesType, runOptions: RunOptions = {}): Promise<ReturnType> {
+  /**
+   * Runs the model. `fetches` picks outputs by name (default: all) and may give tensors to write
+   * outputs into; `run(feeds, options)` and `run(feeds, fetches, options)` are told apart as
+   * onnxruntime-node tells them apart. Concurrent calls are safe.
+   */
+  run(feeds: FeedsType, options?: RunOptions): Promise<ReturnType>;
+  run(feeds: FeedsType, fetches: FetchesType, options?: RunOptions): Promise<ReturnType>;
+  async run(feeds: FeedsType, second?: FetchesType | RunOptions, third?: RunOptions): Promise<ReturnType> {
     this.#checkAlive();
-    const wanted = fetches === undefined ? undefined : this.#fetchNames(fetches);
+    const { wanted, preallocated, options, notes } = parseRunArguments(this.outputMetadata, second, third);
+    const severity = options.logSeverityLevel;
+    for (const n of notes) this.#log.log(0, n, severity, options.tag);
     const values = this.#feeds.validate(feeds as Record<string, unknown>);
     const started = performance.now();
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const outputs = await executePlan(plan, values, this.#env);
-    this.#profiler?.mark(`run${runOptions.tag ? ' ' + runOptions.tag : ''}`, started, performance.now());
+    const ended = performance.now();
+    this.#profiler?.mark(`run${options.tag ? ' ' + options.tag : ''}`, started, ended);
+    this.#log.log(0, `run took ${(ended - started).toFixed(3)} ms`, severity, options.tag);
     const result: ReturnType = {};
     const names = this.outputNames;
-    for (let i = 0; i < names.length; i++) if (!wanted || wanted.has(names[i])) result[names[i]] = outputs[i];
+    for (let i = 0; i < names.length; i++) {
+      if (wanted && !wanted.has(names[i])) continue;
+      const into = preallocated?.get(names[i]);
+      result[names[i]] = into ? await writeInto(names[i], into, outputs[i]) : outputs[i];
+    }
     return result;
   }
 
@@ -232,6 +270,9 @@ export class InferenceSession {
     };
   }
 
+  /** Does nothing, as in onnxruntime-node: profiling is on from creation when `enableProfiling` is set. */
+  startProfiling(): void {}
+
   /**
    * Writes the Chrome trace of the runs so far and returns its path: `filePath` when given, else
    * `<profileFilePrefix>_<timestamp>.json` in the working folder.
@@ -263,15 +304,23 @@ export class InferenceSession {
   #checkAlive(): void {
     if (this.#released) throw new SwitchyardError('RELEASED', 'this InferenceSession was released');
   }
+}
 
-  #fetchNames(fetches: FetchesType): Set<string> {
-    const names = Array.isArray(fetches) ? (fetches as string[]) : Object.keys(fetches);
-    for (const n of names) {
-      if (!this.outputNames.includes(n)) {
-        throw new SwitchyardError('INVALID_ARGUMENT', `run: unknown output '${n}'; the model's outputs are ${this.outputNames.map((o) => `'${o}'`).join(', ')}`);
-      }
-    }
-    return new Set(names);
+/**
+ * EPs that could not start: a warning for those the caller listed (an error when CPU fallback is off,
+ * since the nodes would otherwise land elsewhere unasked), info for those tried by default.
+ */
+function reportSkipped(skipped: ReadonlyArray<{ name: string; reason: string }>, options: SessionOptions, log: Logger): void {
+  const listed = new Set((options.executionProviders ?? []).map(providerConfigName));
+  const failed = skipped.filter((s) => listed.has(s.name));
+  if (failed.length && options.disableCpuFallback) {
+    const reasons = failed.map((s) => `  - ${s.name}: ${s.reason}`).join('\n');
+    throw new SwitchyardError('EP_FAILED', `execution provider${failed.length > 1 ? 's' : ''} listed with disableCpuFallback could not start:\n${reasons}`);
+  }
+  for (const s of skipped) {
+    const line = `execution provider '${s.name}' skipped: ${s.reason}`;
+    if (listed.has(s.name)) log.warn(line);
+    else log.info(line);
   }
 }
 

@@ -1,4 +1,7 @@
-/** Session and run options, named as onnxruntime-node names them where the concept is the same. */
+/**
+ * Session and run options, named as onnxruntime-node names them where the concept is the same.
+ * `check-options.ts` holds what each accepts; an option missing there is refused as unknown.
+ */
 import type { ExecutionProviderConfig } from '../ep/execution-provider.js';
 
 import type { GraphOptimizationLevel } from '../optimize/types.js';
@@ -8,10 +11,14 @@ export type { GraphOptimizationLevel };
 export interface SessionOptions {
   /** EPs in priority order: names (`'rocm'`), `{name, ...options}` objects, or EP instances. CPU is appended last. Default: every registered EP by priority, then CPU. */
   executionProviders?: readonly ExecutionProviderConfig[];
-  /** Do not append the CPU EP. Nodes no listed EP can run then make `create` fail. Default false. */
+  /** Do not append the CPU EP; an EP listed in `executionProviders` that cannot start fails `create`. Default false. */
   disableCpuFallback?: boolean;
-  /** Default `'all'`: every pass Switchyard has (basic: constant folding, dead code, identities, common sub-expressions). */
-  graphOptimizationLevel?: GraphOptimizationLevel;
+  /**
+   * Default `'all'`: every pass Switchyard has (basic: constant folding, dead code, identities, common
+   * sub-expressions; extended/all: the passes EPs contribute). onnxruntime's `'layout'` is taken as `'all'`
+   * (Switchyard's layout passes run at `'all'`).
+   */
+  graphOptimizationLevel?: GraphOptimizationLevel | 'layout';
   /** Writes the optimized model (before partitioning) to this path as ONNX. */
   optimizedModelFilePath?: string;
   /** Records per-node timings; `endProfiling()` writes a Chrome trace. Default false. */
@@ -20,9 +27,9 @@ export interface SessionOptions {
   profileFilePrefix?: string;
   /** Threads a node's kernel may use. Default: 0 = the EP's choice (all cores for CPU). */
   intraOpNumThreads?: number;
-  /** 0 verbose, 1 info, 2 warning, 3 error, 4 fatal. Default 2. */
+  /** Log lines below this are dropped: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal. Default: `env.logLevel` (warning). */
   logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
-  /** Prefix of log lines. */
+  /** Prefix of log lines. Default `switchyard`. */
   logId?: string;
   /** Reuse one planned host arena for intermediate values. Default true. */
   enableMemPattern?: boolean;
@@ -30,11 +37,36 @@ export interface SessionOptions {
   preferredOutputLocation?: 'cpu' | 'device' | Record<string, 'cpu' | 'device'>;
   /** Folder to resolve external data against when the model is given as bytes. */
   externalDataFolder?: string;
+  /**
+   * Sizes for symbolic dimensions, by name (`{ batch: 1 }`): the model's inputs (and every value whose
+   * shape names the dimension) get that size, so shapes are fixed at creation and feeds must match.
+   */
+  freeDimensionOverrides?: Readonly<Record<string, number>>;
+
+  // onnxruntime options accepted so that code written for it runs; they change nothing here (a
+  // verbose log line says so). See docs/using-sessions.md.
+
+  /** No effect: Switchyard runs a graph's nodes one after another (parallelism is inside kernels). */
+  interOpNumThreads?: number;
+  /** No effect: nodes always run in order (`'sequential'`). */
+  executionMode?: 'sequential' | 'parallel';
+  /** No effect: host arenas are planned per session (`enableMemPattern`). */
+  enableCpuMemArena?: boolean;
+  /** No effect: Switchyard has no verbose sub-levels. */
+  logVerbosityLevel?: number;
+  /** No effect: onnxruntime-web's WebGPU graph capture. */
+  enableGraphCapture?: boolean;
+  /** No effect: onnxruntime's session config entries. */
+  extra?: Record<string, unknown>;
 }
 
 export interface RunOptions {
-  /** Overrides the session's log severity for this run. */
+  /** Log lines of this run below this severity are dropped (0 verbose … 4 fatal). Default: the session's. */
   logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
-  /** Label for log lines of this run. */
+  /** Label of this run in its log lines and profile events. */
   tag?: string;
+  /** No effect: Switchyard has no verbose sub-levels. */
+  logVerbosityLevel?: number;
+  /** No effect: onnxruntime's run config entries. */
+  extra?: Record<string, unknown>;
 }

@@ -3,4 +3,5 @@
  */
 export { inferShapes, type InferShapesOptions } from './infer.js';
 export { estimateFlops } from './flops.js';
+export type { KnownValue } from './known-values.js';
 export { broadcastShapes, broadcastDim, dimProduct, isStaticShape, mergeTypes, formatShape } from './dims.js';

@@ -8,7 +8,7 @@ import { type Graph, type Node, type ValueType, subgraphsOf } from '../ir/graph.
 import { InferContext, type SubgraphInferrer, type WarningSink } from './context.js';
 import { mergeTypes } from './dims.js';
 import { valueRules } from './folding.js';
-import { KnownValueStore } from './known-values.js';
+import { KnownValueStore, isFullyKnown, type KnownValue } from './known-values.js';
 import { SHAPE_RULES } from './rules/index.js';
 import { applySchemaTypes } from './schema-dtypes.js';
 
@@ -18,6 +18,12 @@ export interface InferShapesOptions {
    * failed on malformed nodes. Default: ignore.
    */
   onWarning?: (message: string) => void;
+  /**
+   * Hears every node output of the top-level graph whose contents inference computed in full (the
+   * int64 shape arithmetic over Shape, small constant chains). A compiling EP that knows its concrete
+   * input shapes turns these into constants instead of running them. Default: ignore.
+   */
+  onKnownValue?: (name: string, value: KnownValue & { values: number[] }) => void;
 }
 
 /**
@@ -26,15 +32,22 @@ export interface InferShapesOptions {
  */
 export function inferShapes(graph: Graph, options: InferShapesOptions = {}): void {
   const warn: WarningSink = options.onWarning ?? (() => {});
-  inferGraph(graph, new KnownValueStore(graph), warn);
+  inferGraph(graph, new KnownValueStore(graph), warn, options.onKnownValue);
 }
 
-function inferGraph(graph: Graph, values: KnownValueStore, warn: WarningSink): void {
+function inferGraph(graph: Graph, values: KnownValueStore, warn: WarningSink, onKnownValue?: InferShapesOptions['onKnownValue']): void {
   const inferSubgraph: SubgraphInferrer = (body, inputTypes) => {
     seedInputs(body, inputTypes);
     inferGraph(body, values.child(body), warn);
   };
-  for (const node of graph.nodes) inferNode(node, graph, values, warn, inferSubgraph);
+  for (const node of graph.nodes) {
+    inferNode(node, graph, values, warn, inferSubgraph);
+    if (!onKnownValue) continue;
+    for (const name of node.outputs) {
+      const v = name ? values.get(name) : undefined;
+      if (isFullyKnown(v)) onKnownValue(name, v);
+    }
+  }
 }
 
 function isDefaultDomain(node: Node): boolean {

@@ -56,7 +56,9 @@ async function runSide(
   options: Omit<SessionOptions, 'executionProviders'>,
   feeds: (session: InferenceSession) => Record<string, Tensor>,
 ): Promise<{ outputs: Record<string, unknown>; side: ValidatedSide; session: InferenceSession; used: Record<string, Tensor> }> {
-  const session = await InferenceSession.create(model, { ...options, executionProviders: providers });
+  const sessionOptions: SessionOptions = { ...options, executionProviders: providers };
+  // create's overloads take a path or bytes, not the union.
+  const session = await (typeof model === 'string' ? InferenceSession.create(model, sessionOptions) : InferenceSession.create(model, sessionOptions));
   try {
     const used = feeds(session);
     const started = performance.now();

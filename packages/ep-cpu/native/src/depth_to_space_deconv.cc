@@ -70,7 +70,9 @@ DepthToSpaceDeconv::DepthToSpaceDeconv(const ConvTransposeParams& p, const Dims&
 
 void DepthToSpaceDeconv::Execute(const float* src, float* dst) const {
   ThreadScope threads(params_.threads);
-  float* staged = static_cast<float*>(TempMemory(PlainDesc({stagedElements_}), TempSlot::kStaged).get_data_handle());
+  // Held for the whole call: past TempMemory's cache limit the memory object owns the buffer.
+  const dnnl::memory stagedMemory = TempMemory(PlainDesc({stagedElements_}), TempSlot::kStaged);
+  float* staged = static_cast<float*>(stagedMemory.get_data_handle());
   conv_->Execute(src, nullptr, nullptr, nullptr, staged);
   if (params_.dstBlock) CopyBlocked(staged, dst);
   else CopyPlain(staged, dst);

@@ -101,8 +101,11 @@ void Im2colConv::RunImages(int64_t images, const float* src, const winograd::Out
   const int64_t pixels = g.pixels(), depth = g.depth(), k = g.outChannels;
   const int64_t rows = images * pixels, panels = (k + kPanel - 1) / kPanel, chunks = (rows + kChunkRows - 1) / kChunkRows;
   const int64_t srcImage = g.inChannels * g.inH * g.inW, dstImage = k * pixels, blocks = k / kBlock;
-  float* gathered = static_cast<float*>(TempMemory(PlainDesc({rows * depth}), TempSlot::kSrc).get_data_handle());
-  float* product = static_cast<float*>(TempMemory(PlainDesc({rows * k}), TempSlot::kDst).get_data_handle());
+  // Held for the whole call: past TempMemory's cache limit the memory objects own the buffers.
+  const dnnl::memory gatheredMemory = TempMemory(PlainDesc({rows * depth}), TempSlot::kSrc);
+  const dnnl::memory productMemory = TempMemory(PlainDesc({rows * k}), TempSlot::kDst);
+  float* gathered = static_cast<float*>(gatheredMemory.get_data_handle());
+  float* product = static_cast<float*>(productMemory.get_data_handle());
   const float* packed = weights_.data();
 #pragma omp parallel
   {

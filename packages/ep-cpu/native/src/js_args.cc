@@ -67,6 +67,60 @@ void ThrowFloat32ArrayMismatch(Napi::Env env, const Napi::Value& value, int64_t 
           true);
 }
 
+const char* ElementTypeName(ElementType type) {
+  switch (type) {
+    case ElementType::kUint8: return "Uint8Array";
+    case ElementType::kInt8: return "Int8Array";
+    case ElementType::kInt32: return "Int32Array";
+    case ElementType::kFloat32: return "Float32Array";
+  }
+  return "a typed array";
+}
+
+namespace {
+
+bool ElementTypeOf(napi_typedarray_type type, ElementType* out) {
+  switch (type) {
+    case napi_uint8_array: *out = ElementType::kUint8; return true;
+    case napi_int8_array: *out = ElementType::kInt8; return true;
+    case napi_int32_array: *out = ElementType::kInt32; return true;
+    case napi_float32_array: *out = ElementType::kFloat32; return true;
+    default: return false;
+  }
+}
+
+std::string AllowedNames(unsigned allowed) {
+  std::string names;
+  for (ElementType t : {ElementType::kUint8, ElementType::kInt8, ElementType::kInt32, ElementType::kFloat32}) {
+    if (!(allowed & Allow(t))) continue;
+    if (!names.empty()) names += " or ";
+    names += ElementTypeName(t);
+  }
+  return names;
+}
+
+}  // namespace
+
+bool ReadTypedArray(const Napi::Value& value, unsigned allowed, int64_t expected, TypedView* view) {
+  if (!value.IsTypedArray()) return false;
+  auto typed = value.As<Napi::TypedArray>();
+  ElementType type;
+  if (!ElementTypeOf(typed.TypedArrayType(), &type) || !(allowed & Allow(type))) return false;
+  if (expected >= 0 && static_cast<int64_t>(typed.ElementLength()) != expected) return false;
+  Napi::ArrayBuffer buffer = typed.ArrayBuffer();
+  *view = TypedView{static_cast<uint8_t*>(buffer.Data()) + typed.ByteOffset(), typed.ElementLength(), type, value};
+  return true;
+}
+
+void ThrowTypedArrayMismatch(Napi::Env env, const Napi::Value& value, unsigned allowed, int64_t expected, const std::string& what) {
+  ElementType type;
+  if (!value.IsTypedArray() || !ElementTypeOf(value.As<Napi::TypedArray>().TypedArrayType(), &type) || !(allowed & Allow(type))) {
+    ThrowJs(env, "INVALID_ARGUMENT", what + " must be a " + AllowedNames(allowed) + ", got " + DescribeValue(value), true);
+  }
+  ThrowJs(env, "INVALID_ARGUMENT",
+          what + " must have " + std::to_string(expected) + " elements, got " + std::to_string(value.As<Napi::TypedArray>().ElementLength()), true);
+}
+
 Float32View ExpectFloat32Array(Napi::Env env, const Napi::Value& value, int64_t expected, const std::string& what) {
   Float32View view;
   if (!ReadFloat32Array(value, expected, &view)) ThrowFloat32ArrayMismatch(env, value, expected, what);

@@ -39,6 +39,44 @@ Float32View ExpectFloat32ArrayLazy(Napi::Env env, const Napi::Value& value, int6
   return view;
 }
 
+// The element types the int8 paths exchange with JS.
+enum class ElementType { kUint8, kInt8, kInt32, kFloat32 };
+
+// A set of ElementTypes (bits), for the typed-array readers below.
+constexpr unsigned Allow(ElementType type) { return 1u << static_cast<unsigned>(type); }
+constexpr unsigned kAnyInt8 = Allow(ElementType::kUint8) | Allow(ElementType::kInt8);
+
+const char* ElementTypeName(ElementType type);
+
+// A checked view of a Uint8Array / Int8Array / Int32Array / Float32Array. `holder` as Float32View's.
+struct TypedView {
+  void* data = nullptr;
+  size_t length = 0;
+  ElementType type = ElementType::kUint8;
+  Napi::Value holder;
+};
+
+// Fills `view` and returns true when `value` is a typed array of a type in `allowed` with `expected`
+// elements (`expected` < 0: any length).
+bool ReadTypedArray(const Napi::Value& value, unsigned allowed, int64_t expected, TypedView* view);
+
+// Throws the coded TypeError for a `value` that failed ReadTypedArray.
+[[noreturn]] void ThrowTypedArrayMismatch(Napi::Env env, const Napi::Value& value, unsigned allowed, int64_t expected, const std::string& what);
+
+// ReadTypedArray or its error; `describe()` names the argument, built only on failure.
+template <typename Describe>
+TypedView ExpectTypedArrayLazy(Napi::Env env, const Napi::Value& value, unsigned allowed, int64_t expected, Describe&& describe) {
+  TypedView view;
+  if (!ReadTypedArray(value, allowed, expected, &view)) ThrowTypedArrayMismatch(env, value, allowed, expected, describe());
+  return view;
+}
+
+// ExpectTypedArrayLazy, or an empty view when `value` is null or undefined.
+template <typename Describe>
+TypedView OptionalTypedArrayLazy(Napi::Env env, const Napi::Value& value, unsigned allowed, int64_t expected, Describe&& describe) {
+  return IsNullish(value) ? TypedView{} : ExpectTypedArrayLazy(env, value, allowed, expected, describe);
+}
+
 // An options object (the constructors' single argument).
 Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::string& what);
 

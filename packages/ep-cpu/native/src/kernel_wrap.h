@@ -5,9 +5,10 @@
 //
 // Derived supplies `static constexpr char kClass[]` (its JS name, for messages), a constructor that
 // sets `kernel_`, and a Define that calls DefineKernelClass<getters, Read>() with its run-argument reader:
-//   std::array<Float32View, N> Read(const Napi::CallbackInfo&, const KernelT&, const char* method);
+//   std::array<View, N> Read(const Napi::CallbackInfo&, const KernelT&, const char* method);
 // which checks the run arguments (coded TypeErrors whose text is built only on failure) and returns
 // the buffers in the order KernelT::Execute takes them (views with data == nullptr where absent).
+// View is Float32View (Execute takes float*) or TypedView (the int8 kernels: Execute takes void*).
 #pragma once
 
 #include <napi.h>
@@ -29,10 +30,10 @@ namespace switchyard {
 
 // One run as plain data (promise_worker.h's Baton): the kernel, shared so dispose() or GC cannot
 // free it while a worker uses it, and the buffers for KernelT::Execute, in its argument order.
-template <typename KernelT, size_t N>
+template <typename KernelT, typename Pointer, size_t N>
 struct KernelBaton {
   std::shared_ptr<const KernelT> kernel;
-  std::array<float*, N> buffers;
+  std::array<Pointer, N> buffers;
   const char* context;  // "Class.run", for error messages: a string that is never freed
 
   void Run() const { Execute(std::make_index_sequence<N>()); }
@@ -111,18 +112,17 @@ class KernelWrap : public Napi::ObjectWrap<Derived> {
   }
 
   // The baton holds the pointers only: `views` keep the JS holders for the keep-alive list.
-  template <size_t N>
-  KernelBaton<KernelT, N> Baton(const std::array<Float32View, N>& views, const char* context) const {
-    KernelBaton<KernelT, N> baton{kernel_, {}, context};
+  template <typename View, size_t N>
+  KernelBaton<KernelT, decltype(View::data), N> Baton(const std::array<View, N>& views, const char* context) const {
+    KernelBaton<KernelT, decltype(View::data), N> baton{kernel_, {}, context};
     for (size_t i = 0; i < N; ++i) baton.buffers[i] = views[i].data;
     return baton;
   }
 
   // PromiseWorker::Queue takes its keep-alive list as an initializer_list: one braced list, expanded.
-  template <size_t N, size_t... I>
-  static Napi::Promise Queue(Napi::Env env, Napi::Value self, KernelBaton<KernelT, N> baton,
-                             const std::array<Float32View, N>& views, std::index_sequence<I...>) {
-    return PromiseWorker<KernelBaton<KernelT, N>>::Queue(env, std::move(baton), {self, views[I].holder...});
+  template <typename Baton, typename View, size_t N, size_t... I>
+  static Napi::Promise Queue(Napi::Env env, Napi::Value self, Baton baton, const std::array<View, N>& views, std::index_sequence<I...>) {
+    return PromiseWorker<Baton>::Queue(env, std::move(baton), {self, views[I].holder...});
   }
 
   // [sync] dispose(): drops this object's share of the kernel; in-flight runs hold their own.

@@ -15,7 +15,7 @@ namespace switchyard {
 namespace {
 
 // The argument checks below build their error messages only on failure: a good call allocates no
-// strings (each costs ~1 us, a visible share of a 10-element softmax).
+// strings (each costs ~1 us, a visible share of a small normalization).
 
 int64_t PositiveInt(const Napi::CallbackInfo& info, size_t index, const char* ctx, const char* name) {
   const Napi::Value v = info[index];
@@ -69,14 +69,14 @@ struct RowsKey {
   int64_t rows;
   int64_t cols;
   int threads;
-  float epsilon;  // layer normalization only; 0 otherwise
+  float epsilon;  // layer normalization only; 0 otherwise (the residual add)
   bool shift;     // layer normalization with a bias
   bool operator==(const RowsKey& o) const {
     return rows == o.rows && cols == o.cols && threads == o.threads && epsilon == o.epsilon && shift == o.shift;
   }
 };
 
-// A few shapes per function cover a model (one per Softmax/LayerNorm shape it has).
+// A few shapes per function cover a model (one per LayerNorm shape it has).
 constexpr size_t kCacheEntries = 8;
 
 dnnl::memory::desc MatrixDesc(const RowsKey& key) {
@@ -89,15 +89,6 @@ dnnl::memory::desc VectorDesc(const RowsKey& key) {
 
 RowsKey KeyFor(RowShape shape, float epsilon = 0, bool shift = false) {
   return {shape.rows, shape.cols, omp_get_max_threads(), epsilon, shift};
-}
-
-const BuiltPrimitive& Softmax(const RowsKey& key) {
-  thread_local PrimitiveLru<RowsKey> cache(kCacheEntries);
-  return cache.Get(key, [&] {
-    dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, MatrixDesc(key), 1);
-    dnnl::softmax_forward::primitive_desc pd(desc, UserScratchpadAttr(), CpuEngine());
-    return BuiltPrimitive{dnnl::softmax_forward(pd), pd.scratchpad_desc()};
-  });
 }
 
 const BuiltPrimitive& LayerNorm(const RowsKey& key) {
@@ -139,22 +130,6 @@ void RunLayerNorm(const RowsKey& key, float* x, const Float32View& scale, const 
 }
 
 }  // namespace
-
-Napi::Value SoftmaxRowsJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* ctx = "softmaxRows";
-  const RowShape shape = ReadRowShape(info, 2, ctx);
-  Float32View x = Floats(info, 0, shape.rows * shape.cols, ctx, "x");
-  Float32View y = Floats(info, 1, shape.rows * shape.cols, ctx, "y");
-  const int threads = Threads(info, 4, ctx);
-  GuardSync(env, ctx, [&] {
-    ThreadScope scope(threads);
-    const RowsKey key = KeyFor(shape);
-    const dnnl::memory::desc md = MatrixDesc(key);
-    Run(Softmax(key), {{DNNL_ARG_SRC, dnnl::memory(md, CpuEngine(), x.data)}, {DNNL_ARG_DST, dnnl::memory(md, CpuEngine(), y.data)}});
-  });
-  return env.Undefined();
-}
 
 Napi::Value LayerNormRowsJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -1,13 +1,11 @@
-// JS functions for row-wise normalizations on oneDNN's vectorized primitives, over the last axis of
-// a row-major [rows, cols] view: softmax (ONNX Softmax) and layer normalization.
+// JS functions for row-wise layer normalization on oneDNN's vectorized primitive, over the last axis of a
+// row-major [rows, cols] view. (Softmax on any axis is softmax_function.h; the other normalizations,
+// normalize_function.h.)
 #pragma once
 
 #include <napi.h>
 
 namespace switchyard {
-
-// [sync] softmaxRows(x, y, rows, cols, threads?): y = softmax of each row of x. y may be x.
-Napi::Value SoftmaxRowsJs(const Napi::CallbackInfo& info);
 
 // [sync] layerNormRows(x, scale, bias | null, y, rows, cols, epsilon, threads?):
 // y = (x - mean) / sqrt(var + epsilon) · scale + bias per row; scale/bias have cols elements.

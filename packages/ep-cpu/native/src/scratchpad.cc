@@ -55,7 +55,11 @@ dnnl::memory TempMemory(const dnnl::memory::desc& desc, TempSlot slot) {
   // the main thread, three slots each) they would pin hundreds of MiB for large batches, and the
   // page faults matter less against the compute such tensors take.
   constexpr size_t kMaxCachedBytes = size_t{16} << 20;
-  if (desc.get_size() > kMaxCachedBytes) return dnnl::memory(desc, CpuEngine());
+  // The int8 convolutions' padded 8-bit input is a quarter of the float tensor it comes from; kept up to
+  // 256 MiB (a 64-channel 1024 x 1024 image is 64 MiB), since a fresh one costs its page faults per call.
+  constexpr size_t kMaxCachedInt8Input = size_t{256} << 20;
+  const size_t limit = slot == TempSlot::kInt8Input ? kMaxCachedInt8Input : kMaxCachedBytes;
+  if (desc.get_size() > limit) return dnnl::memory(desc, CpuEngine());
   return dnnl::memory(desc, CpuEngine(), Reserve(slot, desc.get_size()));
 }
 

@@ -25,8 +25,10 @@ dnnl::primitive_attr UserScratchpadAttr();
 // thread's buffers are never shared between two running primitives.
 // Blocks over 16 MiB are not kept: they are allocated per call.
 // kStaged: a kernel's own intermediate between two steps that each use the other slots (DepthToSpaceDeconv's
-// conv output).
-enum class TempSlot { kSrc, kDst, kScratchpad, kReorderScratchpad, kStaged, kCount };
+// conv output). The int8 paths (int8_conv.h, int8_matmul.h) keep their channels-last input, raw int32
+// results and zero-point sums in slots of their own.
+enum class TempSlot { kSrc, kDst, kScratchpad, kReorderScratchpad, kStaged, kInt8Input, kInt8Accumulators, kInt8Sums, kCount };
+// The returned memory must outlive every use of its buffer: past the cache limit it owns a fresh one.
 dnnl::memory TempMemory(const dnnl::memory::desc& desc, TempSlot slot);
 
 // Executes `primitive` with `args` plus a freshly allocated scratchpad of `scratchpad` (if non-empty).

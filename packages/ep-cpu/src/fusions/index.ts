@@ -19,6 +19,8 @@ import { blockedConvConcatFusion } from './blocked-conv-concat-fusion.js';
 import { attentionMatMulFusion } from './attention-matmul-fusion.js';
 import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
 import { elementwiseFusion } from './elementwise-fusion.js';
+import { dynamicQuantizeFusion } from './dynamic-quantize-fusion.js';
+import { qdqFusion } from './qdq-fusion.js';
 import type { NativeBinding } from '../native/binding.js';
 import { supportsBlockedLayout } from '../native/blocked-native.js';
 import { isChannelBlock } from '../native/channel-blocked.js';
@@ -39,13 +41,25 @@ export function cpuGraphPassesFor(binding: NativeBinding | undefined): GraphPass
   if (!binding) return cpuGraphPasses;
   // Elementwise chains fuse last, into what every pass before left unfused (a native engine op).
   const last = binding.ElementwisePrimitive ? [elementwiseFusion] : [];
-  const passes = [...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
+  const passes = [...quantizedPasses(binding), ...cpuGraphPasses, ...oneDnnOnlyPasses(binding)];
   if (!supportsBlockedLayout(binding)) return [...passes, ...last];
   const block = binding.preferredChannelBlock!();
   if (!isChannelBlock(block)) return [...passes, ...last];
   // Once convs are BlockedConv: 1x1 + depthwise pairs fuse, and convs write straight into a Concat of them.
   const convDw = blockedConvDwFusion(binding);
   return [...passes, blockedLayoutPass(block), ...(convDw ? [convDw] : []), blockedConvConcatFusion, ...last];
+}
+
+/**
+ * The quantized fusions (level 'all'), first: the QDQ pattern must see Conv → Relu → QuantizeLinear before
+ * the conv fusions turn Conv + Relu into FusedConv. Their ops have TS kernels too, but only the addon runs
+ * them faster than the unfused graph, so they are left out without it.
+ */
+function quantizedPasses(binding: NativeBinding): GraphPass[] {
+  const passes: GraphPass[] = [];
+  if (binding.DynamicQuantizedConvPrimitive && binding.DynamicQuantizedMatMulPrimitive) passes.push(dynamicQuantizeFusion);
+  if (binding.QLinearConvPrimitive && binding.QLinearMatMulPrimitive) passes.push(qdqFusion);
+  return passes;
 }
 
 /**
@@ -73,4 +87,6 @@ export {
   attentionMatMulFusion,
   skipLayerNormFusion,
   elementwiseFusion,
+  dynamicQuantizeFusion,
+  qdqFusion,
 };

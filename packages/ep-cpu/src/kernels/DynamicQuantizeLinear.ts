@@ -5,7 +5,7 @@
  */
 import { defineKernel, simpleKernel } from '@switchyard/core';
 import { floatData } from '../nn/float-io.js';
-import { roundHalfEven, saturate } from '../nn/quantize.js';
+import { dynamicQuantize } from '../nn/quantize.js';
 
 export const dynamicQuantizeLinearKernel = defineKernel({
   ep: 'cpu',
@@ -15,23 +15,12 @@ export const dynamicQuantizeLinearKernel = defineKernel({
   typeConstraints: { T1: ['float32'], T2: ['uint8'] },
   create: simpleKernel((ctx) => {
     const X = ctx.input(0);
-    const x = floatData(X);
-    let min = 0;
-    let max = 0;
-    for (let i = 0; i < x.length; i++) {
-      if (x[i] < min) min = x[i];
-      if (x[i] > max) max = x[i];
-    }
-    const range: [number, number] = [0, 255];
-    const scale = Math.fround((max - min) / 255);
-    const zp = scale === 0 ? 0 : saturate(roundHalfEven(Math.fround(-min / scale)), range);
     const y = ctx.output(0, 'uint8', X.dims);
-    const out = y.data as Uint8Array;
-    for (let i = 0; i < x.length; i++) out[i] = scale === 0 ? zp : saturate(roundHalfEven(Math.fround(x[i] / scale)) + zp, range);
+    const { scale, zeroPoint } = dynamicQuantize(floatData(X), y.data as Uint8Array);
     const s = ctx.output(1, 'float32', []);
     (s.data as Float32Array)[0] = scale;
     const z = ctx.output(2, 'uint8', []);
-    (z.data as Uint8Array)[0] = zp;
+    (z.data as Uint8Array)[0] = zeroPoint;
     return [y, s, z];
   }),
 });

@@ -9,7 +9,8 @@ import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
 import { rowMajorStrides } from '../tensor-ops/strided.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
-type Mode = 'constant' | 'reflect' | 'edge' | 'wrap';
+export type PadMode = 'constant' | 'reflect' | 'edge' | 'wrap';
+type Mode = PadMode;
 
 /** Input index for output index `o` on an axis of input size `d` with `before` padding; -1 means "the constant". */
 function sourceIndex(o: number, before: number, d: number, mode: Mode): number {
@@ -85,7 +86,7 @@ export function pad(ctx: KernelRunContext, x: Tensor, pads: readonly number[], m
   return out;
 }
 
-function parseMode(m: string): Mode {
+export function parseMode(m: string): Mode {
   if (m === 'constant' || m === 'reflect' || m === 'edge' || m === 'wrap') return m;
   throw new SwitchyardError('INVALID_MODEL', `Pad: unknown mode '${m}'`);
 }
@@ -103,6 +104,28 @@ export const padV2Kernel = tensorKernel({
   },
 });
 
+/** Opset 11+: the pads over every axis (opset 18's `axes` spread out) and the constant, from inputs 1–3. */
+export function padInputs(ctx: KernelRunContext, x: Tensor): { pads: number[]; value: number | bigint | string } {
+  let pads = readInts(ctx.input(1), 'Pad pads');
+  const cv = ctx.optionalInput(2);
+  if (cv && cv.size !== 1) throw new SwitchyardError('INVALID_SHAPE', 'Pad: constant_value must hold one element');
+  const value = cv && cv.size === 1 ? cv.data[0] : storageValue(x.type, 0);
+  const axesT = ctx.optionalInput(3);
+  if (axesT) {
+    // Opset 18: pads name only the listed axes.
+    const r = x.dims.length;
+    const axes = normalizeAxes(readInts(axesT, 'Pad axes'), r, 'Pad');
+    if (pads.length !== 2 * axes.length) throw new SwitchyardError('INVALID_SHAPE', `Pad: ${pads.length} pads for ${axes.length} axes`);
+    const full = new Array<number>(2 * r).fill(0);
+    axes.forEach((a, i) => {
+      full[a] = pads[i];
+      full[a + r] = pads[i + axes.length];
+    });
+    pads = full;
+  }
+  return { pads, value };
+}
+
 export const padKernel = tensorKernel({
   opType: 'Pad',
   sinceVersion: 11,
@@ -112,23 +135,7 @@ export const padKernel = tensorKernel({
     return {
       run(ctx) {
         const x = ctx.input(0);
-        let pads = readInts(ctx.input(1), 'Pad pads');
-        const cv = ctx.optionalInput(2);
-        if (cv && cv.size !== 1) throw new SwitchyardError('INVALID_SHAPE', 'Pad: constant_value must hold one element');
-        const value = cv && cv.size === 1 ? cv.data[0] : storageValue(x.type, 0);
-        const axesT = ctx.optionalInput(3);
-        if (axesT) {
-          // Opset 18: pads name only the listed axes.
-          const r = x.dims.length;
-          const axes = normalizeAxes(readInts(axesT, 'Pad axes'), r, 'Pad');
-          if (pads.length !== 2 * axes.length) throw new SwitchyardError('INVALID_SHAPE', `Pad: ${pads.length} pads for ${axes.length} axes`);
-          const full = new Array<number>(2 * r).fill(0);
-          axes.forEach((a, i) => {
-            full[a] = pads[i];
-            full[a + r] = pads[i + axes.length];
-          });
-          pads = full;
-        }
+        const { pads, value } = padInputs(ctx, x);
         return [pad(ctx, x, pads, mode, value)];
       },
     };

@@ -5,7 +5,7 @@ import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
 import { copyStrided, rowMajorStrides } from '../tensor-ops/strided.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
-interface SliceSpec {
+export interface SliceSpec {
   starts: readonly number[];
   ends: readonly number[];
   axes?: readonly number[];
@@ -45,21 +45,30 @@ export function sliceRanges(dims: readonly number[], spec: SliceSpec): { start: 
   return { start, step, count };
 }
 
-function slice(ctx: KernelRunContext, x: Tensor, spec: SliceSpec): Tensor {
-  checkMovable(x, 'Slice');
-  const { start, step, count } = sliceRanges(x.dims, spec);
-  const out = allocOutput(ctx, 0, x.type, count);
-  if (out.size === 0) return out;
-  const strides = rowMajorStrides(x.dims);
+/** The slice as a strided view of x: the first element's offset, per-axis strides and the output dims. */
+export function sliceView(dims: readonly number[], spec: SliceSpec): { offset: number; strides: number[]; dims: number[] } {
+  const { start, step, count } = sliceRanges(dims, spec);
+  const strides = rowMajorStrides(dims);
   let offset = 0;
   for (let i = 0; i < strides.length; i++) offset += start[i] * strides[i];
-  copyStrided(
-    x.data,
-    offset,
-    strides.map((s, i) => s * step[i]),
-    count,
-    out.data,
-  );
+  return { offset, strides: strides.map((s, i) => s * step[i]), dims: count };
+}
+
+/** Opset 10+: starts, ends and the optional axes and steps from inputs 1–4. */
+export function sliceSpecFromInputs(ctx: KernelRunContext): SliceSpec {
+  const opt = (i: number, what: string) => {
+    const t = ctx.optionalInput(i);
+    return t ? readInts(t, `Slice ${what}`, { clamp: true }) : undefined;
+  };
+  return { starts: opt(1, 'starts') ?? [], ends: opt(2, 'ends') ?? [], axes: opt(3, 'axes'), steps: opt(4, 'steps') };
+}
+
+function slice(ctx: KernelRunContext, x: Tensor, spec: SliceSpec): Tensor {
+  checkMovable(x, 'Slice');
+  const view = sliceView(x.dims, spec);
+  const out = allocOutput(ctx, 0, x.type, view.dims);
+  if (out.size === 0) return out;
+  copyStrided(x.data, view.offset, view.strides, view.dims, out.data);
   return out;
 }
 
@@ -83,13 +92,6 @@ export const sliceKernel = tensorKernel({
   sinceVersion: 10,
   typeConstraints: { T: TENSOR_TYPES, Tind: INDEX_TYPES },
   create: () => ({
-    run(ctx) {
-      const opt = (i: number, what: string) => {
-        const t = ctx.optionalInput(i);
-        return t ? readInts(t, `Slice ${what}`, { clamp: true }) : undefined;
-      };
-      const spec: SliceSpec = { starts: opt(1, 'starts') ?? [], ends: opt(2, 'ends') ?? [], axes: opt(3, 'axes'), steps: opt(4, 'steps') };
-      return [slice(ctx, ctx.input(0), spec)];
-    },
+    run: (ctx) => [slice(ctx, ctx.input(0), sliceSpecFromInputs(ctx))],
   }),
 });

@@ -1,5 +1,5 @@
 /** Split: sizes from the `split` attribute (opset 1–12) or input (1 and 13+), else equal parts per output. */
-import { SwitchyardError, type KernelRunContext, type Tensor } from '@switchyard/core';
+import { SwitchyardError, type AttributeReader, type KernelRunContext, type Tensor } from '@switchyard/core';
 import { allocOutput, checkMovable, copyRun, TENSOR_TYPES } from '../tensor-ops/elements.js';
 import { normalizeAxis, product, readInts } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
@@ -41,26 +41,34 @@ export function splitTensor(ctx: KernelRunContext, x: Tensor, axis: number, size
   return splitInto(x, axis, sizes, (i, dims) => allocOutput(ctx, i, x.type, dims));
 }
 
+/** Split's axis and part sizes for one run, from the attributes (opset 2–12) or the `split` input (1, 13+). */
+export function splitPlan(attrs: AttributeReader, opset: number, parts: number): (ctx: KernelRunContext, x: Tensor) => { axis: number; sizes: number[] } {
+  const axisAttr = attrs.int('axis', 0);
+  const splitAttr = attrs.has('split') ? attrs.ints('split') : undefined;
+  // Opset 2–12 have no split input; opset 1 and 13+ do.
+  const splitFromInput = opset < 2 || opset >= 13;
+  return (ctx, x) => {
+    const axis = normalizeAxis(axisAttr, x.dims.length, 'Split');
+    const splitT = splitFromInput ? ctx.optionalInput(1) : undefined;
+    const given = splitT ? readInts(splitT, 'Split split') : splitAttr;
+    if (given && given.length !== parts) {
+      throw new SwitchyardError('INVALID_SHAPE', `Split: ${given.length} sizes given for ${parts} outputs`);
+    }
+    return { axis, sizes: splitSizes(x.dims[axis], given, parts, 'Split') };
+  };
+}
+
 export const splitKernel = tensorKernel({
   opType: 'Split',
   sinceVersion: 1,
   typeConstraints: { T: TENSOR_TYPES },
   create({ attrs, opset, node }) {
-    const axisAttr = attrs.int('axis', 0);
-    const splitAttr = attrs.has('split') ? attrs.ints('split') : undefined;
-    const parts = node.outputs.length;
-    // Opset 2–12 have no split input; opset 1 and 13+ do.
-    const splitFromInput = opset < 2 || opset >= 13;
+    const plan = splitPlan(attrs, opset, node.outputs.length);
     return {
       run(ctx) {
         const x = ctx.input(0);
-        const axis = normalizeAxis(axisAttr, x.dims.length, 'Split');
-        const splitT = splitFromInput ? ctx.optionalInput(1) : undefined;
-        const given = splitT ? readInts(splitT, 'Split split') : splitAttr;
-        if (given && given.length !== parts) {
-          throw new SwitchyardError('INVALID_SHAPE', `Split: ${given.length} sizes given for ${parts} outputs`);
-        }
-        return splitTensor(ctx, x, axis, splitSizes(x.dims[axis], given, parts, 'Split'));
+        const { axis, sizes } = plan(ctx, x);
+        return splitTensor(ctx, x, axis, sizes);
       },
     };
   },

@@ -8,22 +8,30 @@ import { normalizeAxis, readInts, readScalarInt } from '../tensor-ops/indices.js
 import { copyStrided, rowMajorStrides } from '../tensor-ops/strided.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
-function tile(ctx: KernelRunContext, x: Tensor, repeats: readonly number[]): Tensor {
-  checkMovable(x, 'Tile');
-  const r = x.dims.length;
+/** The tiled output's dims, and the [r0, d0, r1, d1, …] view of x (stride 0 on each repeat axis) that fills it. */
+export function tileView(xDims: readonly number[], repeats: readonly number[]): { outDims: number[]; dims: number[]; strides: number[] } {
+  const r = xDims.length;
   if (repeats.length !== r) throw new SwitchyardError('INVALID_SHAPE', `Tile: ${repeats.length} repeats for rank ${r}`);
   if (repeats.some((v) => v < 0)) throw new SwitchyardError('INVALID_SHAPE', `Tile: negative repeat in [${repeats.join(', ')}]`);
-  const out = allocOutput(
-    ctx,
-    0,
-    x.type,
-    x.dims.map((d, i) => d * repeats[i]),
-  );
-  const s = rowMajorStrides(x.dims);
+  const s = rowMajorStrides(xDims);
   const dims: number[] = [];
   const strides: number[] = [];
-  for (let i = 0; i < r; i++) dims.push(repeats[i], x.dims[i]), strides.push(0, s[i]);
-  copyStrided(x.data, 0, strides, dims, out.data);
+  for (let i = 0; i < r; i++) dims.push(repeats[i], xDims[i]), strides.push(0, s[i]);
+  return { outDims: xDims.map((d, i) => d * repeats[i]), dims, strides };
+}
+
+/** The repeats of one run: opset 1's (tiles, axis) inputs, or opset 6+'s repeats input. */
+export function tileRepeats(ctx: KernelRunContext, x: Tensor, opset: number): number[] {
+  if (opset >= 6) return readInts(ctx.input(1), 'Tile repeats');
+  const axis = normalizeAxis(readScalarInt(ctx.input(2), 'Tile axis'), x.dims.length, 'Tile');
+  return x.dims.map((_, i) => (i === axis ? readScalarInt(ctx.input(1), 'Tile tiles') : 1));
+}
+
+function tile(ctx: KernelRunContext, x: Tensor, repeats: readonly number[]): Tensor {
+  checkMovable(x, 'Tile');
+  const view = tileView(x.dims, repeats);
+  const out = allocOutput(ctx, 0, x.type, view.outDims);
+  copyStrided(x.data, 0, view.strides, view.dims, out.data);
   return out;
 }
 
@@ -35,9 +43,7 @@ export const tileV1Kernel = tensorKernel({
   create: () => ({
     run(ctx) {
       const x = ctx.input(0);
-      const axis = normalizeAxis(readScalarInt(ctx.input(2), 'Tile axis'), x.dims.length, 'Tile');
-      const repeats = x.dims.map((_, i) => (i === axis ? readScalarInt(ctx.input(1), 'Tile tiles') : 1));
-      return [tile(ctx, x, repeats)];
+      return [tile(ctx, x, tileRepeats(ctx, x, 1))];
     },
   }),
 });
@@ -46,5 +52,5 @@ export const tileKernel = tensorKernel({
   opType: 'Tile',
   sinceVersion: 6,
   typeConstraints: { T: TENSOR_TYPES },
-  create: () => ({ run: (ctx) => [tile(ctx, ctx.input(0), readInts(ctx.input(1), 'Tile repeats'))] }),
+  create: () => ({ run: (ctx) => [tile(ctx, ctx.input(0), tileRepeats(ctx, ctx.input(0), 6))] }),
 });

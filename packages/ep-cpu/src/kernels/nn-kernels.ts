@@ -17,6 +17,7 @@ import { hardmaxKernels } from './Hardmax.js';
 import { batchNormalizationKernel } from './BatchNormalization.js';
 import { layerNormalizationKernel } from './LayerNormalization.js';
 import { instanceNormalizationKernel } from './InstanceNormalization.js';
+import { groupNormalizationKernel } from './GroupNormalization.js';
 import { lrnKernel } from './LRN.js';
 import { meanVarianceNormalizationKernel } from './MeanVarianceNormalization.js';
 import { lpNormalizationKernel } from './LpNormalization.js';
@@ -54,6 +55,7 @@ export const nnKernels: KernelDef[] = [
   batchNormalizationKernel,
   layerNormalizationKernel,
   instanceNormalizationKernel,
+  groupNormalizationKernel,
   lrnKernel,
   meanVarianceNormalizationKernel,
   lpNormalizationKernel,

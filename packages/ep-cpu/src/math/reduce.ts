@@ -147,7 +147,7 @@ function reduceNumbers(spec: ReduceSpec, data: ArrayLike<number>, plan: ReducePl
 }
 
 /** Reads the axes: the `axes` attribute (older opsets) or the optional int64 input 1 (ReduceSum 13+, all 18+). */
-function readAxes(init: KernelInit, axesInput: Tensor | undefined): number[] {
+export function readAxes(init: KernelInit, axesInput: Tensor | undefined): number[] {
   if (init.attrs.has('axes')) return init.attrs.ints('axes');
   if (!axesInput) return [];
   if (axesInput.type !== 'int64' && axesInput.type !== 'int32') {

@@ -261,6 +261,123 @@ export interface PoolPrimitiveOptions {
 /** `outputDims`: [N, C, ...floor((in + pads - kernel) / stride) + 1]. */
 export type PoolPrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
 
+/** 8-bit tensors as the int8 classes take them. */
+export type Int8Array8 = Uint8Array | Int8Array;
+
+/**
+ * Options shared by the int8 convolution classes: ONNX Conv geometry (auto_pad resolved by the caller)
+ * and constant 8-bit weights, packed at construction. Results are exact: the int32 sums of
+ * (x - x_zero_point)(w - w_zero_point) whatever the ISA (without VNNI, weights past ±64 run as two 7-bit
+ * halves, which oneDNN's saturating int16 products cannot overflow; native/src/int8_weights.h).
+ */
+export interface Int8ConvOptions {
+  /** X: [N, C, ...spatial], spatial rank 1–3. */
+  inputDims: readonly number[];
+  /** W: [M, C / group, ...kernel]. */
+  weightDims: readonly number[];
+  group?: number;
+  strides?: readonly number[];
+  /** ONNX counting (1 = dense). */
+  dilations?: readonly number[];
+  padsBegin?: readonly number[];
+  padsEnd?: readonly number[];
+  threads?: number;
+  /** W's values; its type (uint8 or int8) is W's. */
+  weights: Int8Array8;
+  /** W's zero points: W's type, 1 or M elements; absent = 0. */
+  weightZeroPoints?: Int8Array8;
+  /** 'auto' (default): 7-bit weight halves where oneDNN would saturate (no VNNI); 'always': everywhere (tests). */
+  weightSplit?: 'auto' | 'always';
+}
+
+/** `new ConvIntegerPrimitive(...)`: ONNX ConvInteger. */
+export interface ConvIntegerPrimitiveOptions extends Int8ConvOptions {
+  /** X's type (default 'uint8'). */
+  inputType?: 'uint8' | 'int8';
+}
+
+/** y (Int32Array of `outputDims`) = Σ (x - xZero[0])(w - w_zero_point); xZero null = 0, else one element of x's type. */
+export type ConvIntegerPrimitive = NativePrimitive<[x: Int8Array8, xZero: Int8Array8 | null, y: Int32Array]>;
+
+/** `new QLinearConvPrimitive(...)`: ONNX QLinearConv, and the QDQ fusion's conv (with `relu`). */
+export interface QLinearConvPrimitiveOptions extends ConvIntegerPrimitiveOptions {
+  /** Y's type (default 'uint8'). */
+  outputType?: 'uint8' | 'int8';
+  /** Relu folded in: results below Y's zero point are raised to it. Default false. */
+  relu?: boolean;
+}
+
+/**
+ * y = saturate(round_half_even(float((conv + bias[m]) · multipliers[m])) + yZero[0]), the product in double
+ * rounded once to float (as the TS kernel). `bias`: Int32Array(M) or null; `multipliers`: Float32Array(M).
+ */
+export type QLinearConvPrimitive = NativePrimitive<
+  [x: Int8Array8, xZero: Int8Array8 | null, bias: Int32Array | null, multipliers: Float32Array, yZero: Int8Array8 | null, y: Int8Array8]
+>;
+
+/** `new DynamicQuantizedConvPrimitive(...)`: the dynamic-quantization fusion's conv (x float32). */
+export interface DynamicQuantizedConvPrimitiveOptions extends Int8ConvOptions {
+  /** `run` takes a bias. Default false. */
+  hasBias?: boolean;
+  /** A Relu after it all (`v < 0 ? 0 : v`, as the Relu kernels). Default false. */
+  relu?: boolean;
+}
+
+/**
+ * y = float(ConvInteger(DynamicQuantizeLinear(x), W)) · (x_scale · scales[m]) (+ bias[m]), every step rounded
+ * to float32 as the unfused graph does. `scales`, `bias`: Float32Array(M) (bias null without `hasBias`).
+ */
+export type DynamicQuantizedConvPrimitive = NativePrimitive<[x: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
+
+/**
+ * Options shared by the int8 matrix-product classes: A [..., M, K] (rank >= 2; batch dims fold into rows)
+ * times a constant B [K, N], packed at construction. Exact int32 sums as for the convs.
+ */
+export interface Int8MatMulOptions {
+  aDims: readonly number[];
+  /** [K, N]. */
+  bDims: readonly number[];
+  threads?: number;
+  /** B's values; its type (uint8 or int8) is B's. */
+  weights: Int8Array8;
+  /** B's zero points: B's type, 1 or N elements; absent = 0. */
+  weightZeroPoints?: Int8Array8;
+  weightSplit?: 'auto' | 'always';
+}
+
+/** `new MatMulIntegerPrimitive(...)`: ONNX MatMulInteger with a constant 2-D B. */
+export interface MatMulIntegerPrimitiveOptions extends Int8MatMulOptions {
+  /** A's type (default 'uint8'). */
+  inputType?: 'uint8' | 'int8';
+  /** A's zero points per tensor (1, default) or per row of each matrix (M). */
+  aZeroPointCount?: number;
+}
+
+/** y (Int32Array, [..., M, N]) = Σ_k (a - aZero)(b - b_zero_point); aZero: aZeroPointCount elements of A's type, or null. */
+export type MatMulIntegerPrimitive = NativePrimitive<[a: Int8Array8, aZero: Int8Array8 | null, y: Int32Array]>;
+
+/** `new QLinearMatMulPrimitive(...)`: ONNX QLinearMatMul with a per-tensor a_scale, and the QDQ fusion's QuantizedMatMul. */
+export interface QLinearMatMulPrimitiveOptions extends MatMulIntegerPrimitiveOptions {
+  outputType?: 'uint8' | 'int8';
+  /** Relu folded in (y >= its zero point). Default false. */
+  relu?: boolean;
+}
+
+/** y = saturate(round_half_even(float((acc + bias[n]) · multipliers[n])) + yZero[0]); bias: Int32Array(N) or null. */
+export type QLinearMatMulPrimitive = NativePrimitive<
+  [a: Int8Array8, aZero: Int8Array8 | null, bias: Int32Array | null, multipliers: Float32Array, yZero: Int8Array8 | null, y: Int8Array8]
+>;
+
+/** `new DynamicQuantizedMatMulPrimitive(...)`: the dynamic-quantization fusion's matmul (A float32). */
+export interface DynamicQuantizedMatMulPrimitiveOptions extends Int8MatMulOptions {
+  hasBias?: boolean;
+  /** As DynamicQuantizedConvPrimitiveOptions.relu. */
+  relu?: boolean;
+}
+
+/** y = float(MatMulInteger(DynamicQuantizeLinear(a), B)) · (a_scale · scales[n]) (+ bias[n]), rounded as the unfused graph. */
+export type DynamicQuantizedMatMulPrimitive = NativePrimitive<[a: Float32Array, scales: Float32Array, bias: Float32Array | null, y: Float32Array]>;
+
 /** Options of `new ReorderPrimitive(...)`: converts one tensor between layouts. */
 export interface ReorderPrimitiveOptions {
   /** Logical [N, C, ...spatial], rank 3–5. */
@@ -416,6 +533,15 @@ export interface ElementwisePrimitiveOptions {
  */
 export interface ElementwisePrimitive
   extends NativePrimitive<[inputs: readonly (Float32Array | Uint8Array)[], output: Float32Array | Uint8Array]> {}
+/** Any tensor buffer the dtype-generic kernels move (every dtype but string and complex). */
+export type NativeElements =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+/** The dtypes `cast` converts between (float16/bfloat16 in Uint16Arrays, bool in a Uint8Array). */
+export type NativeCastType = 'float32' | 'float64' | 'float16' | 'bfloat16' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'bool';
+
+/** The reductions `reduce` computes (ReduceSum, ReduceMean, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMin, ReduceProd). */
+export type NativeReduceOp = 'sum' | 'mean' | 'sumSquare' | 'l1' | 'l2' | 'logSum' | 'logSumExp' | 'max' | 'min' | 'prod';
 
 /** [sync] What the loaded library is. */
 export interface NativeRuntimeInfo {
@@ -470,8 +596,6 @@ export interface NativeBinding {
   ): void;
   /** [sync] y = x · Φ(x) (erf form) elementwise; y has x's length and may be x. Absent from older builds. */
   geluErf?(x: Float32Array, y: Float32Array, threads?: number): void;
-  /** [sync] Softmax of each row of the row-major [rows, cols] x into y (may be x). Absent from older builds. */
-  softmaxRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
   /**
    * [sync] Layer normalization of each row of [rows, cols] x: (x - mean) / √(var + epsilon) · scale + bias,
    * scale and bias of `cols` elements (bias may be null). Absent from older builds.
@@ -495,12 +619,110 @@ export interface NativeBinding {
   ConvTransposePrimitive?: new (options: ConvTransposePrimitiveOptions) => ConvTransposePrimitive;
   /** [sync] constructor; absent from older builds (then the TS kernels resize). */
   ResizePrimitive?: new (options: ResizePrimitiveOptions) => ResizePrimitive;
+  // The dtype-generic kernels (native/src/vector_isa.h and the *_function files beside it): [sync], on the
+  // session's thread count, absent from older builds. `threads` 0 or absent = OpenMP's default.
+  /**
+   * [sync] dst (dense, Π dims elements, src's array type) = the view src[offset + Σ i_k · strides[k]] over
+   * dims, row-major; strides may be negative or zero (Transpose, Slice, Expand, Tile, Depth/SpaceToDepth).
+   */
+  copyStrided?(src: NativeElements, offset: number, strides: readonly number[], dims: readonly number[], dst: NativeElements, threads?: number): void;
+  /** [sync] Per each of `outer` rows, dst holds runs[i] elements of srcs[i] in turn (Concat on any axis). */
+  concat?(srcs: readonly NativeElements[], dst: NativeElements, outer: number, runs: readonly number[], threads?: number): void;
+  /** [sync] The inverse of `concat` (Split). */
+  split?(src: NativeElements, dsts: readonly NativeElements[], outer: number, runs: readonly number[], threads?: number): void;
+  /** [sync] data [outer, axisDim, inner] → dst [outer, indices.length, inner]; negative indices count from the end, out-of-range ones throw. */
+  gather?(data: NativeElements, indices: Int32Array | BigInt64Array, dst: NativeElements, outer: number, axisDim: number, inner: number, threads?: number): void;
+  /** [sync] ONNX GatherElements: dst shaped like indices. */
+  gatherElements?(
+    data: NativeElements, dataDims: readonly number[], indices: Int32Array | BigInt64Array, indicesDims: readonly number[], axis: number, dst: NativeElements, threads?: number,
+  ): void;
+  /** [sync] ONNX Pad: pads = all begins then all ends (negative crops); value: one element of x's array type, or null for zero. */
+  pad?(x: NativeElements, xDims: readonly number[], y: NativeElements, pads: readonly number[], mode: 'constant' | 'reflect' | 'edge' | 'wrap', value: NativeElements | null, threads?: number): void;
+  /** [sync] ONNX Cast between the dtypes of `NativeCastType`, as the TS kernel converts. */
+  cast?(src: NativeElements, from: NativeCastType, dst: NativeElements, to: NativeCastType, threads?: number): void;
+  /** [sync] float32 reduction of x (dims) over distinct `axes` into y (the kept dims' elements). */
+  reduce?(x: Float32Array, dims: readonly number[], axes: readonly number[], op: NativeReduceOp, y: Float32Array, threads?: number): void;
+  /** [sync] ArgMax (isMax) / ArgMin along len of the float32 [outer, len, inner] x into the [outer, inner] y. */
+  argReduce?(x: Float32Array, outer: number, len: number, inner: number, isMax: boolean, selectLast: boolean, y: BigInt64Array, threads?: number): void;
+  /** [sync] Softmax / LogSoftmax / Hardmax along len of the float32 [outer, len, inner] x; y may be x. */
+  softmax?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, kind: 'softmax' | 'logSoftmax' | 'hardmax', threads?: number): void;
+  /**
+   * [sync] Each row of the [rows, cols] x normalized by its mean and variance, then scaled and shifted by
+   * scale/bias[(row mod rowPeriod) · G + (col / colBlock) mod G] (G = scale.length / rowPeriod; null: 1 / 0);
+   * mean / invStdDev (rows elements, or null) receive the statistics. Instance-, Group- and LayerNormalization.
+   */
+  normalizeGroups?(
+    x: Float32Array, y: Float32Array, rows: number, cols: number, epsilon: number, scale: Float32Array | null, bias: Float32Array | null,
+    rowPeriod: number, colBlock: number, mean: Float32Array | null, invStdDev: Float32Array | null, threads?: number,
+  ): void;
+  /** [sync] BatchNormalization inference over [n, c, spatial] with per-channel scale, bias, mean, var. */
+  batchNorm?(
+    x: Float32Array, y: Float32Array, n: number, c: number, spatial: number, scale: Float32Array, bias: Float32Array, mean: Float32Array, variance: Float32Array,
+    epsilon: number, threads?: number,
+  ): void;
+  /** [sync] x / ‖x‖_p (p 1 or 2) along len of [outer, len, inner]; zero slices stay zero. */
+  lpNormalize?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, p: 1 | 2, threads?: number): void;
+  /** [sync] MeanVarianceNormalization of each row of [rows, cols]: (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9). */
+  meanVarianceRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
+  /**
+   * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
+   * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
+   * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.
+   */
+  vectorIsa?(set?: 'avx512' | 'avx2' | 'generic' | 'auto'): string;
   /** [sync] The channel block oneDNN's convolutions prefer here (8 on AVX2, 16 on AVX-512; 0: none). Absent from older builds. */
   preferredChannelBlock?(): number;
   /** [sync] constructor; absent from older builds (then elementwise ops run on their TS kernels). */
   ElementwisePrimitive?: new (options: ElementwisePrimitiveOptions) => ElementwisePrimitive;
   /** [sync] Every instruction name ElementwisePrimitive accepts. Absent from older builds. */
   elementwiseOps?(): string[];
+  /** [sync] constructors of the int8 convolutions; absent from older builds (the TS kernels serve then). */
+  ConvIntegerPrimitive?: new (options: ConvIntegerPrimitiveOptions) => ConvIntegerPrimitive;
+  QLinearConvPrimitive?: new (options: QLinearConvPrimitiveOptions) => QLinearConvPrimitive;
+  DynamicQuantizedConvPrimitive?: new (options: DynamicQuantizedConvPrimitiveOptions) => DynamicQuantizedConvPrimitive;
+  /** [sync] constructors of the int8 matrix products; absent from older builds (the TS kernels serve then). */
+  MatMulIntegerPrimitive?: new (options: MatMulIntegerPrimitiveOptions) => MatMulIntegerPrimitive;
+  QLinearMatMulPrimitive?: new (options: QLinearMatMulPrimitiveOptions) => QLinearMatMulPrimitive;
+  DynamicQuantizedMatMulPrimitive?: new (options: DynamicQuantizedMatMulPrimitiveOptions) => DynamicQuantizedMatMulPrimitive;
+  /**
+   * [sync] ONNX DynamicQuantizeLinear: y (x's length) = uint8 quantization of x with the scale and zero point
+   * chosen from x's range (written to `scale[0]` and `zeroPoint[0]`). `...Async` [async]: the same on the
+   * oneDNN thread. Absent from older builds (the TS kernel serves then); so are the two below.
+   */
+  dynamicQuantizeLinear?(x: Float32Array, y: Uint8Array, scale: Float32Array, zeroPoint: Uint8Array, threads?: number): void;
+  dynamicQuantizeLinearAsync?(x: Float32Array, y: Uint8Array, scale: Float32Array, zeroPoint: Uint8Array, threads?: number): Promise<void>;
+  /**
+   * [sync] ONNX QuantizeLinear with x viewed as [outer, channels, inner] (channels 1: per tensor): element
+   * (o, c, i) = saturate(round_half_even(x / scales[c]) + zeroPoints[c]). `zeroPoints` (null: 0) has y's
+   * type and `channels` elements; y has x's length. `...Async` [async].
+   */
+  quantizeLinear?(
+    x: Float32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | null, y: Uint8Array | Int8Array, channels: number, inner: number, threads?: number,
+  ): void;
+  quantizeLinearAsync?(
+    x: Float32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | null, y: Uint8Array | Int8Array, channels: number, inner: number, threads?: number,
+  ): Promise<void>;
+  /** [sync] ONNX DequantizeLinear likewise: y = (x - zeroPoints[c]) · scales[c]; zeroPoints has x's type. `...Async` [async]. */
+  dequantizeLinear?(
+    x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
+  ): void;
+  dequantizeLinearAsync?(
+    x: Uint8Array | Int8Array | Int32Array, scales: Float32Array, zeroPoints: Uint8Array | Int8Array | Int32Array | null, y: Float32Array, channels: number, inner: number, threads?: number,
+  ): Promise<void>;
+  /**
+   * [sync] The QDQ fusion's QuantizedAdd: y = QuantizeLinear(relu?(DequantizeLinear(a) + DequantizeLinear(b))) per
+   * element, each float step rounded as the unfused nodes round it. Scales are Float32Array(1); zero points one
+   * element of their tensor's type (null: 0); a, b and y have one length; y's type is the output type.
+   * `...Async` [async]. Absent from older builds.
+   */
+  quantizedAdd?(
+    a: Int8Array8, aScale: Float32Array, aZero: Int8Array8 | null, b: Int8Array8, bScale: Float32Array, bZero: Int8Array8 | null,
+    yScale: Float32Array, yZero: Int8Array8 | null, y: Int8Array8, relu: boolean, threads?: number,
+  ): void;
+  quantizedAddAsync?(
+    a: Int8Array8, aScale: Float32Array, aZero: Int8Array8 | null, b: Int8Array8, bScale: Float32Array, bZero: Int8Array8 | null,
+    yScale: Float32Array, yZero: Int8Array8 | null, y: Int8Array8, relu: boolean, threads?: number,
+  ): Promise<void>;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
 }

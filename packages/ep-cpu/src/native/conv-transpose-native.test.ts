@@ -148,6 +148,28 @@ describe.skipIf(!binding?.ConvTransposePrimitive)(title, () => {
     }
   });
 
+  it('stages outputs past the 16 MiB scratch cache (a UNet up path) without losing the buffer', () => {
+    // [1, 8, 512, 512] → [1, 8, 1024, 1024]: 32 MiB staged, more than TempMemory keeps per thread, so the
+    // staging buffer is a fresh allocation that must live through the copy (it once did not: SIGSEGV).
+    const c = { inputDims: [1, 8, 512, 512], weightDims: [8, 8, 2, 2], strides: [2, 2], hasBias: true };
+    const weights = seededFloats(product(c.weightDims), 11);
+    const bias = seededFloats(8, 12);
+    const x = seededFloats(product(c.inputDims), 13);
+    const d2s = new Primitive({ ...c, weights, bias, threads: 2 });
+    expect(d2s.implementation).toMatch(/^depth_to_space\(/);
+    const y = new Float32Array(product(d2s.outputDims)).fill(Number.NaN);
+    d2s.runSync(x, null, null, y);
+    // Spot-check rows against the definition: y[m, 2h + a, 2w + b] = bias[m] + Σ_c x[c, h, w] · W[c, m, a, b].
+    for (const [m, oh, ow] of [[0, 0, 0], [7, 1023, 1023], [3, 511, 2], [5, 1000, 77]]) {
+      const [h, a, w, bb] = [oh >> 1, oh & 1, ow >> 1, ow & 1];
+      let want = bias[m];
+      for (let ch = 0; ch < 8; ch++) want += x[(ch * 512 + h) * 512 + w] * weights[((ch * 8 + m) * 2 + a) * 2 + bb];
+      expect(y[(m * 1024 + oh) * 1024 + ow], `${m},${oh},${ow}`).toBeCloseTo(want, 4);
+    }
+    expect(y.some(Number.isNaN)).toBe(false);
+    d2s.dispose();
+  });
+
   it('serves a k2 s2 upsampling head (constant weights) like the TS kernel in a session', async () => {
     const wDims = [24, 16, 2, 2];
     const model = buildModel({

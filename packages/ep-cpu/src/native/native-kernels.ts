@@ -11,15 +11,25 @@ import { nativeConvDwKernels } from './conv-dw-native.js';
 import { nativeConvConcatKernels } from './conv-concat-native.js';
 import { nativeElementwiseKernels } from './elementwise-native.js';
 import { nativeGeluKernels } from './gelu-native.js';
+import { nativeInt8ConvKernels } from './int8-conv-native.js';
+import { nativeInt8MatMulKernels } from './int8-matmul-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
 import { nativeLstmKernels } from './lstm-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 import { nativeResizeKernels } from './resize-native.js';
+import { nativeQuantizeKernels } from './quantize-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
+import { nativeMovementKernels } from './movement-native.js';
+import { nativeGatherKernels } from './gather-native.js';
+import { nativePadKernels } from './pad-native.js';
+import { nativeCastKernels } from './cast-native.js';
+import { nativeReduceKernels } from './reduce-native.js';
+import { nativeSoftmaxKernels } from './softmax-native.js';
+import { nativeGroupNormKernels } from './group-norm-native.js';
 
-/** `smallOpsInTs`: Gemm, Softmax and elementwise problems below native-support.ts's sizes stay with the TS kernels. */
+/** `smallOpsInTs`: problems below native-support.ts's SMALL_* sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
   return [
     ...nativeConvKernels(binding),
@@ -32,9 +42,20 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeLstmKernels(binding),
     ...nativeGeluKernels(binding),
     ...nativeElementwiseKernels(binding, smallOpsInTs),
-    ...nativeNormKernels(binding, smallOpsInTs),
+    ...nativeNormKernels(binding),
     ...nativeBlockedKernels(binding),
     ...nativeStridedMatMulKernels(binding),
     ...nativeResizeKernels(binding),
+    ...nativeQuantizeKernels(binding),
+    ...nativeInt8ConvKernels(binding),
+    ...nativeInt8MatMulKernels(binding),
+    // The dtype-generic kernels (after the oneDNN ones: LayerNormalization's oneDNN rows come first).
+    ...nativeMovementKernels(binding, smallOpsInTs),
+    ...nativeGatherKernels(binding, smallOpsInTs),
+    ...nativePadKernels(binding, smallOpsInTs),
+    ...nativeCastKernels(binding, smallOpsInTs),
+    ...nativeReduceKernels(binding, smallOpsInTs),
+    ...nativeSoftmaxKernels(binding, smallOpsInTs),
+    ...nativeGroupNormKernels(binding, smallOpsInTs),
   ];
 }

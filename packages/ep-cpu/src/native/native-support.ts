@@ -37,9 +37,24 @@ export const SMALL_SOFTMAX_ELEMENTS = 128;
 export const SMALL_ELEMENTWISE_ELEMENTS = 1024;
 export const SMALL_TRANSCENDENTAL_ELEMENTS = 128;
 
+/**
+ * The same for the dtype-generic kernels (movement-support.ts): data movement (Transpose, Slice, Concat,
+ * Split, Gather, Pad, Expand, Tile, Cast, …), the reductions and the normalizations, by the elements of
+ * the tensor they write (Split, the reductions: read). `node bench/small-ops.mjs 2 --generic-only` (one-
+ * node sessions, p50 µs native/TS, two runs on the shared 2-core machine): a session run costs ~2 µs
+ * either way, so up to a few hundred elements they tie — Transpose [n/8, 8]ᵀ 256: 3.2/2.7, 3.4/2.4;
+ * 512: 2.9/3.2, 2.5/2.6; 1024: 2.6/3.3. Concat 256: 2.6/1.9, 2.6/2.1; 512: 2.8/2.4, 3.0/2.4; 4096:
+ * 6.4/7.9. Math pays sooner: ReduceMean [n/64, 64] 256: 2.3/2.6, 2.2/2.8; InstanceNormalization 256:
+ * 2.9/2.4, 2.8/2.3; 512: 2.5/3.1, 2.7/3.0; Cast float32→float16 512: 1.8/3.2. Shape arithmetic (a few
+ * int64s) stays in TypeScript.
+ */
+export const SMALL_MOVE_ELEMENTS = 512;
+export const SMALL_REDUCE_ELEMENTS = 256;
+export const SMALL_NORM_ELEMENTS = 256;
+
 /** "n ...: faster in TypeScript" when a static problem is below `limit`; true otherwise (or when not static). */
 export function smallProblem(work: number | undefined, limit: number, what: string): true | string {
-  return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a oneDNN call` : true;
+  return work !== undefined && work < limit ? `${work} ${what}: faster in TypeScript than through a native call` : true;
 }
 
 export function staticRank(graph: Graph, name: string): number | undefined {

@@ -1,4 +1,4 @@
-/** The native Softmax and LayerNormalization against the TS kernels, one-node models through a session. */
+/** The native Softmax (softmax-native.ts) and LayerNormalization (oneDNN, and group-norm-native.ts) against the TS kernels, one-node models through a session. */
 import { describe, expect, it } from 'vitest';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel, type NodeSpec } from '@switchyard/core/testing';
@@ -8,7 +8,7 @@ import { seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: {} });
 const hasNative =
-  native.ok && typeof native.binding.softmaxRows === 'function' && typeof native.binding.layerNormRows === 'function' &&
+  native.ok && typeof native.binding.softmax === 'function' && typeof native.binding.layerNormRows === 'function' &&
   new CpuExecutionProvider().nativeUnavailable === undefined;
 
 const data = (n: number, seed: number, scale: number, offset = 0) => seededFloats(n, seed, scale, offset);
@@ -58,16 +58,16 @@ describe.skipIf(!hasNative)('native Softmax vs the TS kernel', () => {
   it.each([
     { opset: 13, axis: -1 },
     { opset: 13, axis: 2 },
-    { opset: 13, axis: 1 }, // not the last axis: the TS kernel serves the run
+    { opset: 13, axis: 1 }, // not the last axis: a strided one
     { opset: 11, axis: 1 }, // flattens [3, 17] into one row
     { opset: 11, axis: -1 },
     { opset: 11, axis: 0 },
   ])('opset $opset axis $axis', async ({ opset, axis }) => {
-    await compare({ opset, node: { op: 'Softmax', inputs: ['x'], outputs: ['y'], attributes: { axis } }, inputs: { x } }, 'onednn');
+    await compare({ opset, node: { op: 'Softmax', inputs: ['x'], outputs: ['y'], attributes: { axis } }, inputs: { x } }, 'native');
   });
 
   it('handles large logits without overflow', async () => {
-    await compare({ node: { op: 'Softmax', inputs: ['x'], outputs: ['y'] }, inputs: { x: t([4, 64], 2, 80, 40) } }, 'onednn');
+    await compare({ node: { op: 'Softmax', inputs: ['x'], outputs: ['y'] }, inputs: { x: t([4, 64], 2, 80, 40) } }, 'native');
   });
 });
 
@@ -84,12 +84,12 @@ describe.skipIf(!hasNative)('native LayerNormalization vs the TS kernel', () => 
     await compare({ node: { op: 'LayerNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { axis: 1 } }, inputs: { x, s: s2 } }, 'onednn', 1e-5);
   });
 
-  it('leaves broadcast Scale to the TS kernel at run time, and Mean/InvStdDev outputs at creation', async () => {
+  it('leaves broadcast Scale and Mean/InvStdDev outputs to the native normalization (group-norm-native.ts) at creation', async () => {
     const s2 = t([48], 7);
-    await compare({ node: { op: 'LayerNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { axis: 1 } }, inputs: { x, s: s2 } }, 'onednn', 1e-5);
+    await compare({ node: { op: 'LayerNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { axis: 1 } }, inputs: { x, s: s2 } }, 'native', 1e-5);
     await compare(
       { node: { op: 'LayerNormalization', inputs: ['x', 's', 'b'], outputs: ['y', 'mean', 'inv'] }, inputs: { x, s: scale, b: bias }, outputs: ['y', 'mean', 'inv'] },
-      'ts',
+      'native',
       1e-5,
     );
   });
@@ -133,12 +133,12 @@ describe.skipIf(!hasNative)('native row functions with alternating shapes (primi
   // Same element count with different splits, a different width, and more shapes than the cache keeps.
   const shapes: [number, number][] = [[2, 12], [12, 2], [4, 6], [1, 24], [3, 5], [24, 1], [6, 4], [8, 3], [2, 7], [1, 10]];
 
-  it('softmaxRows', () => {
+  it('softmax over rows', () => {
     for (let round = 0; round < 3; round++) {
       shapes.forEach(([rows, cols], i) => {
         const x = seededFloats(rows * cols, 10 + i, 6);
         const y = new Float32Array(rows * cols);
-        b!.softmaxRows!(x, y, rows, cols, (i + round) % 2 ? 2 : 1);
+        b!.softmax!(x, y, rows, cols, 1, 'softmax', (i + round) % 2 ? 2 : 1);
         expectClose(y, softmaxRef(x, rows, cols), 1e-5, `[${rows}, ${cols}]`);
       });
     }
@@ -169,8 +169,8 @@ describe.skipIf(!hasNative)('native row functions with alternating shapes (primi
 
   it('keeps its argument errors', () => {
     const x = new Float32Array(6);
-    expect(() => b!.softmaxRows!(x, x, 2.5, 3)).toThrow('softmaxRows: rows must be an integer in [1, 2^31-1]');
-    expect(() => b!.softmaxRows!(x, new Float32Array(5), 2, 3)).toThrow(/softmaxRows: y/);
+    expect(() => b!.softmax!(x, x, 2.5, 3, 1, 'softmax')).toThrow(/softmax: outer must be an integer/);
+    expect(() => b!.softmax!(x, new Float32Array(5), 2, 3, 1, 'softmax')).toThrow(/softmax: y must have 6 elements/);
     expect(() => b!.layerNormRows!(x, new Float32Array(3), null, x, 2, 3, -1)).toThrow('layerNormRows: epsilon must be >= 0');
     expect(() => b!.layerNormRows!(x, new Float32Array(2), null, x, 2, 3, 1e-5)).toThrow(/layerNormRows: scale/);
   });

@@ -1,15 +1,13 @@
 /**
- * Softmax and LayerNormalization on oneDNN's vectorized primitives, as row-wise operations over a
- * row-major [rows, cols] view. Softmax (opset 13+) is served when its axis is the last one; the
- * opset 1–12 form always is (it flattens at the axis). LayerNormalization (ai.onnx 17 and the
- * com.microsoft form the fusion emits) is served with Scale/B of exactly the normalized size and no
- * Mean/InvStdDev outputs. Everything else runs on the TS kernel, built beside each of these.
+ * LayerNormalization on oneDNN's vectorized primitive, as a row-wise operation over a row-major
+ * [rows, cols] view: ai.onnx 17 and the com.microsoft form the fusion emits, with Scale/B of exactly the
+ * normalized size and no Mean/InvStdDev outputs (group-norm-native.ts serves the other float32 forms;
+ * the TS kernel, built beside each, the rest). Softmax on any axis is softmax-native.ts.
  */
-import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
+import { AttributeReader, SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
-import { withNativeErrors, withNodeErrors } from './native-errors.js';
-import { effectiveThreads, float32Data, float32Reason, SMALL_SOFTMAX_ELEMENTS, smallProblem, staticDims } from './native-support.js';
-import { softmaxKernels } from '../kernels/Softmax.js';
+import { withNativeErrors } from './native-errors.js';
+import { effectiveThreads, float32Data, float32Reason, staticDims } from './native-support.js';
 import { layerNormalizationKernel } from '../kernels/LayerNormalization.js';
 import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalization.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
@@ -20,51 +18,22 @@ function resolveAxis(axis: number, rank: number): number | undefined {
   return Number.isInteger(a) && a >= 0 && a < Math.max(rank, 1) ? a : undefined;
 }
 
-function supportsFloat32X(node: Node, graph: Graph): true | string {
-  const x = node.inputs[0];
-  if (!x) return `${node.opType} needs X`;
-  return float32Reason(graph, x, 'X') ?? true;
-}
-
-function createSoftmax(
-  binding: NativeBinding,
-  softmaxRows: NonNullable<NativeBinding['softmaxRows']>,
-  fallbackDef: KernelDef,
-  coerce2d: boolean,
-  init: KernelInit,
-): Kernel {
-  const { node } = init;
-  const fallback = fallbackDef.create(init);
-  const axisAttr = init.attrs.int('axis', coerce2d ? 1 : -1);
-  return {
-    implementation: 'onednn',
-    // Synchronous (softmaxRows is [sync]): no promise or microtask per node.
-    run(ctx: KernelRunContext) {
-      const x = ctx.input(0);
-      const rank = x.dims.length;
-      const axis = resolveAxis(axisAttr, rank);
-      // Opset 13+ normalizes one axis: as rows only when it is the last.
-      if (x.type !== 'float32' || axis === undefined || x.size === 0 || rank === 0 || (!coerce2d && axis !== rank - 1)) return fallback.run(ctx);
-      const rows = elementCount(x.dims.slice(0, axis));
-      const cols = x.size / rows;
-      const y = ctx.output(0, 'float32', x.dims);
-      const xData = float32Data(node, x, 'X');
-      const yData = float32Data(node, y, 'Y');
-      withNodeErrors(node, () => softmaxRows(xData, yData, rows, cols, effectiveThreads(binding, ctx.threads)));
-      return [y];
-    },
-    dispose() {
-      fallback.dispose?.();
-    },
-  };
-}
-
 function supportsLayerNorm(node: Node, graph: Graph): true | string {
   const [x, scale, bias] = node.inputs;
   if (!x || !scale) return 'LayerNormalization needs X and Scale';
   const dtype = float32Reason(graph, x, 'X') ?? float32Reason(graph, scale, 'Scale') ?? (bias ? float32Reason(graph, bias, 'B') : undefined);
   if (dtype) return dtype;
-  if (node.outputs.slice(1).some(Boolean)) return 'Mean/InvStdDev outputs are served by the TS kernel';
+  if (node.outputs.slice(1).some(Boolean)) return 'Mean/InvStdDev outputs: oneDNN layer normalization writes neither';
+  // Scale/B broadcast along the normalized axes, when the static shapes show it.
+  const xDims = staticDims(graph.typeOf(x));
+  const axis = xDims ? resolveAxis(new AttributeReader(node).int('axis', -1), xDims.length) : undefined;
+  if (xDims && axis !== undefined) {
+    const cols = xDims.slice(axis).reduce((a, b) => a * b, 1);
+    for (const p of [scale, bias]) {
+      const dims = p ? staticDims(graph.typeOf(p)) : undefined;
+      if (dims && dims.reduce((a, b) => a * b, 1) !== cols) return 'Scale/B broadcast along the normalized axes: oneDNN takes them whole';
+    }
+  }
   return true;
 }
 
@@ -156,31 +125,9 @@ function createSkipLayerNorm(binding: NativeBinding, skipLayerNormRows: NonNulla
   };
 }
 
-/** Softmax and LayerNormalization defs, for what the loaded addon exports; `smallOpsInTs` leaves tiny Softmaxes to TS. */
-export function nativeNormKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
+/** LayerNormalization and SkipLayerNormalization defs, for what the loaded addon exports. */
+export function nativeNormKernels(binding: NativeBinding): KernelDef[] {
   const defs: KernelDef[] = [];
-  const softmaxRows = binding.softmaxRows?.bind(binding);
-  if (softmaxRows) {
-    for (const fallback of softmaxKernels) {
-      const coerce2d = fallback.sinceVersion < 13;
-      defs.push({
-        ep: 'cpu',
-        domain: '',
-        opType: 'Softmax',
-        sinceVersion: fallback.sinceVersion,
-        endVersion: fallback.endVersion,
-        typeConstraints: { T: ['float32'] },
-        implementation: 'onednn',
-        supports: (node, graph) => {
-          const ok = supportsFloat32X(node, graph);
-          const x = staticDims(graph.typeOf(node.inputs[0]));
-          const elements = x?.reduce((a, b) => a * b, 1);
-          return ok !== true || !smallOpsInTs ? ok : smallProblem(elements, SMALL_SOFTMAX_ELEMENTS, 'elements');
-        },
-        create: (init) => createSoftmax(binding, softmaxRows, fallback, coerce2d, init),
-      });
-    }
-  }
   const layerNormRows = binding.layerNormRows?.bind(binding);
   if (layerNormRows) {
     for (const fallback of [layerNormalizationKernel, fusedLayerNormalizationKernel]) {

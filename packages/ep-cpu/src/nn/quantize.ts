@@ -48,3 +48,23 @@ export function axisParam(op: string, what: string, param: Tensor | undefined, d
   const n = dims[axis];
   return { values, at: (flat) => Math.floor(flat / inner) % n };
 }
+
+/**
+ * DynamicQuantizeLinear's arithmetic: `out` = uint8 quantization of `x` with the scale and zero point chosen
+ * from x's range (including 0), every step in float32 as the spec computes it. NaNs are skipped by the
+ * range and quantize to 0; an all-zero range gives scale 0 and zero point 0.
+ */
+export function dynamicQuantize(x: ArrayLike<number>, out: Uint8Array): { scale: number; zeroPoint: number } {
+  let min = 0;
+  let max = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] < min) min = x[i];
+    if (x[i] > max) max = x[i];
+  }
+  const range: [number, number] = [0, 255];
+  // (max - min) rounds to float32 before the division, as in the spec's reference and onnxruntime.
+  const scale = Math.fround(Math.fround(max - min) / 255);
+  const zeroPoint = scale === 0 ? 0 : saturate(roundHalfEven(Math.fround(-min / scale)), range);
+  for (let i = 0; i < x.length; i++) out[i] = scale === 0 ? zeroPoint : saturate(roundHalfEven(Math.fround(x[i] / scale)) + zeroPoint, range);
+  return { scale, zeroPoint };
+}

@@ -25,6 +25,11 @@ export interface ModelEntry {
   folder: string;
   model: string;
   cases: Record<string, CaseFiles>;
+  /**
+   * Set for a converted copy ('float16', 'int8-dynamic'): its reference outputs are torch's float32
+   * ones, which the copy only approximates.
+   */
+  conversion?: string;
 }
 
 export function readManifest(): ModelEntry[] {
@@ -96,3 +101,32 @@ export function compare(actual: Tensor, expected: Tensor, atol: number, rtol: nu
 }
 
 export { readNpy };
+
+/** Summary statistics of actual − expected, scaled by the spread of `expected` (its standard deviation σ). */
+export interface ScaledDifference {
+  /** σ of the expected values. */
+  sigma: number;
+  /** max |actual − expected| / σ. */
+  max: number;
+  /** √(mean (actual − expected)²) / σ. */
+  rms: number;
+}
+
+export function scaledDifference(actual: Tensor, expected: Tensor): ScaledDifference {
+  const a = actual.data as Float32Array;
+  const b = expected.data as Float32Array;
+  let mean = 0;
+  for (let i = 0; i < b.length; i++) mean += b[i];
+  mean /= b.length;
+  let variance = 0;
+  let max = 0;
+  let squares = 0;
+  for (let i = 0; i < b.length; i++) {
+    variance += (b[i] - mean) ** 2;
+    const d = Math.abs(a[i] - b[i]);
+    max = Number.isNaN(d) ? Number.POSITIVE_INFINITY : Math.max(max, d);
+    squares += d * d;
+  }
+  const sigma = Math.sqrt(variance / b.length);
+  return { sigma, max: max / sigma, rms: Math.sqrt(squares / b.length) / sigma };
+}

@@ -10,7 +10,7 @@ import { AttributeReader, type Graph, type Node } from '@switchyard/core';
 import { constantFloat, elemTypeOf, given, staticDims } from './graph-values.js';
 
 /** kernels::UnaryOp numbers (native-hip/src/native/kernels/launch.h) of the activations folded here. */
-const UNARY = { LeakyRelu: 2, Sigmoid: 3, Tanh: 4, HardSigmoid: 7, Clip: 9 } as const;
+const UNARY = { LeakyRelu: 2, Sigmoid: 3, Tanh: 4, GeluErf: 5, GeluTanh: 6, HardSigmoid: 7, HardSwish: 8, Clip: 9, Swish: 17, Elu: 18, Softplus: 19, Mish: 20 } as const;
 
 /**
  * The Conv step's activation attributes for a FusedConv `activation` attribute and its
@@ -30,7 +30,18 @@ export function fusedActivationAttrs(act: string, p: readonly number[]): number[
       return [2, UNARY.HardSigmoid, p[0] ?? 0.2, p[1] ?? 0.5];
     case 'Sigmoid':
     case 'Tanh':
+    case 'HardSwish':
+    case 'Softplus':
+    case 'Mish':
       return [2, UNARY[act], 0, 0];
+    case 'Swish':
+      return [2, UNARY.Swish, p[0] ?? 1, 0];
+    case 'Elu':
+      return [2, UNARY.Elu, p[0] ?? 1, 0];
+    case 'Gelu':
+      return [2, UNARY.GeluErf, 0, 0];
+    case 'FastGelu':
+      return [2, UNARY.GeluTanh, 0, 0];
     default:
       return undefined;
   }

@@ -18,6 +18,13 @@ export function constantInts(graph: Graph, name: string | undefined): number[] |
   return Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
 }
 
+/** A constant float32 tensor's values (Resize scales). */
+export function constantFloats(graph: Graph, name: string | undefined): number[] | undefined {
+  const t = constantOf(graph, name);
+  if (!t || t.location !== 'cpu' || t.type !== 'float32') return undefined;
+  return Array.from(t.data as Float32Array);
+}
+
 export function constantFloat(graph: Graph, name: string | undefined): number | undefined {
   const t = constantOf(graph, name);
   if (!t || t.location !== 'cpu' || t.size !== 1) return undefined;

@@ -3,13 +3,22 @@
  * still be symbolic then). Each answer is `true` or the reason, in words a user can act on.
  */
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
-import { constantOf, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
+import { constantOf, constantFloats, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
+import { planTimeKnown } from './host-values.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
 
 const constantInputs = (what: string, ...indices: number[]): Limit => (node, graph) => {
   for (const i of indices) {
     if (given(node, i) && !constantOf(graph, node.inputs[i])) return `${what} (input ${i}) must be a constant initializer: the GPU plan is laid out before the run`;
+  }
+  return true;
+};
+
+/** Shape-like inputs: a constant, or shape arithmetic the plan computes on the host (host-values.ts). */
+const knownInputs = (what: string, ...indices: number[]): Limit => (node, graph) => {
+  for (const i of indices) {
+    if (given(node, i) && !planTimeKnown(graph, node.inputs[i])) return `${what} (input ${i}) must be a constant or computed from shapes: the GPU plan is laid out before the run`;
   }
   return true;
 };
@@ -115,16 +124,78 @@ function pool2d(max: boolean): Limit {
   };
 }
 
-const FUSED_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Clip', 'Sigmoid', 'Tanh', 'HardSigmoid'];
+const FUSED_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Clip', 'Sigmoid', 'Tanh', 'HardSigmoid', 'HardSwish', 'Swish', 'Gelu', 'FastGelu', 'Elu', 'Softplus', 'Mish'];
+
+/** 2-D convolutions, and 1-D ones (run as 2-D with H = 1) whose filter is a constant. */
+const convRank: Limit = (node, graph) => {
+  const rank = rankOf(graph, node.inputs[0]);
+  if (rank === 4) return groupedConvPads(node, graph);
+  if (rank !== 3) return 'only 1-D and 2-D convolutions run on rocm';
+  if (!constantOf(graph, node.inputs[1])) return 'a 1-D convolution runs on rocm only with a constant filter (W is viewed as [k, c, 1, kw])';
+  const attrs = new AttributeReader(node);
+  if (attrs.int('group', 1) === 1) return true;
+  const autoPad = attrs.string('auto_pad', 'NOTSET');
+  const p = attrs.ints('pads', [0, 0]);
+  return autoPad === 'VALID' || (autoPad === 'NOTSET' && p[0] === p[1]) ? true : 'a grouped 1-D Conv with uneven or SAME pads is not run on rocm';
+};
+
+const convTranspose: Limit = (node, graph) => {
+  if (rankOf(graph, node.inputs[0]) !== 4) return 'only 2-D (NCHW) transposed convolutions run on rocm';
+  const attrs = new AttributeReader(node);
+  if (attrs.has('output_shape')) return 'ConvTranspose with output_shape is not run on rocm (give pads instead)';
+  const autoPad = attrs.string('auto_pad', 'NOTSET');
+  if (autoPad !== 'NOTSET' && autoPad !== 'VALID') return `ConvTranspose auto_pad ${autoPad} is not run on rocm`;
+  const p = autoPad === 'VALID' ? [0, 0, 0, 0] : attrs.ints('pads', [0, 0, 0, 0]);
+  if (p.length !== 4 || p[0] !== p[2] || p[1] !== p[3]) return 'ConvTranspose with uneven begin/end pads is not run on rocm (the DNN library pads both sides alike)';
+  const strides = attrs.ints('strides', [1, 1]);
+  const op = attrs.ints('output_padding', [0, 0]);
+  if (op.some((v, i) => v < 0 || v >= (strides[i] ?? 1))) return 'output_padding must be below the stride';
+  return true;
+};
+
+const RESIZE_TRANSFORMS = ['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel', 'tf_half_pixel_for_nn'];
+
+/** Resize of the last two axes of a rank-4 tensor, nearest or linear, scales or sizes known at plan time. */
+const resize: Limit = (node, graph) => {
+  const x = graph.typeOf(node.inputs[0]);
+  const y = graph.typeOf(node.outputs[0]);
+  const xs = x?.kind === 'tensor' ? x.shape : undefined;
+  const ys = y?.kind === 'tensor' ? y.shape : undefined;
+  if (!xs || xs.length !== 4) return 'only 4-D (NCHW) Resize runs on rocm';
+  const attrs = new AttributeReader(node);
+  const mode = attrs.string('mode', 'nearest');
+  if (mode !== 'nearest' && mode !== 'linear') return `Resize mode '${mode}' is not run on rocm`;
+  const transform = attrs.string('coordinate_transformation_mode', 'half_pixel');
+  if (!RESIZE_TRANSFORMS.includes(transform)) return `Resize coordinate_transformation_mode '${transform}' is not run on rocm`;
+  if (attrs.int('antialias', 0) !== 0) return 'antialiased Resize is not run on rocm';
+  if (attrs.has('axes')) return 'Resize with axes is not run on rocm';
+  if (attrs.string('keep_aspect_ratio_policy', 'stretch') !== 'stretch') return 'Resize keep_aspect_ratio_policy other than stretch is not run on rocm';
+  // Sizes computed from symbolic dims leave the output's N and C unknown here; the plan's encoder
+  // checks them on concrete shapes (step-encoders.ts resizeEncoder).
+  const keepsNC = !ys || ((ys[0] === null || ys[0] === undefined || ys[0] === xs[0]) && (ys[1] === null || ys[1] === undefined || ys[1] === xs[1]));
+  if (given(node, 3)) {
+    if (!planTimeKnown(graph, node.inputs[3])) return 'Resize sizes (input 3) must be a constant or computed from shapes';
+    return keepsNC ? true : 'Resize must keep N and C (only H and W are resized on rocm)';
+  }
+  if (!given(node, 2)) return 'Resize needs scales or sizes';
+  const scales = constantFloats(graph, node.inputs[2]);
+  if (scales) return scales.length === 4 && scales[0] === 1 && scales[1] === 1 ? true : 'Resize must keep N and C (scales [1, 1, sh, sw])';
+  if (!planTimeKnown(graph, node.inputs[2])) return 'Resize scales (input 2) must be a constant or computed from shapes';
+  return keepsNC ? true : 'Resize must keep N and C (only H and W are resized on rocm)';
+};
 
 const LIMITS: Record<string, Limit> = {
-  Reshape: constantInputs('the target shape', 1),
-  Squeeze: constantInputs('axes', 1),
-  Unsqueeze: constantInputs('axes', 1),
-  Expand: constantInputs('the target shape', 1),
+  Reshape: knownInputs('the target shape', 1),
+  Squeeze: knownInputs('axes', 1),
+  Unsqueeze: knownInputs('axes', 1),
+  Expand: knownInputs('the target shape', 1),
   Clip: constantInputs('min/max', 1, 2),
-  Slice: constantInputs('starts/ends/axes/steps', 1, 2, 3, 4),
-  Pad: both(constantInputs('pads/constant_value', 1, 2), (node) => {
+  Slice: knownInputs('starts/ends/axes/steps', 1, 2, 3, 4),
+  ConstantOfShape: knownInputs('the shape', 0),
+  Range: (node, graph) => (node.inputs.every((i) => planTimeKnown(graph, i)) ? true : 'Range runs on rocm only when its inputs are known when the plan is built (it is computed on the host)'),
+  ConvTranspose: convTranspose,
+  Resize: resize,
+  Pad: both(knownInputs('pads', 1), constantInputs('constant_value', 2), (node) => {
     if (given(node, 3)) return 'Pad with axes (input 3) is not run on rocm';
     const mode = new AttributeReader(node).string('mode', 'constant');
     return ['constant', 'reflect', 'edge'].includes(mode) ? true : `Pad mode '${mode}' is not run on rocm`;
@@ -144,11 +215,10 @@ const LIMITS: Record<string, Limit> = {
     if (ra < 2 || rb < 2) return 'MatMul with a 1-D operand is not run on rocm';
     return ra === rb || ra === 2 || rb === 2 ? true : 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
   },
-  Conv: both((node, graph) => (rankOf(graph, node.inputs[0]) === 4 ? true : 'only 2-D (NCHW) convolutions run on rocm'), groupedConvPads),
+  Conv: convRank,
   FusedConv: (node, graph) => {
-    if (rankOf(graph, node.inputs[0]) !== 4) return 'only 2-D (NCHW) convolutions run on rocm';
-    const pads = groupedConvPads(node, graph);
-    if (pads !== true) return pads;
+    const rank = convRank(node, graph);
+    if (rank !== true) return rank;
     const act = new AttributeReader(node).string('activation', '');
     return act === '' || FUSED_ACTIVATIONS.includes(act) ? true : `FusedConv activation '${act}' is not run on rocm`;
   },

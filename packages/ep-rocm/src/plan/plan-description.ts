@@ -121,6 +121,9 @@ export function fp16Eligible(graph: Graph, nodes: readonly Node[]): true | strin
   return true;
 }
 
+const DATA_TYPE_OF_ONNX = new Map(Object.entries(ONNX_DATA_TYPE).map(([name, n]) => [n, name as DataType]));
+const dataTypeOfBuffer = (b: PlanBuffer): DataType => DATA_TYPE_OF_ONNX.get(b.dtype)!;
+
 function toFloat16(t: Tensor): Uint16Array {
   const src = t.data as Float32Array;
   const out = new Uint16Array(src.length);
@@ -219,8 +222,26 @@ export function buildPlanDescription(
     if (taken(mm) || taken(f.add) || normAdds.has(f.add) || [...gelus.values()].some((g) => g.nodes.includes(f.add))) biases.delete(mm);
     else skip.add(f.add);
   }
+  // Nodes inference computed on the host (shape arithmetic, plan/host-values.ts) have their outputs
+  // among the graph's initializers: their readers take them as constants, and they add no step.
+  for (const n of nodes) if (n.outputs.some((o) => o !== '') && n.outputs.every((o) => o === '' || graph.initializers.has(o))) skip.add(n);
   for (const current of nodes) {
     if (skip.has(current)) continue;
+    if (current.opType === 'ConstantOfShape') {
+      // Too large to fold: a scalar constant broadcast by an Expand step.
+      const { type, dims } = valueType(current.outputs[0]);
+      const value = new AttributeReader(current).tensor('value') ?? new Tensor('float32', new Float32Array(1), [1]);
+      const scalar = addBuffer(`${current.outputs[0]}:value`, storageType(type), [1]);
+      region.set(scalar, 'constant');
+      constants.push({ buffer: scalar, data: storageType(type) !== value.type ? toFloat16(value) : (value.data as ArrayBufferView) });
+      const out = addBuffer(current.outputs[0], storageType(type), dims);
+      region.set(out, 'temp');
+      idOf.set(current.outputs[0], out);
+      steps.push({ op: 'Expand', attrs: [], inputs: [scalar], outputs: [out], node: current.name || current.opType });
+      touch(scalar, steps.length - 1);
+      touch(out, steps.length - 1);
+      continue;
+    }
     const bias = biases.get(current);
     if (bias) {
       const ins = [operand(current.inputs[0]), operand(current.inputs[1]), operand(bias.bias)];
@@ -261,6 +282,27 @@ export function buildPlanDescription(
       while (ins.length < 3) ins.push(-1);
       ins.push(operand(fold.residual));
     }
+    // A 1-D convolution runs as a 2-D one with H = 1: X and W get [.., 1, L] views (a Copy that
+    // copy-alias.ts turns into an alias; W a constant of its own), Y comes back through another.
+    const conv1d = spec.op === 'Conv' && buffers[ins[0]].dims.length === 3;
+    if (conv1d) {
+      const view = (id: number, label: string): number => {
+        const b = buffers[id];
+        const v = addBuffer(`${b.name}:${label}`, dataTypeOfBuffer(b), [b.dims[0], b.dims[1], 1, b.dims[2]]);
+        region.set(v, 'temp');
+        steps.push({ op: 'Copy', attrs: [], inputs: [id], outputs: [v], node: `${node.name || node.opType} (as 2-D)` });
+        touch(id, steps.length - 1);
+        touch(v, steps.length - 1);
+        return v;
+      };
+      ins[0] = view(ins[0], '2d');
+      const w = constantOf(graph, node.inputs[1])!;
+      const w2d = addBuffer(`${node.inputs[1]}:2d`, storageType(w.type), [w.dims[0], w.dims[1], 1, w.dims[2]]);
+      region.set(w2d, 'constant');
+      constants.push({ buffer: w2d, data: storageType(w.type) !== w.type ? toFloat16(w) : (w.data as ArrayBufferView) });
+      ins[1] = w2d;
+      if (ins[3] !== undefined && ins[3] >= 0) ins[3] = view(ins[3], '2d');
+    }
     const outs = spec.outputs.map((i) => {
       const name = node.outputs[i];
       const { type, dims } = valueType(name);
@@ -269,7 +311,13 @@ export function buildPlanDescription(
       idOf.set(name, id);
       return id;
     });
-    if (fold) idOf.set(fold.output, outs[0]); // the chain's result lives in the conv's buffer
+    const conv1dOutput = conv1d ? outs[0] : -1;
+    if (conv1d) {
+      const b = buffers[outs[0]];
+      outs[0] = addBuffer(`${b.name}:2d`, dataTypeOfBuffer(b), [b.dims[0], b.dims[1], 1, b.dims[2]]);
+      region.set(outs[0], 'temp');
+    }
+    if (fold) idOf.set(fold.output, conv1d ? conv1dOutput : outs[0]); // the chain's result lives in the conv's buffer
     const label = fold ? [node, fold.add, fold.act].filter((n): n is Node => n !== undefined).map((n) => n.name || n.opType).join(' + ') : node.name || node.opType;
     steps.push({ op: spec.op, attrs: spec.attrs, inputs: ins, outputs: outs, node: label });
     const at = steps.length - 1;
@@ -278,11 +326,17 @@ export function buildPlanDescription(
       steps.push({ op: spec.then.op, attrs: spec.then.attrs, inputs: [outs[0]], outputs: [outs[0]], node: `${node.name || node.opType} (activation)` });
       touch(outs[0], steps.length - 1);
     }
+    if (conv1d) {
+      steps.push({ op: 'Copy', attrs: [], inputs: [outs[0]], outputs: [conv1dOutput], node: `${node.name || node.opType} (back to 1-D)` });
+      touch(outs[0], steps.length - 1);
+      touch(conv1dOutput, steps.length - 1);
+    }
   }
 
   // Outputs: a fixed region the caller reads after the run; with fp16 a Cast step fills it.
   const outputs = outputNames.map((name) => {
-    const inner = idOf.get(name);
+    // A value computed on the host (shape arithmetic read by another EP) leaves as a constant's copy.
+    const inner = idOf.get(name) ?? (constantOf(graph, name) ? operand(name) : undefined);
     if (inner === undefined) throw new SwitchyardError('RUNTIME', `rocm plan: output '${name}' is not made by any step`);
     const { type, dims } = valueType(name);
     if (buffers[inner].dtype === ONNX_DATA_TYPE[type] && region.get(inner) === 'temp') {

@@ -5,7 +5,7 @@
  */
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
 import { fusedActivationAttrs } from './conv-activation.js';
-import { constantFloat, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
+import { constantFloat, constantFloats, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
 
 export interface StepSpec {
   op: string;
@@ -122,11 +122,28 @@ function windowPads(node: Node, graph: Graph, attrs: AttributeReader, kernel: nu
 
 const SEARCH = { DEFAULT: 0, HEURISTIC: 1, EXHAUSTIVE: 2 } as const;
 
+/** A 1-D convolution's window attributes as a 2-D one's with H = 1 (plan-description.ts views X, W, Y so). */
+function conv1dWindow(node: Node, graph: Graph, attrs: AttributeReader, kernel: number): { pads: number[]; strides: number[]; dilations: number[] } {
+  const stride = attrs.ints('strides', [1])[0];
+  const dilation = attrs.ints('dilations', [1])[0];
+  const autoPad = attrs.string('auto_pad', 'NOTSET');
+  let [begin, end] = autoPad === 'NOTSET' ? attrs.ints('pads', [0, 0]) : [0, 0];
+  if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
+    const x = dimsOf(graph, node.inputs[0])[2];
+    const y = dimsOf(graph, node.outputs[0])[2];
+    const total = Math.max(0, (y - 1) * stride + (kernel - 1) * dilation + 1 - x);
+    const small = Math.floor(total / 2);
+    [begin, end] = autoPad === 'SAME_LOWER' ? [total - small, small] : [small, total - small];
+  }
+  return { pads: [0, begin, 0, end], strides: [1, stride], dilations: [1, dilation] };
+}
+
 function convEncoder(node: Node, graph: Graph, attrs: AttributeReader, options: EncodeOptions): StepSpec {
   const w = dimsOf(graph, node.inputs[1]);
-  const strides = attrs.ints('strides', [1, 1]);
-  const dilations = attrs.ints('dilations', [1, 1]);
-  const pads = windowPads(node, graph, attrs, [w[2], w[3]], strides, dilations);
+  const oneD = w.length === 3 ? conv1dWindow(node, graph, attrs, w[2]) : undefined;
+  const strides = oneD?.strides ?? attrs.ints('strides', [1, 1]);
+  const dilations = oneD?.dilations ?? attrs.ints('dilations', [1, 1]);
+  const pads = oneD?.pads ?? windowPads(node, graph, attrs, [w[2], w[3]], strides, dilations);
   const search = SEARCH[options.convAlgoSearch ?? 'HEURISTIC'];
   return simple('Conv', given(node, 2) ? [0, 1, 2] : [0, 1], [attrs.int('group', 1), pads[0], pads[1], pads[2], pads[3], strides[0], strides[1], dilations[0], dilations[1], search, 0]);
 }
@@ -163,16 +180,52 @@ function fusedConvEncoder(node: Node, graph: Graph, attrs: AttributeReader, opti
   return conv;
 }
 
+/** ConvTranspose without output_shape or SAME pads (op-limits.ts declines those): explicit pads only. */
+function convTransposeEncoder(node: Node, _graph: Graph, attrs: AttributeReader, options: EncodeOptions): StepSpec {
+  const pads = attrs.ints('pads', [0, 0, 0, 0]);
+  const strides = attrs.ints('strides', [1, 1]);
+  const dilations = attrs.ints('dilations', [1, 1]);
+  const outputPadding = attrs.ints('output_padding', [0, 0]);
+  const search = SEARCH[options.convAlgoSearch ?? 'HEURISTIC'];
+  return simple('ConvTranspose', given(node, 2) ? [0, 1, 2] : [0, 1], [
+    attrs.int('group', 1), pads[0], pads[1], pads[2], pads[3], strides[0], strides[1], dilations[0], dilations[1], outputPadding[0], outputPadding[1], search,
+  ]);
+}
+
+const RESIZE_TRANSFORMS = ['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel', 'tf_half_pixel_for_nn'];
+const RESIZE_NEAREST = ['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'];
+
+/**
+ * Resize of the last two axes (op-limits.ts checks the rest stay): ONNX maps coordinates with the
+ * given scale, or output/input when sizes were given.
+ */
+function resizeEncoder(node: Node, graph: Graph, attrs: AttributeReader): StepSpec {
+  const x = dimsOf(graph, node.inputs[0]);
+  const y = dimsOf(graph, node.outputs[0]);
+  const r = x.length;
+  if (x.slice(0, r - 2).some((d, i) => d !== y[i])) throw new SwitchyardError('UNSUPPORTED', `Resize '${node.name}': rocm resizes only the last two axes ([${x.join(', ')}] → [${y.join(', ')}])`);
+  const scales = given(node, 2) ? constantFloats(graph, node.inputs[2]) : undefined;
+  const scale = (axis: number) => (scales && scales.length === r ? scales[axis] : y[axis] / x[axis]);
+  const mode = attrs.string('mode', 'nearest') === 'linear' ? 1 : 0;
+  const transform = RESIZE_TRANSFORMS.indexOf(attrs.string('coordinate_transformation_mode', 'half_pixel'));
+  const nearest = RESIZE_NEAREST.indexOf(attrs.string('nearest_mode', 'round_prefer_floor'));
+  return simple('Resize', [0], [mode, transform, nearest, scale(r - 2), scale(r - 1)]);
+}
+
 const ENCODERS: Record<string, Encoder> = {
   Conv: convEncoder,
+  ConvTranspose: convTransposeEncoder,
+  Resize: resizeEncoder,
   FusedConv: fusedConvEncoder,
   MaxPool: poolEncoder('max'),
   AveragePool: poolEncoder('avg'),
   GlobalAveragePool: poolEncoder('global-avg'),
   GlobalMaxPool: poolEncoder('global-max'),
   BatchNormalization: (_n, _g, a) => simple('BatchNormalization', [0, 1, 2, 3, 4], [a.float('epsilon', 1e-5)]),
-  ...Object.fromEntries(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual'].map((op) => [op, binary(op)])),
-  ...Object.fromEntries(['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal', 'Erf', 'HardSwish'].map((op) => [op, unary(op)])),
+  ...Object.fromEntries(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'And', 'Or', 'Xor'].map((op) => [op, binary(op)])),
+  ...Object.fromEntries(['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal', 'Erf', 'HardSwish', 'Softplus', 'Mish', 'Softsign', 'Not'].map((op) => [op, unary(op)])),
+  Elu: (_n, _g, a) => simple('Elu', [0], [a.float('alpha', 1)]),
+  Selu: (_n, _g, a) => simple('Selu', [0], [a.float('alpha', 1.67326319217681884765625), a.float('gamma', 1.05070102214813232421875)]),
   LeakyRelu: (_n, _g, a) => simple('LeakyRelu', [0], [a.float('alpha', 0.01)]),
   HardSigmoid: (_n, _g, a) => simple('HardSigmoid', [0], [a.float('alpha', 0.2), a.float('beta', 0.5)]),
   Clip: clipEncoder,

@@ -182,7 +182,9 @@ const std::map<std::string, kernels::UnaryOp>& UnaryNames() {
       {"Sigmoid", UnaryOp::kSigmoid}, {"Tanh", UnaryOp::kTanh}, {"GeluErf", UnaryOp::kGeluErf},
       {"GeluTanh", UnaryOp::kGeluTanh}, {"HardSigmoid", UnaryOp::kHardSigmoid}, {"HardSwish", UnaryOp::kHardSwish},
       {"Clip", UnaryOp::kClip}, {"Erf", UnaryOp::kErf}, {"Exp", UnaryOp::kExp}, {"Log", UnaryOp::kLog},
-      {"Sqrt", UnaryOp::kSqrt}, {"Neg", UnaryOp::kNeg}, {"Abs", UnaryOp::kAbs}, {"Reciprocal", UnaryOp::kReciprocal}};
+      {"Sqrt", UnaryOp::kSqrt}, {"Neg", UnaryOp::kNeg}, {"Abs", UnaryOp::kAbs}, {"Reciprocal", UnaryOp::kReciprocal},
+      {"Swish", UnaryOp::kSwish}, {"Elu", UnaryOp::kElu}, {"Softplus", UnaryOp::kSoftplus}, {"Mish", UnaryOp::kMish},
+      {"Selu", UnaryOp::kSelu}, {"Softsign", UnaryOp::kSoftsign}};
   return names;
 }
 
@@ -239,7 +241,8 @@ Launch Plan(const SpecError& err, const std::string& name, const Call& call, con
         {"Add", BinaryOp::kAdd}, {"Sub", BinaryOp::kSub}, {"Mul", BinaryOp::kMul}, {"Div", BinaryOp::kDiv},
         {"Pow", BinaryOp::kPow}, {"Max", BinaryOp::kMax}, {"Min", BinaryOp::kMin}, {"Equal", BinaryOp::kEqual},
         {"Less", BinaryOp::kLess}, {"Greater", BinaryOp::kGreater}, {"LessOrEqual", BinaryOp::kLessOrEqual},
-        {"GreaterOrEqual", BinaryOp::kGreaterOrEqual}};
+        {"GreaterOrEqual", BinaryOp::kGreaterOrEqual}, {"And", BinaryOp::kAnd}, {"Or", BinaryOp::kOr},
+        {"Xor", BinaryOp::kXor}};
     const BinaryOp op = ParseName(err, attrs.String("op"), names, "binary op");
     const HostTensor& a = Required(err, call, 0);
     const HostTensor& b = Required(err, call, 1);

@@ -77,6 +77,12 @@ __device__ __forceinline__ float ApplyUnary(UnaryOp op, float x, UnaryParams p) 
     case UnaryOp::kNeg: return -x;
     case UnaryOp::kAbs: return fabsf(x);
     case UnaryOp::kReciprocal: return 1.0f / x;
+    case UnaryOp::kSwish: return x / (1.0f + expf(-p.alpha * x));
+    case UnaryOp::kElu: return x < 0.0f ? p.alpha * expm1f(x) : x;
+    case UnaryOp::kSoftplus: return x > 20.0f ? x : log1pf(expf(x));
+    case UnaryOp::kMish: return x * tanhf(x > 20.0f ? x : log1pf(expf(x)));
+    case UnaryOp::kSelu: return p.beta * (x <= 0.0f ? p.alpha * expm1f(x) : x);
+    case UnaryOp::kSoftsign: return x / (1.0f + fabsf(x));
   }
   return x;
 }

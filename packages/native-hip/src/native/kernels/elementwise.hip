@@ -5,38 +5,89 @@
 namespace switchyard::kernels {
 namespace {
 
-template <BinaryOp kOp>
-__device__ __forceinline__ float ApplyBinary(float a, float b) {
+// Integer operands compute in int64 (exact for every int32/int64 value), floats in float.
+template <typename T>
+constexpr bool kIsFloatStorage = std::is_same_v<T, float> || std::is_same_v<T, __half>;
+template <typename T>
+using ComputeOf = std::conditional_t<kIsFloatStorage<T>, float, int64_t>;
+
+template <typename T>
+__device__ __forceinline__ ComputeOf<T> LoadValue(T v) {
+  if constexpr (kIsFloatStorage<T>) return ToFloat(v);
+  else return static_cast<int64_t>(v);
+}
+
+template <typename T, typename C>
+__device__ __forceinline__ T StoreValue(C v) {
+  if constexpr (kIsFloatStorage<T>) return FromFloat<T>(v);
+  else return static_cast<T>(v);
+}
+
+__device__ __forceinline__ int64_t IntPow(int64_t base, int64_t exponent) {
+  if (exponent < 0) return base == 1 ? 1 : base == -1 ? ((exponent & 1) ? -1 : 1) : 0;
+  int64_t result = 1;
+  while (exponent > 0) {
+    if (exponent & 1) result *= base;
+    base *= base;
+    exponent >>= 1;
+  }
+  return result;
+}
+
+template <BinaryOp kOp, typename C>
+__device__ __forceinline__ C ApplyBinary(C a, C b) {
+  constexpr bool kFloat = std::is_same_v<C, float>;
   if constexpr (kOp == BinaryOp::kAdd) return a + b;
   if constexpr (kOp == BinaryOp::kSub) return a - b;
   if constexpr (kOp == BinaryOp::kMul) return a * b;
-  if constexpr (kOp == BinaryOp::kDiv) return a / b;
-  if constexpr (kOp == BinaryOp::kPow) return powf(a, b);
-  if constexpr (kOp == BinaryOp::kMax) return CombineValues<Combine::kMax>(a, b);
-  if constexpr (kOp == BinaryOp::kMin) return CombineValues<Combine::kMin>(a, b);
-  return 0.0f;
+  if constexpr (kOp == BinaryOp::kDiv) {
+    if constexpr (kFloat) return a / b;
+    else return b == 0 ? 0 : a / b;  // C++ division truncates toward zero, as ONNX integer Div does
+  }
+  if constexpr (kOp == BinaryOp::kPow) {
+    if constexpr (kFloat) return powf(a, b);
+    else return IntPow(a, b);
+  }
+  if constexpr (kOp == BinaryOp::kMax) {
+    if constexpr (kFloat) return CombineValues<Combine::kMax>(a, b);
+    else return a > b ? a : b;
+  }
+  if constexpr (kOp == BinaryOp::kMin) {
+    if constexpr (kFloat) return CombineValues<Combine::kMin>(a, b);
+    else return a < b ? a : b;
+  }
+  return C{};
 }
 
-template <BinaryOp kOp>
-__device__ __forceinline__ uint8_t ApplyCompare(float a, float b) {
+template <BinaryOp kOp, typename C>
+__device__ __forceinline__ uint8_t ApplyCompare(C a, C b) {
   if constexpr (kOp == BinaryOp::kEqual) return a == b;
   if constexpr (kOp == BinaryOp::kLess) return a < b;
   if constexpr (kOp == BinaryOp::kGreater) return a > b;
   if constexpr (kOp == BinaryOp::kLessOrEqual) return a <= b;
   if constexpr (kOp == BinaryOp::kGreaterOrEqual) return a >= b;
+  if constexpr (kOp == BinaryOp::kAnd) return (a != 0) && (b != 0);
+  if constexpr (kOp == BinaryOp::kOr) return (a != 0) || (b != 0);
+  if constexpr (kOp == BinaryOp::kXor) return (a != 0) != (b != 0);
   return 0;
 }
 
 // A variable template, not a constexpr function: nvcc would treat a function as host-only.
 template <BinaryOp kOp>
 constexpr bool kIsComparison = kOp >= BinaryOp::kEqual;
+template <BinaryOp kOp>
+constexpr bool kIsLogical = kOp >= BinaryOp::kAnd;
+
+// Which (op, storage type) pairs exist: logical ops over bool only; bool serves Equal too.
+template <BinaryOp kOp, typename T>
+constexpr bool kBinaryServes = std::is_same_v<T, uint8_t> ? (kIsLogical<kOp> || kOp == BinaryOp::kEqual) : !kIsLogical<kOp>;
 
 template <BinaryOp kOp, typename T>
 __device__ __forceinline__ void StoreBinary(T* out, uint8_t* out_bool, int64_t i, T a, T b) {
   if constexpr (kIsComparison<kOp>) {
-    out_bool[i] = ApplyCompare<kOp>(ToFloat(a), ToFloat(b));
+    out_bool[i] = ApplyCompare<kOp>(LoadValue(a), LoadValue(b));
   } else {
-    out[i] = FromFloat<T>(ApplyBinary<kOp>(ToFloat(a), ToFloat(b)));
+    out[i] = StoreValue<T>(ApplyBinary<kOp>(LoadValue(a), LoadValue(b)));
   }
 }
 
@@ -114,12 +165,23 @@ __global__ void BinaryBroadcastKernel(const T* a, const T* b, T* out, uint8_t* o
 template <BinaryOp kOp, typename T>
 hipError_t LaunchBinaryTyped(const void* a, const void* b, void* out, int64_t count, const IndexMap<2>& map,
                              hipStream_t stream) {
+  if constexpr (!kBinaryServes<kOp, T>) {
+    return hipErrorInvalidValue;
+  } else {
   const T* ta = static_cast<const T*>(a);
   const T* tb = static_cast<const T*>(b);
   T* tout = kIsComparison<kOp> ? nullptr : static_cast<T*>(out);
   uint8_t* bout = kIsComparison<kOp> ? static_cast<uint8_t*>(out) : nullptr;
   const unsigned blocks = BlocksFor(count);
-  if (map.rank <= 1) {
+  if constexpr (!kIsFloatStorage<T>) {
+    // Integer and bool tensors are shape arithmetic and masks: small, so the generic kernels serve.
+    if (FitsIn32(map, count)) {
+      BinaryBroadcastKernel32<kOp, T><<<blocks, kBlockSize, 0, stream>>>(ta, tb, tout, bout, static_cast<uint32_t>(count), map);
+    } else {
+      BinaryBroadcastKernel<kOp, T><<<blocks, kBlockSize, 0, stream>>>(ta, tb, tout, bout, count, map);
+    }
+    return hipGetLastError();
+  } else if (map.rank <= 1) {
     const int64_t sa = map.rank == 0 ? 0 : map.strides[0][0];
     const int64_t sb = map.rank == 0 ? 0 : map.strides[1][0];
     BinaryLinearKernel<kOp, T><<<blocks, kBlockSize, 0, stream>>>(ta, sa, tb, sb, tout, bout, count);
@@ -147,6 +209,7 @@ hipError_t LaunchBinaryTyped(const void* a, const void* b, void* out, int64_t co
     BinaryBroadcastKernel<kOp, T><<<blocks, kBlockSize, 0, stream>>>(ta, tb, tout, bout, count, map);
   }
   return hipGetLastError();
+  }
 }
 
 template <typename T>
@@ -167,6 +230,9 @@ hipError_t DispatchBinary(BinaryOp op, const void* a, const void* b, void* out, 
     SWITCHYARD_BINARY_CASE(kGreater)
     SWITCHYARD_BINARY_CASE(kLessOrEqual)
     SWITCHYARD_BINARY_CASE(kGreaterOrEqual)
+    SWITCHYARD_BINARY_CASE(kAnd)
+    SWITCHYARD_BINARY_CASE(kOr)
+    SWITCHYARD_BINARY_CASE(kXor)
 #undef SWITCHYARD_BINARY_CASE
   }
   return hipErrorInvalidValue;
@@ -224,6 +290,12 @@ hipError_t DispatchUnary(UnaryOp op, const void* x, void* out, int64_t count, Un
     SWITCHYARD_UNARY_CASE(kNeg)
     SWITCHYARD_UNARY_CASE(kAbs)
     SWITCHYARD_UNARY_CASE(kReciprocal)
+    SWITCHYARD_UNARY_CASE(kSwish)
+    SWITCHYARD_UNARY_CASE(kElu)
+    SWITCHYARD_UNARY_CASE(kSoftplus)
+    SWITCHYARD_UNARY_CASE(kMish)
+    SWITCHYARD_UNARY_CASE(kSelu)
+    SWITCHYARD_UNARY_CASE(kSoftsign)
 #undef SWITCHYARD_UNARY_CASE
   }
   return hipErrorInvalidValue;
@@ -303,11 +375,28 @@ hipError_t LaunchBinary(BinaryOp op, DType dtype, const void* a, const TensorSha
   const int64_t count = out_shape.ElementCount();
   if (count == 0) return hipSuccess;
   CollapseIndexMap(&map);
-  hipError_t status = hipErrorInvalidValue;
-  DispatchFloat(dtype, [&](auto tag) {
-    status = DispatchBinary<decltype(tag)>(op, a, b, out, count, map, stream);
-  });
-  return status;
+  switch (dtype) {
+    case DType::kFloat32: return DispatchBinary<float>(op, a, b, out, count, map, stream);
+    case DType::kFloat16: return DispatchBinary<__half>(op, a, b, out, count, map, stream);
+    case DType::kInt32: return DispatchBinary<int32_t>(op, a, b, out, count, map, stream);
+    case DType::kInt64: return DispatchBinary<int64_t>(op, a, b, out, count, map, stream);
+    case DType::kBool: return DispatchBinary<uint8_t>(op, a, b, out, count, map, stream);
+    default: return hipErrorInvalidValue;
+  }
+}
+
+namespace {
+__global__ void NotKernel(const uint8_t* x, uint8_t* out, int64_t count) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) out[i] = x[i] ? 0 : 1;
+}
+}  // namespace
+
+hipError_t LaunchNot(const uint8_t* x, uint8_t* out, int64_t count, hipStream_t stream) {
+  if (count < 0) return hipErrorInvalidValue;
+  if (count == 0) return hipSuccess;
+  NotKernel<<<BlocksFor(count), kBlockSize, 0, stream>>>(x, out, count);
+  return hipGetLastError();
 }
 
 hipError_t LaunchWhere(DType dtype, const uint8_t* cond, const TensorShape& cond_shape, const void* x,

@@ -74,7 +74,7 @@ hipError_t LaunchBiasActivation(DType dtype, const void* x, const void* bias, co
                                 int64_t outer, int64_t channels, int64_t inner, UnaryOp activation,
                                 UnaryParams params, ResidualPlacement placement, hipStream_t stream) {
   if (outer < 0 || channels < 0 || inner < 0) return hipErrorInvalidValue;
-  if (static_cast<int>(activation) < 0 || activation > UnaryOp::kReciprocal) return hipErrorInvalidValue;
+  if (static_cast<int>(activation) < 0 || activation > UnaryOp::kSoftsign) return hipErrorInvalidValue;
   const int64_t count = outer * channels * inner;
   if (count == 0) return hipSuccess;
   const bool residual_first = placement == ResidualPlacement::kBeforeActivation;

@@ -52,6 +52,8 @@ enum class BinaryOp : int {
   kAdd = 0, kSub, kMul, kDiv, kPow, kMax, kMin,
   // Comparisons write bool (one byte, 0 or 1).
   kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,
+  // Logical ops read and write bool.
+  kAnd, kOr, kXor,
 };
 
 enum class UnaryOp : int {
@@ -61,17 +63,29 @@ enum class UnaryOp : int {
   kGeluTanh,  // x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kHardSigmoid, kHardSwish, kClip,
   kErf, kExp, kLog, kSqrt, kNeg, kAbs, kReciprocal,
+  // Appended (numbers above are shared with the EP's TS tables): the rest of the activations the CPU
+  // EP fuses, and their standalone ops.
+  kSwish,     // x * sigmoid(alpha x)
+  kElu,       // x < 0 ? alpha (e^x - 1) : x
+  kSoftplus,  // log(1 + e^x), linear above 20
+  kMish,      // x * tanh(softplus(x))
+  kSelu,      // beta (= gamma) * (x <= 0 ? alpha (e^x - 1) : x)
+  kSoftsign,  // x / (1 + |x|)
 };
 
 // Parameters of the unary ops that take some: LeakyRelu alpha; HardSigmoid alpha, beta (ONNX
-// defaults 0.2, 0.5); Clip alpha = min, beta = max (use +-INFINITY for "no bound"). Others ignore them.
+// defaults 0.2, 0.5); Clip alpha = min, beta = max (use +-INFINITY for "no bound"); Swish and Elu
+// alpha; Selu alpha, beta = gamma. Others ignore them.
 struct UnaryParams {
   float alpha = 0.0f;
   float beta = 0.0f;
 };
 
 // out = op(a, b) with numpy broadcasting; out_shape must be the broadcast of a_shape and b_shape.
-// dtype is the operands' type (f32/f16); comparisons write bool. out may be an operand of its shape.
+// dtype is the operands' type: f32/f16 (computed in float), i32/i64 (computed in int64: Div truncates
+// toward zero and gives 0 for a zero divisor, Pow with a negative exponent gives 0 unless the base
+// is +-1), or bool (Equal and the logical ops only; the logical ops take bool only). Comparisons and
+// logical ops write bool. out may be an operand of its shape.
 hipError_t LaunchBinary(BinaryOp op, DType dtype, const void* a, const TensorShape& a_shape, const void* b,
                         const TensorShape& b_shape, void* out, const TensorShape& out_shape, hipStream_t stream);
 
@@ -83,6 +97,9 @@ hipError_t LaunchWhere(DType dtype, const uint8_t* cond, const TensorShape& cond
 // out[i] = op(x[i]) for i < count (f32/f16); out may equal x.
 hipError_t LaunchUnary(UnaryOp op, DType dtype, const void* x, void* out, int64_t count, UnaryParams params,
                        hipStream_t stream);
+
+// out[i] = !x[i] over bool (one byte each) for i < count; out may equal x.
+hipError_t LaunchNot(const uint8_t* x, uint8_t* out, int64_t count, hipStream_t stream);
 
 // out[i] = (to)x[i] for i < count. Float -> int truncates toward zero; anything -> bool is x != 0;
 // pairs among f32, f16, i32, i64, bool.
@@ -153,6 +170,24 @@ enum class PadMode : int { kConstant = 0, kReflect, kEdge };
 // crop). Constant mode writes `value` converted to dtype. Reflect needs x dims >= 2 where padded.
 hipError_t LaunchPad(DType dtype, const void* x, const TensorShape& x_shape, const int64_t* pads_begin, void* out,
                      const TensorShape& out_shape, PadMode mode, double value, hipStream_t stream);
+
+// ---------------------------------------------------------------- resize.hip
+
+// ONNX Resize over the last two axes of [planes, in_h, in_w] -> [planes, out_h, out_w] (NCHW with
+// planes = N*C). Coordinates map back per axis by `transform` with that axis's scale (ONNX: the
+// given scale, or out/in when sizes were given); nearest rounds by `nearest`, linear is bilinear with
+// edge clamping. f32/f16.
+enum class ResizeMode : int { kNearest = 0, kLinear = 1 };
+enum class ResizeTransform : int { kHalfPixel = 0, kAsymmetric, kAlignCorners, kPytorchHalfPixel, kTfHalfPixelForNn };
+enum class ResizeNearest : int { kRoundPreferFloor = 0, kRoundPreferCeil, kFloor, kCeil };
+struct ResizeShape {
+  int64_t planes = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  float scale_h = 1.0f, scale_w = 1.0f;
+  ResizeMode mode = ResizeMode::kNearest;
+  ResizeTransform transform = ResizeTransform::kHalfPixel;
+  ResizeNearest nearest = ResizeNearest::kRoundPreferFloor;
+};
+hipError_t LaunchResize(DType dtype, const void* x, void* out, const ResizeShape& shape, hipStream_t stream);
 
 // ---------------------------------------------------------------- epilogue.hip
 

@@ -14,6 +14,8 @@ hipError_t LaunchWhere(DType, const uint8_t*, const TensorShape&, const void*, c
                        const TensorShape&, void*, const TensorShape&, hipStream_t) __attribute__((weak));
 hipError_t LaunchUnary(UnaryOp, DType, const void*, void*, int64_t, UnaryParams, hipStream_t) __attribute__((weak));
 hipError_t LaunchCast(DType, DType, const void*, void*, int64_t, hipStream_t) __attribute__((weak));
+hipError_t LaunchNot(const uint8_t*, uint8_t*, int64_t, hipStream_t) __attribute__((weak));
+hipError_t LaunchResize(DType, const void*, void*, const ResizeShape&, hipStream_t) __attribute__((weak));
 hipError_t LaunchReduce(ReduceOp, DType, const void*, int64_t, int64_t, int64_t, void*, hipStream_t) __attribute__((weak));
 hipError_t LaunchSoftmax(DType, const void*, void*, int64_t, int64_t, bool, hipStream_t) __attribute__((weak));
 hipError_t LaunchLayerNorm(DType, const void*, const void*, const void*, const void*, void*, void*, float*, float*, int64_t,

@@ -1,6 +1,8 @@
 // Step ops for kernels/elementwise.hip: broadcasting binary ops and comparisons, unary activations
-// and math, Where, Cast. Attribute blobs (built by the EP's attribute encoders):
-//   binary ops, Where, Cast: none.   unary ops: [alpha, beta] where the op takes them.
+// and math, Where, Cast, Not. Attribute blobs (built by the EP's attribute encoders):
+//   binary ops, Where, Cast, Not: none.   unary ops: [alpha, beta] where the op takes them.
+// Binary arithmetic and comparisons take float32/float16/int32/int64; Equal also bool; And/Or/Xor
+// bool only (the kernel's own rule, kBinaryServes in elementwise.hip).
 #include <cmath>
 
 #include "plan/kernel_refs.h"
@@ -46,9 +48,23 @@ std::string RankFits(const StepArgs& args) {
 }
 
 template <kernels::BinaryOp Op>
+std::string BinaryOperandTypes(const StepArgs& args) {
+  constexpr bool kLogical = Op >= kernels::BinaryOp::kAnd;
+  for (size_t i = 0; i < 2; ++i) {
+    const int d = args.in(i).dtype;
+    const bool numeric = d == kFloat32 || d == kFloat16 || d == kInt32 || d == kInt64;
+    const bool ok = kLogical ? d == kBool : numeric || (Op == kernels::BinaryOp::kEqual && d == kBool);
+    if (!ok) return "operand " + std::to_string(i) + (kLogical ? " must be bool" : " must be float32, float16, int32 or int64");
+  }
+  const int want = Op >= kernels::BinaryOp::kEqual ? kBool : args.in(0).dtype;
+  if (args.out(0).dtype != want) return "output element type differs from the op's";
+  return "";
+}
+
+template <kernels::BinaryOp Op>
 std::string CheckBinary(StepArgs* args) {
   std::string p = ExpectArity(*args, 2, 2, 1);
-  if (p.empty()) p = FloatOperands(*args, 2);
+  if (p.empty()) p = BinaryOperandTypes<Op>(*args);
   if (p.empty()) p = RankFits(*args);
   if (!p.empty()) return p;
   if (args->in(0).dtype != args->in(1).dtype) return "operands differ in element type";
@@ -129,6 +145,19 @@ hipError_t LaunchCastStep(const StepArgs& args) {
   return kernels::LaunchCast(a, b, args.in(0).data, args.out(0).data, args.in(0).count(), args.stream);
 }
 
+std::string CheckNot(StepArgs* args) {
+  std::string p = ExpectArity(*args, 1, 1, 1);
+  if (!p.empty()) return p;
+  if (args->in(0).dtype != kBool || args->out(0).dtype != kBool) return "Not takes and makes bool";
+  if (args->in(0).count() != args->out(0).count()) return "output size differs from input";
+  return "";
+}
+
+hipError_t LaunchNotStep(const StepArgs& args) {
+  return kernels::LaunchNot(static_cast<const uint8_t*>(args.in(0).data), static_cast<uint8_t*>(args.out(0).data), args.in(0).count(),
+                            args.stream);
+}
+
 const bool kBinary = &kernels::LaunchBinary != nullptr;
 const bool kUnary = &kernels::LaunchUnary != nullptr;
 
@@ -147,6 +176,10 @@ SWITCHYARD_BINARY("Less", kLess);
 SWITCHYARD_BINARY("Greater", kGreater);
 SWITCHYARD_BINARY("LessOrEqual", kLessOrEqual);
 SWITCHYARD_BINARY("GreaterOrEqual", kGreaterOrEqual);
+SWITCHYARD_BINARY("And", kAnd);
+SWITCHYARD_BINARY("Or", kOr);
+SWITCHYARD_BINARY("Xor", kXor);
+SWITCHYARD_STEP_OP("Not", CheckNot, LaunchNotStep, &kernels::LaunchNot != nullptr);
 
 #define SWITCHYARD_UNARY(name, op) SWITCHYARD_STEP_OP(name, CheckUnary<kernels::UnaryOp::op>, LaunchUnaryStep<kernels::UnaryOp::op>, kUnary)
 SWITCHYARD_UNARY("Relu", kRelu);
@@ -165,6 +198,12 @@ SWITCHYARD_UNARY("Sqrt", kSqrt);
 SWITCHYARD_UNARY("Neg", kNeg);
 SWITCHYARD_UNARY("Abs", kAbs);
 SWITCHYARD_UNARY("Reciprocal", kReciprocal);
+SWITCHYARD_UNARY("Swish", kSwish);
+SWITCHYARD_UNARY("Elu", kElu);
+SWITCHYARD_UNARY("Softplus", kSoftplus);
+SWITCHYARD_UNARY("Mish", kMish);
+SWITCHYARD_UNARY("Selu", kSelu);
+SWITCHYARD_UNARY("Softsign", kSoftsign);
 
 SWITCHYARD_STEP_OP("Where", CheckWhere, LaunchWhereStep, &kernels::LaunchWhere != nullptr);
 SWITCHYARD_STEP_OP("Cast", CheckCast, LaunchCastStep, &kernels::LaunchCast != nullptr);

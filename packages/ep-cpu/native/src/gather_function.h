@@ -1,0 +1,19 @@
+// JS functions for Gather and GatherElements on tensors of any element type, with int32 or int64
+// indices (negative ones count from the end; out-of-range ones are an INVALID_ARGUMENT error, checked
+// before anything is written). [sync], on the calling thread's OpenMP team.
+#pragma once
+
+#include <napi.h>
+
+namespace switchyard {
+
+// [sync] gather(data, indices, dst, outer, axisDim, inner, threads?): data is [outer, axisDim, inner],
+// dst [outer, indices.length, inner]: ONNX Gather along any axis.
+Napi::Value GatherJs(const Napi::CallbackInfo& info);
+
+// [sync] gatherElements(data, dataDims, indices, indicesDims, axis, dst, threads?): dst (shaped like
+// indices) = data at each index's coordinates with the axis coordinate taken from the index. indices'
+// dims may be smaller than data's off the axis.
+Napi::Value GatherElementsJs(const Napi::CallbackInfo& info);
+
+}  // namespace switchyard

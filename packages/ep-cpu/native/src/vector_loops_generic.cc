@@ -1,0 +1,25 @@
+// The loops of vector_loops.h for the x86-64 baseline (SSE2). CMakeLists.txt gives this file its own flags and no
+// precompiled header; vector_isa.cc calls in only when the CPU has the instructions.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "vector_loops.h"
+
+namespace switchyard::vec {
+
+namespace {
+
+#include "vector_loops_movement.inc"
+#include "vector_loops_math.inc"
+
+}  // namespace
+
+const Loops& GenericLoops() {
+  static const Loops loops = BuildLoops("generic");
+  return loops;
+}
+
+}  // namespace switchyard::vec

@@ -1,0 +1,78 @@
+/**
+ * Gather and GatherElements on the addon's dtype-generic kernels: any data dtype but strings, int32 or
+ * int64 indices (negative ones count from the end; an out-of-range one is an INVALID_ARGUMENT error
+ * before anything is written). Embedding lookups copy whole rows; the rest moves element by element.
+ */
+import { elementCount, type Kernel, type KernelDef, type KernelInit } from '@switchyard/core';
+import type { NativeBinding, NativeElements } from './binding.js';
+import { withNodeErrors } from './native-errors.js';
+import { nativeBeside, nativeElements, runsInTs, teamSize, type SizeRule } from './movement-support.js';
+import { SMALL_MOVE_ELEMENTS } from './native-support.js';
+import { gatherKernel } from '../kernels/Gather.js';
+import { gatherElementsKernel } from '../kernels/GatherElements.js';
+import { normalizeAxis, product } from '../tensor-ops/indices.js';
+
+function indexData(t: { type: string; data: unknown }): Int32Array | BigInt64Array | undefined {
+  return t.type === 'int32' || t.type === 'int64' ? (t.data as Int32Array | BigInt64Array) : undefined;
+}
+
+function createGather(binding: NativeBinding, gather: NonNullable<NativeBinding['gather']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
+  const { node } = init;
+  const axisAttr = init.attrs.int('axis', 0);
+  return {
+    run(ctx) {
+      const data = ctx.input(0);
+      const indices = ctx.input(1);
+      const src = nativeElements(data);
+      const idx = indexData(indices);
+      if (!src || !idx) return fallback.run(ctx);
+      const axis = normalizeAxis(axisAttr, data.dims.length, 'Gather');
+      const outDims = [...data.dims.slice(0, axis), ...indices.dims, ...data.dims.slice(axis + 1)];
+      if (runsInTs(rule, elementCount(outDims))) return fallback.run(ctx);
+      const out = ctx.output(0, data.type, outDims, { uninitialized: true });
+      const outer = product(data.dims, 0, axis);
+      const inner = product(data.dims, axis + 1);
+      withNodeErrors(node, () => gather(src, idx, out.data as NativeElements, outer, data.dims[axis], inner, teamSize(binding, ctx)));
+      return [out];
+    },
+  };
+}
+
+function createGatherElements(
+  binding: NativeBinding,
+  gatherElements: NonNullable<NativeBinding['gatherElements']>,
+  rule: SizeRule,
+  init: KernelInit,
+  fallback: Kernel,
+): Kernel {
+  const { node } = init;
+  const axisAttr = init.attrs.int('axis', 0);
+  return {
+    run(ctx) {
+      const data = ctx.input(0);
+      const indices = ctx.input(1);
+      const src = nativeElements(data);
+      const idx = indexData(indices);
+      // Rank and shape mismatches get the TS kernel's errors.
+      if (!src || !idx || runsInTs(rule, indices.size) || indices.dims.length !== data.dims.length) return fallback.run(ctx);
+      const axis = normalizeAxis(axisAttr, data.dims.length, 'GatherElements');
+      if (indices.dims.some((d, i) => i !== axis && d > data.dims[i])) return fallback.run(ctx);
+      const out = ctx.output(0, data.type, indices.dims, { uninitialized: true });
+      withNodeErrors(node, () => gatherElements(src, data.dims, idx, indices.dims, axis, out.data as NativeElements, teamSize(binding, ctx)));
+      return [out];
+    },
+  };
+}
+
+/** Gather and GatherElements defs for what the loaded addon exports. */
+export function nativeGatherKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
+  const rule: SizeRule = { smallOpsInTs, small: SMALL_MOVE_ELEMENTS };
+  const defs: KernelDef[] = [];
+  const gather = binding.gather?.bind(binding);
+  if (gather) defs.push(nativeBeside(gatherKernel, rule, { create: (init, fallback) => createGather(binding, gather, rule, init, fallback) }));
+  const gatherElements = binding.gatherElements?.bind(binding);
+  if (gatherElements) {
+    defs.push(nativeBeside(gatherElementsKernel, rule, { create: (init, fallback) => createGatherElements(binding, gatherElements, rule, init, fallback) }));
+  }
+  return defs;
+}
