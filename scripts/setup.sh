@@ -10,7 +10,9 @@ cd "$root"
 
 PNPM_VERSION=12.4.2
 REQUIRED_APT=(build-essential cmake python3 libdnnl-dev libonnx-testdata python3-onnx python3-numpy
-  python3-torch python3-torchvision)
+  python3-torch python3-torchvision
+  # Headless browser for the tests of `switchyard inspect --html` (driven with puppeteer-core).
+  chromium)
 # Only the AMD build of @switchyard/native-hip needs these; without them the ROCm EP declines.
 OPTIONAL_APT=(hipcc libamdhip64-dev)
 

@@ -1,31 +1,14 @@
 /**
  * The built `switchyard` command in a real process (setup builds packages/cli/dist before tests).
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseNpy } from './npy.js';
+import { cli, hasBuiltCli, repo, tinyCnn as model } from './cli-process.test-util.js';
 
-const run = promisify(execFile);
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(repo, 'packages/cli/dist/bin.js');
-const model = join(repo, 'examples/models/tiny-cnn.onnx');
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd: repo, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
-
-describe.skipIf(!existsSync(bin))('switchyard CLI (built)', () => {
+describe.skipIf(!hasBuiltCli)('switchyard CLI (built)', () => {
   it('inspect --ep rocm,cpu: rocm declined with its reason, every node on cpu', async () => {
     const { code, stdout } = await cli(['inspect', model, '--ep', 'rocm,cpu', '--json']);
     expect(code).toBe(0);

@@ -3,15 +3,16 @@ import { registerExecutionProvider } from '@switchyard/core';
 import { executionProviderFactory as cpu } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocm } from '@switchyard/ep-rocm';
 import { executionProviderFactory as migraphx } from '@switchyard/ep-migraphx';
+import { DEFAULT_EPS } from './ep-options.js';
+
+export { DEFAULT_EPS };
 
 export function registerBundledProviders(): void {
   for (const f of [cpu, rocm, migraphx]) registerExecutionProvider(f);
 }
 
-export const DEFAULT_EPS = ['rocm', 'migraphx', 'cpu'];
-
-/** `--ep rocm,cpu` → ['rocm', 'cpu']. */
+/** `--ep rocm,cpu` → ['rocm', 'cpu'] (names only; options are read by `resolveEpSpecs`). */
 export function parseEpList(value: string | undefined): string[] {
   if (!value) return DEFAULT_EPS;
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value.split(',').map((s) => s.trim().split(':')[0]).filter((s) => s && !s.includes('='));
 }

@@ -21,6 +21,7 @@ export {
   ortFlag,
   ortInteger,
   type ExecutionProviderFactory,
+  type ExecutionProviderOptionType,
   type OptionAlias,
   type ResolvedProviders,
 } from './ep/ep-registry.js';
@@ -40,3 +41,5 @@ export {
 export { DEFAULT_MAX_TENSOR_BYTES, type SessionOptions, type RunOptions } from './session/session-options.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
 export type { ProfileEvent } from './session/profiler.js';
+export type { CreationTimings, RunTimings } from './session/timings.js';
+export * from './validate/index.js';

@@ -67,6 +67,7 @@ const NO_SHARED_ARENA = 'host memory is planned per session (SessionOptions.enab
 export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'cpu',
   priority: -Infinity,
+  optionTypes: { useNative: 'boolean', smallOpsInTs: 'boolean' },
   // onnxruntime-node's CPU option, and its C/Python spelling.
   inertOptions: { useArena: NO_SHARED_ARENA, use_arena: NO_SHARED_ARENA },
   create(options) {

@@ -1,6 +1,7 @@
 export { MigraphxExecutionProvider, executionProviderFactory, type MigraphxInitOptions } from './migraphx-provider.js';
 export {
   resolveMigraphxOptions,
+  MIGRAPHX_OPTION_TYPES,
   migraphxOptionDefaults,
   defaultBuckets,
   type MigraphxProviderOptions,

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SwitchyardError, Tensor, ortFlag, ortInteger, type OptionAlias } from '@switchyard/core';
+import { SwitchyardError, Tensor, ortFlag, ortInteger, type ExecutionProviderOptionType, type OptionAlias } from '@switchyard/core';
 
 export type MigraphxTarget = 'gpu' | 'ref' | 'cpu';
 
@@ -104,6 +104,26 @@ export function migraphxOptionDefaults(): ResolvedMigraphxOptions {
 }
 
 const OPTION_NAMES = Object.keys(migraphxOptionDefaults());
+
+/** Each option's value kind, for text front ends (`switchyard --ep migraphx:fp16=1`); `cacheDir=false` needs JSON. */
+export const MIGRAPHX_OPTION_TYPES: Readonly<Record<keyof MigraphxProviderOptions, ExecutionProviderOptionType>> = {
+  deviceId: 'integer',
+  fp16: 'boolean',
+  bf16: 'boolean',
+  int8: 'boolean',
+  int8Calibration: 'string',
+  exhaustiveTune: 'boolean',
+  cacheDir: 'string',
+  memLimit: 'integer',
+  target: 'string',
+  dynamicBatch: 'json',
+  maxCompiledPrograms: 'integer',
+  minPartitionNodes: 'integer',
+  minPartitionFlops: 'number',
+  offloadCopy: 'boolean',
+  fastMath: 'boolean',
+  defaultDimValue: 'integer',
+};
 
 /**
  * onnxruntime's MIGraphX option names with the same meaning here: the EP factory accepts them as

@@ -12,7 +12,7 @@ import { SwitchyardError, type CapabilityContext, type CapabilityResult, type Ex
 import type { MigraphxLibraryReport, MigraphxNativeBinding } from './native/binding.js';
 import { migraphxAddon } from './native/load-native.js';
 import { probeMigraphx } from './migraphx-library.js';
-import { MIGRAPHX_ORT_ALIASES, TARGET_ENV, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
+import { MIGRAPHX_OPTION_TYPES, MIGRAPHX_ORT_ALIASES, TARGET_ENV, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
 import { migraphxOperators } from './static-op-table.js';
 import { migraphxCapability, type CapabilityPolicy } from './capability/migraphx-capability.js';
 import { MigraphxPartition } from './migraphx-partition.js';
@@ -153,6 +153,7 @@ export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'migraphx',
   // First among GPU EPs: a compiled, fused partition beats per-node kernels where both apply.
   priority: 200,
+  optionTypes: MIGRAPHX_OPTION_TYPES,
   create: (options) => new MigraphxExecutionProvider(options),
   optionAliases: MIGRAPHX_ORT_ALIASES,
 };

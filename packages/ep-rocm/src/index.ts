@@ -1,6 +1,7 @@
 export { RocmExecutionProvider, executionProviderFactory } from './rocm-provider.js';
 export {
   resolveRocmOptions,
+  ROCM_OPTION_TYPES,
   ROCM_OPTION_DEFAULTS,
   type RocmProviderOptions,
   type ResolvedRocmOptions,

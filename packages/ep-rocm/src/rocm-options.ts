@@ -2,7 +2,7 @@
  * The ROCm EP's options, named as onnxruntime's ROCm EP names them (camelCased, as onnxruntime-node
  * does), each with its default. Unknown names and bad values are errors that say what is accepted.
  */
-import { SwitchyardError, ortFlag, ortInteger, type OptionAlias } from '@switchyard/core';
+import { SwitchyardError, ortFlag, ortInteger, type ExecutionProviderOptionType, type OptionAlias } from '@switchyard/core';
 
 export type ArenaExtendStrategy = 'kNextPowerOfTwo' | 'kSameAsRequested';
 export type ConvAlgoSearch = 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
@@ -66,6 +66,20 @@ export const ROCM_OPTION_DEFAULTS: ResolvedRocmOptions = {
   fp16: false,
   fp16ConvLayout: 'auto',
   fp32MatmulPrecision: 'high',
+};
+
+/** Each option's value kind, for text front ends (`switchyard --ep rocm:enableHipGraph=1`). */
+export const ROCM_OPTION_TYPES: Readonly<Record<keyof RocmProviderOptions, ExecutionProviderOptionType>> = {
+  deviceId: 'integer',
+  gpuMemLimit: 'integer',
+  arenaExtendStrategy: 'string',
+  tunableOpEnable: 'boolean',
+  tunableOpTuningEnable: 'boolean',
+  convAlgoSearch: 'string',
+  enableHipGraph: 'boolean',
+  fp16: 'boolean',
+  fp16ConvLayout: 'string',
+  fp32MatmulPrecision: 'string',
 };
 
 const OPTION_NAMES = Object.keys(ROCM_OPTION_DEFAULTS) as Array<keyof RocmProviderOptions>;

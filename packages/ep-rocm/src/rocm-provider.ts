@@ -22,7 +22,7 @@ import { RocmDeviceMemory } from './device-memory.js';
 import { ROCM_KERNEL_TABLE } from './kernel-table.js';
 import { hasPlanBinding, type PlanBinding } from './plan/native-plan.js';
 import { RocmPartition } from './rocm-partition.js';
-import { ROCM_ORT_ALIASES, resolveRocmOptions, type ResolvedRocmOptions, type RocmProviderOptions } from './rocm-options.js';
+import { ROCM_OPTION_TYPES, ROCM_ORT_ALIASES, resolveRocmOptions, type ResolvedRocmOptions, type RocmProviderOptions } from './rocm-options.js';
 
 type NativeHipModule = typeof import('@switchyard/native-hip');
 
@@ -135,6 +135,7 @@ export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'rocm',
   // After MIGraphX (a compiled partition beats per-node kernels), before CPU.
   priority: 100,
+  optionTypes: ROCM_OPTION_TYPES,
   create: (options) => new RocmExecutionProvider(options),
   optionAliases: ROCM_ORT_ALIASES,
 };

@@ -5,11 +5,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { DEFAULT_BACKEND_TEST_ROOT, expectationsFrom, readExpectations, runBackendSuite, type Expectations } from '@switchyard/core/testing';
-import { parseEpList } from '../providers.js';
+import { resolveEpSpecs } from '../ep-options.js';
 import { CliError } from '../cli-error.js';
 
 export interface ConformanceArgs {
-  ep?: string;
+  ep?: string[];
+  epOptions?: string;
   expectations?: string;
   filter?: string;
   update: boolean;
@@ -27,14 +28,14 @@ function defaultExpectationFile(ep: string): string | undefined {
 }
 
 export async function conformanceCommand(args: ConformanceArgs): Promise<number> {
-  const eps = parseEpList(args.ep ?? 'cpu');
+  const { configs, names: eps } = resolveEpSpecs(args.ep?.length || args.epOptions ? args.ep : ['cpu'], args.epOptions);
   const root = args.root ?? DEFAULT_BACKEND_TEST_ROOT;
   if (!existsSync(root)) throw new CliError(`no backend test data at ${root}; install it with \`apt-get install libonnx-testdata\``);
   const file = args.expectations ?? defaultExpectationFile(eps[0]);
   const expectations: Expectations | undefined = file && existsSync(file) ? readExpectations(file) : undefined;
   const started = performance.now();
   const summary = await runBackendSuite({
-    session: { executionProviders: eps, logSeverityLevel: 3 },
+    session: { executionProviders: configs, logSeverityLevel: 3 },
     expectations,
     root,
     filter: args.filter ? new RegExp(args.filter) : undefined,

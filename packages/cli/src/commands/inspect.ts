@@ -1,15 +1,46 @@
-/** `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage — without running. */
+/**
+ * `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage — without running,
+ * unless `--profile FILE` asks for one profiled run (then the ten slowest nodes are listed).
+ */
+import { writeFileSync } from 'node:fs';
 import { InferenceSession } from '@switchyard/core';
+import { buildReportData } from '../html/report-data.js';
+import { reportPage } from '../html/report-page.js';
+import { feedsFor } from '../feeds.js';
 import { formatCoverage, formatPlacement, formatProviders, placementJson } from '../format/placement.js';
-import { parseEpList } from '../providers.js';
+import { finishProfile, sessionOptionsFrom, slowestNodes, type SessionArgs } from '../session-args.js';
 
-export async function inspectCommand(args: { model: string; ep?: string; json: boolean }): Promise<void> {
-  const eps = parseEpList(args.ep);
+export interface InspectArgs extends SessionArgs {
+  model: string;
+  inputs: string[];
+  json: boolean;
+  /** `--html FILE`: the graph as one self-contained page. */
+  html?: string;
+}
+
+/** Time per node over the profiled runs so far (a fused partition's time goes to each of its nodes' partition name). */
+function msByNode(session: InferenceSession): Map<string, number> {
+  const ms = new Map<string, number>();
+  for (const e of session.profileEvents) if (e.op !== 'Session') ms.set(e.name, (ms.get(e.name) ?? 0) + e.end - e.start);
+  return ms;
+}
+
+export async function inspectCommand(args: InspectArgs): Promise<void> {
   // The report states each EP's state and reason; the session's warnings would repeat it.
-  const session = await InferenceSession.create(args.model, { executionProviders: eps, logSeverityLevel: 3 });
+  const { options, names: eps } = sessionOptionsFrom(args, { logSeverityLevel: 3 });
+  const session = await InferenceSession.create(args.model, options);
   try {
+    if (args.profile) await session.run(feedsFor(session.inputMetadata, args.inputs));
+    const slowest = args.profile ? slowestNodes(session) : [];
+    const times = args.profile ? msByNode(session) : undefined;
+    const profile = finishProfile(session, args.profile);
+    if (args.html) {
+      const data = buildReportData(session, args.model, eps, profile && times ? { file: profile, runs: 1, msByNode: times } : undefined);
+      writeFileSync(args.html, reportPage(data));
+    }
     if (args.json) {
-      process.stdout.write(JSON.stringify(placementJson(session, eps), null, 2) + '\n');
+      const extra = profile ? { profile: { file: profile, slowest } } : {};
+      process.stdout.write(JSON.stringify({ ...placementJson(session, eps), creationTimings: session.creationTimings, ...extra }, null, 2) + '\n');
       return;
     }
     const opt = session.optimization.report;
@@ -26,6 +57,9 @@ export async function inspectCommand(args: { model: string; ep?: string; json: b
       formatPlacement(session.placement),
       '',
       formatCoverage(session.placement),
+      ...(args.saveOptimized ? [`Optimized model: ${args.saveOptimized}`] : []),
+      ...(args.html ? [`HTML report: ${args.html}`] : []),
+      ...(profile ? ['', `Slowest nodes of one profiled run (trace: ${profile})`, ...slowest.map((n) => `  ${n.ms.toFixed(3).padStart(9)} ms  ${n.name} (${n.op}, ${n.ep})`)] : []),
     ].filter((l, i, a) => l !== '' || a[i - 1] !== '');
     process.stdout.write(lines.join('\n') + '\n');
   } finally {

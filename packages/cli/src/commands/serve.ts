@@ -1,16 +1,19 @@
 /**
- * `switchyard serve --repository DIR [--port N] [--host H] [--ep …]`: the Open Inference Protocol
+ * `switchyard serve --repository DIR [--port N] [--host H] [--ep …] [--ep-options FILE]`: the Open Inference Protocol
  * server (@switchyard/serve) until SIGINT/SIGTERM, which let accepted requests finish first.
  */
 import { startServer } from '@switchyard/serve';
 import { CliError } from '../cli-error.js';
-import { parseEpList } from '../providers.js';
+import { resolveEpSpecs } from '../ep-options.js';
 
 export interface ServeArgs {
   repository?: string;
   port?: number;
   host?: string;
-  ep?: string;
+  /** `--ep` values (with options, as for every command). */
+  ep?: string[];
+  /** `--ep-options FILE`. */
+  epOptions?: string;
   maxBodyMb?: number;
 }
 
@@ -22,7 +25,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     repository: args.repository,
     port: args.port ?? 8000,
     host: args.host ?? '127.0.0.1',
-    defaultExecutionProviders: parseEpList(args.ep),
+    defaultExecutionProviders: resolveEpSpecs(args.ep, args.epOptions).configs,
     bodyLimitBytes: args.maxBodyMb === undefined ? undefined : args.maxBodyMb * 1024 * 1024,
     log,
   });

@@ -21,6 +21,11 @@ export interface ExecutionProviderFactory {
   /** Order among registered EPs when the user names none (higher first). CPU is always last. */
   priority?: number;
   /**
+   * The kind of value each option takes, so text front ends (the CLI's `--ep rocm:deviceId=1`) can type
+   * what they read. Options of other shapes are `'json'`. `create` still validates the values.
+   */
+  optionTypes?: Readonly<Record<string, ExecutionProviderOptionType>>;
+  /**
    * onnxruntime's names for this EP's options (`device_id`), each with the option it stands for: the
    * registry renames them before `create`, so provider configs written for onnxruntime keep working.
    */
@@ -47,6 +52,9 @@ export function ortFlag(value: unknown): unknown {
 export function ortInteger(value: unknown): unknown {
   return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 }
+
+/** What an EP option holds, for front ends that read options as text. */
+export type ExecutionProviderOptionType = 'boolean' | 'integer' | 'number' | 'string' | 'json';
 
 const factories = new Map<string, ExecutionProviderFactory>();
 

@@ -34,6 +34,11 @@ export interface PassReport {
   initializersRemoved: string[];
   /** Candidates the pass looked at and left alone, with the reason (too large, evaluation failed, …). */
   skipped: Array<{ node: string; reason: string }>;
+  /**
+   * Where removed nodes went, for passes that replace several nodes by one (fusions, layout rewrites):
+   * the new node's label and the labels of the nodes it stands for. `switchyard explain` follows these.
+   */
+  replacements?: Array<{ nodes: string[]; by: string }>;
 }
 
 export interface GraphPassContext {

@@ -12,6 +12,7 @@ import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan, KernelStep } from './execution-plan.js';
 import type { Profiler } from './profiler.js';
+import type { PhaseClock } from './timings.js';
 import { NodeRunContext, type ArenaViews, type OutputLayout, type RunOutputs, type SubgraphRunner } from './run-context.js';
 import { StepKind, programOf, type RunProgram } from './run-program.js';
 
@@ -30,6 +31,8 @@ export interface RunEnvironment {
   checkAlive(): void;
   /** Largest single output a kernel may allocate through its context (SessionOptions.maxTensorBytes). */
   maxTensorBytes: number;
+  /** Set for a timed run: step times of the main graph are added to it. */
+  phases?: PhaseClock;
 }
 
 export type Lookup = (name: string) => RuntimeValue | undefined;
@@ -152,12 +155,14 @@ export async function executePlan(
   const { kinds, bounds, live, clockAfter } = program;
   let sliceStart = performance.now();
   let yielded = false;
+  // Subgraph runs belong to their control-flow node's step, which the outer plan times.
+  const clock = outer === undefined ? env.phases : undefined;
   try {
     for (let j = 0; j < live.length; j++) {
       const i = live[j];
       const kind = kinds[i];
       env.checkAlive();
-      const started = env.profiler ? performance.now() : 0;
+      const started = env.profiler || clock ? performance.now() : 0;
       if (kind === StepKind.Kernel) {
         // Most kernels finish synchronously: awaiting only real promises keeps per-node overhead low.
         const pending = runKernel(i, run, started);
@@ -168,6 +173,13 @@ export async function executePlan(
         env.profiler?.record({ name: `copy ${step.source}`, op: 'MemcpyTo' + (step.to === 'cpu' ? 'Host' : 'Device'), ep: step.ep.name, start: started, end: performance.now(), inputs: [], outputs: [] });
       } else {
         await runFused(plan.steps[i] as KernelStep, i, run, started);
+      }
+      if (clock) {
+        const elapsed = performance.now() - started;
+        if (kind === StepKind.Copy) {
+          clock.copyMs += elapsed;
+          clock.copies++;
+        } else clock.execMs += elapsed;
       }
       const freeFrom = bounds[3 * i + 2];
       const freeTo = bounds[3 * i + 3];

@@ -32,6 +32,7 @@ import { checkSessionOptions } from './check-options.js';
 import { parseCreateArguments } from './create-arguments.js';
 import { overrideFreeDimensions } from './free-dimensions.js';
 import { parseRunArguments, writeInto } from './run-arguments.js';
+import type { CreationTimings, RunTimings } from './timings.js';
 
 /** Metadata of one model input or output, as onnxruntime-node reports it. */
 export interface ValueMetadata {
@@ -63,6 +64,8 @@ export class InferenceSession {
   readonly placement: Placement;
   /** What the optimizer did, and the host memory plan. */
   readonly optimization: OptimizationSummary;
+  /** Where creating this session spent its time. */
+  readonly creationTimings: CreationTimings;
   readonly model: Model;
   readonly #plan: ExecutionPlan;
   /** Arena layouts per binding of the inputs' symbolic dims (memory patterns on, symbolic inputs only). */
@@ -87,6 +90,7 @@ export class InferenceSession {
     optimization: OptimizationSummary;
     options: SessionOptions;
     log: Logger;
+    timings: CreationTimings;
     /** Metadata as the model declares it, when freeDimensionOverrides changed the graph's. */
     declared?: { inputs: ValueMetadata[]; outputs: ValueMetadata[] };
   }) {
@@ -102,6 +106,7 @@ export class InferenceSession {
     this.outputMetadata = init.declared?.outputs ?? graph.outputs.map(metadataOf);
     this.placement = init.placement;
     this.optimization = init.optimization;
+    this.creationTimings = init.timings;
     this.#plan = init.plan;
     this.#maxTensorBytes = resolveMaxTensorBytes(init.options.maxTensorBytes);
     this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan, this.#maxTensorBytes) : undefined;
@@ -126,12 +131,13 @@ export class InferenceSession {
   static create(buffer: ArrayBufferLike, options?: SessionOptions): Promise<InferenceSession>;
   static create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number, options?: SessionOptions): Promise<InferenceSession>;
   static async create(...args: unknown[]): Promise<InferenceSession> {
+    const parseStarted = performance.now();
     const { model, options = {} } = parseCreateArguments(args);
     // Before reading what may be a large file: a mistyped option fails at once.
     checkSessionOptions(options);
     const loaded = await loadModel(model, { baseDir: options.externalDataFolder });
     // The decoded tensors are ours alone: buffers of constants that kernels packed can be freed outright.
-    return InferenceSession.#prepare(loaded, options, 'free');
+    return InferenceSession.#prepare(loaded, options, 'free', performance.now() - parseStarted);
   }
 
   /** Prepares an already-loaded (or hand-built) model. The session takes ownership of it. */
@@ -143,7 +149,15 @@ export class InferenceSession {
     return InferenceSession.#prepare(model, options, 'drop');
   }
 
-  static async #prepare(model: Model, options: SessionOptions, release: 'drop' | 'free'): Promise<InferenceSession> {
+  static async #prepare(model: Model, options: SessionOptions, release: 'drop' | 'free', parseMs = 0): Promise<InferenceSession> {
+    const timings: CreationTimings = { parseMs, providersMs: 0, optimizeMs: 0, prepareMs: 0 };
+    let phaseStarted = performance.now();
+    const lap = (): number => {
+      const now = performance.now();
+      const ms = now - phaseStarted;
+      phaseStarted = now;
+      return ms;
+    };
     const notes = checkSessionOptions(options);
     const log = new Logger(options.logSeverityLevel, options.logId ?? 'switchyard');
     for (const n of notes) log.verbose(n);
@@ -152,6 +166,7 @@ export class InferenceSession {
       note: (msg) => log.verbose(msg),
     });
     const owned = providers.filter((p) => !(options.executionProviders ?? []).includes(p));
+    timings.providersMs = lap();
     try {
       reportSkipped(skipped, options, log);
       const registry = new KernelRegistry();
@@ -168,7 +183,9 @@ export class InferenceSession {
       const level = options.graphOptimizationLevel === 'layout' ? 'all' : (options.graphOptimizationLevel ?? 'all');
       const optimization = await optimizeModelGraph(graph, level, hostEvaluator(providers, registry), passes);
       inferAll(graph);
+      timings.optimizeMs = lap();
       if (options.optimizedModelFilePath) writeFileSync(options.optimizedModelFilePath, encodeModel(model));
+      lap(); // writing the optimized model is the caller's extra, not a phase
       const keep = keepOnDevice(options.preferredOutputLocation);
       // Profiles report every input's shape, so a profiled session keeps its constants.
       const releaseConstants = options.enableProfiling ? 'keep' : release;
@@ -176,8 +193,9 @@ export class InferenceSession {
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
+      timings.prepareMs = lap();
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
-      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, declared });
+      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, timings, declared });
     } catch (err) {
       for (const p of owned) await p.dispose?.();
       throw err;
@@ -215,6 +233,25 @@ export class InferenceSession {
       result[names[i]] = into ? await writeInto(names[i], into, outputs[i]) : outputs[i];
     }
     return result;
+  }
+
+  /**
+   * Runs the model once (all outputs) and says where the time went: kernels, copies between devices,
+   * and the rest. Costs two clock reads per step more than `run`.
+   */
+  async runWithTimings(feeds: FeedsType): Promise<{ outputs: ReturnType; timings: RunTimings }> {
+    this.#checkAlive();
+    const started = performance.now();
+    const values = this.#feeds.validate(feeds as Record<string, unknown>);
+    const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
+    const phases = { execMs: 0, copyMs: 0, copies: 0 };
+    const outputs = await executePlan(plan, values, { ...this.#env, phases });
+    const ended = performance.now();
+    this.#profiler?.mark('run', started, ended);
+    const result: ReturnType = {};
+    this.outputNames.forEach((name, i) => (result[name] = outputs[i]));
+    const totalMs = ended - started;
+    return { outputs: result, timings: { totalMs, ...phases, otherMs: Math.max(0, totalMs - phases.execMs - phases.copyMs) } };
   }
 
   /** What every run of this session shares: made once, so a run allocates no closures for it. */
@@ -262,10 +299,13 @@ export class InferenceSession {
   /** Does nothing, as in onnxruntime-node: profiling is on from creation when `enableProfiling` is set. */
   startProfiling(): void {}
 
-  /** Writes the Chrome trace of the runs so far and returns its path. */
-  endProfiling(): string {
+  /**
+   * Writes the Chrome trace of the runs so far and returns its path: `filePath` when given, else
+   * `<profileFilePrefix>_<timestamp>.json` in the working folder.
+   */
+  endProfiling(filePath?: string): string {
     if (!this.#profiler) throw new SwitchyardError('INVALID_ARGUMENT', 'profiling is off; create the session with enableProfiling: true');
-    return this.#profiler.write();
+    return this.#profiler.write(filePath);
   }
 
   /** The recorded profile events (when profiling is on). */

@@ -64,10 +64,10 @@ export class Profiler {
     }));
   }
 
-  /** Writes `<prefix>_<timestamp>.json` in the working folder and returns its path. */
-  write(): string {
+  /** Writes the trace to `path`, by default `<prefix>_<timestamp>.json` in the working folder; returns the path. */
+  write(path?: string): string {
     const stamp = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 17);
-    const path = `${this.#prefix}_${stamp}.json`;
+    path ??= `${this.#prefix}_${stamp}.json`;
     writeFileSync(path, JSON.stringify(this.toTrace()));
     return path;
   }

@@ -187,6 +187,7 @@ export class GraphRewriter {
       for (const o of m.outputs) if (o && !keptValues.has(o)) this.graph.valueInfo.delete(o);
       this.#report.nodes.push(nodeLabel(m));
     }
+    (this.#report.replacements ??= []).push({ nodes: matched.map(nodeLabel), by: nodeLabel(node) });
     nodes[at] = node;
     const drop = new Set(matched);
     this.graph.nodes = nodes.filter((n) => !drop.has(n));
