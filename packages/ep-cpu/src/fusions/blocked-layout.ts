@@ -218,6 +218,17 @@ class BlockedLayout {
    * post-op. Only attributes oneDNN serves at every input size: no output_shape, output_padding below
    * the stride, no SAME auto_pad (whose pads depend on the size).
    */
+  /**
+   * A kernel-equals-stride ConvTranspose (k2 s2 upsampling heads) runs as a 1x1 conv plus a depth-to-space
+   * copy, but on blocked Y only when its output channels fill whole blocks. With fewer (a DB head's 24 → 24
+   * or 24 → 1 on 16-blocks) oneDNN's blocked deconvolution is left, 3-10x slower than the plain path with a
+   * reorder on each side (measured on the DB text detector, AVX-512): such nodes stay out of the region.
+   */
+  #upsamplesBetterPlain(wDims: readonly number[], group: number, strides: readonly number[], pads: readonly number[], dilations: readonly number[]): boolean {
+    const kernelIsStride = wDims.slice(2).every((k, i) => k === (strides[i] ?? 1));
+    return group === 1 && kernelIsStride && pads.every((p) => p === 0) && dilations.every((d) => d === 1) && wDims[1] % this.#block !== 0;
+  }
+
   #convTranspose(node: Node): boolean {
     const rw = this.#rw;
     const [x, w, b = ''] = node.inputs;
@@ -235,6 +246,7 @@ class BlockedLayout {
     const outputPadding = a.ints('output_padding', [0, 0]);
     if (outputPadding.some((p, i) => !(p >= 0 && p < (strides[i] ?? 1)))) return false;
     if (a.ints('pads', [0, 0, 0, 0]).some((p) => p < 0)) return false;
+    if (this.#upsamplesBetterPlain(wDims, group, strides, a.ints('pads', [0, 0, 0, 0]), a.ints('dilations', [1, 1]))) return false;
     const xb = this.#blocked.get(x);
     if (!xb && !this.#feedsBlocked(y, 0)) return false;
     const activation = matchActivation(rw, y);
