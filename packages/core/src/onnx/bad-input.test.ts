@@ -111,13 +111,13 @@ describe('malformed model bytes', () => {
     expect((await failure(Uint8Array.from([0x0b, 0x0c]))).message).toMatch(/wire type/);
   });
 
-  test('IR versions outside 3–10 are refused; 3 and 10 load', async () => {
+  test('IR versions outside 3–14 are refused; 3, 10 and 14 load', async () => {
     const t = tensorProto({ name: 'w', dataType: 1, dims: [1], raw: float32Bytes([1]) });
-    for (const ir of [1, 2, 11, 99]) {
+    for (const ir of [1, 2, 15, 99]) {
       const e = await failure(modelWithInitializers([t], ir));
       expect(e.message).toMatch(new RegExp(`IR version ${ir} is not supported`));
     }
-    for (const ir of [3, 10]) expect((await loadModel(modelWithInitializers([t], ir))).irVersion).toBe(ir);
+    for (const ir of [3, 10, 14]) expect((await loadModel(modelWithInitializers([t], ir))).irVersion).toBe(ir);
   });
 
   test('a model without opset_import or without a graph', async () => {

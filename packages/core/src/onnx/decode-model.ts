@@ -8,7 +8,8 @@ import { sortGraphTopologically } from '../ir/topological-order.js';
 import { ProtoReader, WireType, invalid } from './wire-reader.js';
 
 export const MIN_IR_VERSION = 3;
-export const MAX_IR_VERSION = 10;
+/** The newest IR version onnx 1.23 writes; later versions may change semantics, so they are refused. */
+export const MAX_IR_VERSION = 14;
 
 /**
  * The FunctionProto bytes of each decoded model. The IR keeps only function names; encodeModel writes
