@@ -9,7 +9,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 PNPM_VERSION=12.4.2
-REQUIRED_APT=(build-essential cmake python3 libdnnl-dev libonnx-testdata python3-onnx python3-numpy
+REQUIRED_APT=(build-essential cmake python3 python3-venv libdnnl-dev libonnx-testdata python3-onnx python3-numpy
   python3-torch python3-torchvision
   # Headless browser for the tests of `switchyard inspect --html` (driven with puppeteer-core).
   chromium)
@@ -185,5 +185,32 @@ build_native packages/native-hip
 for dir in packages/*/; do
   [[ "$dir" == packages/native-hip/ ]] || build_native "$dir"
 done
+
+# --- ONNX 1.23 backend node suite --------------------------------------------------------------
+# Newer onnx wheels ship the generators of the backend node suite, not its files. A venv under
+# .cache holds the pinned wheel; scripts/onnx-suite/generate.py writes the 1,884 cases (~5 s). The
+# suite is optional here: without the wheel (no package index reachable) its test is skipped.
+ONNX_SUITE_VERSION=1.23.1
+suite_dir="$root/.cache/onnx-$ONNX_SUITE_VERSION"
+suite_stamp="$suite_dir/data/VERSION"
+if stale "$suite_stamp" scripts/onnx-suite/generate.py -- -maxdepth 0; then
+  say "generating the ONNX $ONNX_SUITE_VERSION backend node suite (venv with onnx==$ONNX_SUITE_VERSION)"
+  suite_log="$state_dir/onnx-suite.log"
+  if { [[ -x "$suite_dir/venv/bin/python" ]] || python3 -m venv "$suite_dir/venv"; } >"$suite_log" 2>&1 &&
+    "$suite_dir/venv/bin/python" -c "import onnx, sys; sys.exit(onnx.__version__ != '$ONNX_SUITE_VERSION')" >>"$suite_log" 2>&1 ||
+    "$suite_dir/venv/bin/pip" install --quiet --retries 1 --timeout 30 "onnx==$ONNX_SUITE_VERSION" >>"$suite_log" 2>&1; then
+    rm -rf "$suite_dir/data.partial" "$suite_dir/data"
+    if "$suite_dir/venv/bin/python" scripts/onnx-suite/generate.py "$suite_dir/data.partial" >>"$suite_log" 2>&1; then
+      mv "$suite_dir/data.partial" "$suite_dir/data"
+      say "$(cat "$suite_stamp")"
+    else
+      warn "could not generate the ONNX $ONNX_SUITE_VERSION suite; its test will be skipped (log: ${suite_log#"$root"/})"
+    fi
+  else
+    warn "could not install onnx==$ONNX_SUITE_VERSION into $suite_dir/venv; the ONNX $ONNX_SUITE_VERSION suite's test will be skipped (log: ${suite_log#"$root"/})"
+  fi
+else
+  say "ONNX $ONNX_SUITE_VERSION backend node suite ok"
+fi
 
 say "done"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Sets up the repository (see setup.sh), runs the unit tests (vitest), then the ONNX backend
-# conformance suite on the CPU EP (on AVX-512 machines also the native suites capped at AVX2). Any
-# failure fails the script. Extra arguments go to vitest.
+# Sets up the repository (see setup.sh), runs the unit tests (vitest; they include both ONNX backend
+# suites, 1.12 and 1.23.1), then the 1.12 suite through the CLI on the CPU EP. On AVX-512 machines the
+# native suites also run capped at AVX2. Any failure fails the script. Extra arguments go to vitest.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -18,7 +18,7 @@ pnpm test "$@"
 if [[ $# -eq 0 ]] && grep -qw avx512f /proc/cpuinfo; then
   echo "test: the CPU EP's native suites again with ONEDNN_MAX_CPU_ISA=AVX2 SWITCHYARD_CPU_VECTOR_ISA=avx2 (this CPU has AVX-512)"
   ONEDNN_MAX_CPU_ISA=AVX2 SWITCHYARD_CPU_VECTOR_ISA=avx2 pnpm vitest run packages/ep-cpu/src/native packages/ep-cpu/src/fusions \
-    packages/ep-cpu/src/conformance.test.ts packages/ep-cpu/src/real-models
+    packages/ep-cpu/src/conformance.test.ts packages/ep-cpu/src/conformance-onnx-1.23.test.ts packages/ep-cpu/src/real-models
 fi
 
 cli=packages/cli/dist/bin.js

@@ -177,5 +177,5 @@ export function expectationsFrom(ep: string, summary: BackendSummary, previous?:
     // Keep a hand-written reason when the outcome did not change.
     tests[r.id] = { outcome: r.outcome, reason: old && old.outcome === r.outcome ? old.reason : r.detail ?? '' };
   }
-  return { ep, suite: 'onnx-1.12-backend', tests };
+  return { ep, suite: previous?.suite ?? 'onnx-1.12-backend', tests };
 }
