@@ -67,6 +67,11 @@ class ModelSpec:
     # manifest says so with `conversion` (the test then compares it with onnxruntime too).
     convert: Optional[Callable[[onnx.ModelProto], onnx.ModelProto]] = None
     conversion: str = ""
+    # Written by another script (named here), not by generate(): a model that needs another torch
+    # than this interpreter's (modern_export.py: torch >= 2.9's dynamo exporter). Listed in the
+    # manifest with `exporter`; generate() refuses it and names the script.
+    external: str = ""
+    exporter: str = ""
 
     @property
     def folder(self) -> str:
@@ -315,6 +320,26 @@ import zoo_custom  # noqa: E402 -- likewise
 SPECS += zoo_vision.SPECS + zoo_custom.SPECS
 
 
+def modern_export_spec(name: str, opset_note: str) -> ModelSpec:
+    return ModelSpec(
+        name=name,
+        committed=True,
+        build=lambda: None,  # never called: external
+        cases=lambda: {"b2": {}},
+        input_names=["images"],
+        output_names=["logits"],
+        description=f"ViT-style encoder (RMSNorm, SDPA attention, GELU tanh) exported by torch 2.13's dynamo exporter, {opset_note}, IR 10; images [2, 3, 32, 32]",
+        external="modern_export.py",
+        exporter="torch 2.13 dynamo",
+    )
+
+
+SPECS += [
+    modern_export_spec("modern_encoder", "its default opset 20 (Gelu, LayerNormalization)"),
+    modern_export_spec("modern_encoder_opset23", "opset 23 (Attention, RMSNormalization)"),
+]
+
+
 def case_files(spec: ModelSpec, case: str) -> Dict[str, Dict[str, str]]:
     return {
         "inputs": {n: f"{case}.in.{n}.npy" for n in spec.input_names},
@@ -335,6 +360,7 @@ def write_manifest() -> None:
                 "model": "model.onnx",
                 "cases": {case: case_files(spec, case) for case in spec.cases()},
                 **({"conversion": spec.conversion} if spec.conversion else {}),
+                **({"exporter": spec.exporter} if spec.exporter else {}),
             }
         )
     text = json.dumps({"opset": OPSET, "torch": torch.__version__, "models": models}, indent=2, ensure_ascii=False) + "\n"
@@ -347,6 +373,8 @@ def as_tuple(out) -> Tuple[torch.Tensor, ...]:
 
 
 def generate(spec: ModelSpec) -> None:
+    if spec.external:
+        raise SystemExit(f"{spec.name} is written by models/{spec.external} (see its docstring), not by generate.py")
     started = time.time()
     folder = os.path.join(HERE, spec.folder)
     # Everything is written to a scratch folder and moved in at the end, model.onnx last: an
@@ -419,7 +447,7 @@ def main() -> int:
             parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
         chosen = [by_name[n] for n in names]
     else:
-        chosen = [s for s in SPECS if args.all or s.committed]
+        chosen = [s for s in SPECS if (args.all or s.committed) and not s.external]
 
     # Known, harmless exporter notes: the LSTM's initial states are inputs (the batch-size warning's
     # own advice), and prim::Constant shape inference only affects value_info, which is optional.

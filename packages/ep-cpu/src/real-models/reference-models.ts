@@ -30,6 +30,8 @@ export interface ModelEntry {
    * ones, which the copy only approximates.
    */
   conversion?: string;
+  /** Set for a file from another exporter than generate.py's torch 1.13 (e.g. 'torch 2.13 dynamo'). */
+  exporter?: string;
 }
 
 export function readManifest(): ModelEntry[] {
