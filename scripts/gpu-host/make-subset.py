@@ -1,7 +1,8 @@
 """Copies the ONNX backend tests whose models use an op the ROCm kernel table claims into DEST,
 smallest first, up to a byte budget (the device tool carries at most 64 MiB in all).
-    /usr/bin/python3 scripts/gpu-host/make-subset.py DEST [budget_mb]
-Prints how many tests were taken and left out."""
+    /usr/bin/python3 scripts/gpu-host/make-subset.py DEST [budget_mb] [SRC]
+SRC defaults to Debian's ONNX 1.12 suite; .cache/onnx-1.23.1/data (written by setup.sh) is the 1.23.1
+node suite. Prints how many tests were taken and left out."""
 import os
 import re
 import shutil
@@ -10,7 +11,7 @@ import sys
 
 import onnx
 
-src = "/usr/share/libonnx-testdata/data"
+src = sys.argv[3] if len(sys.argv) > 3 else "/usr/share/libonnx-testdata/data"
 dest = sys.argv[1]
 budget = float(sys.argv[2] if len(sys.argv) > 2 else 12) * 2**20
 table = open(os.path.join(os.path.dirname(__file__), "../../packages/ep-rocm/src/kernel-table.ts")).read()
@@ -23,6 +24,8 @@ def size(d):
 
 candidates = []
 for suite in ["node", "pytorch-converted", "pytorch-operator", "simple"]:
+    if not os.path.isdir(os.path.join(src, suite)):
+        continue
     for name in sorted(os.listdir(os.path.join(src, suite))):
         d = os.path.join(src, suite, name)
         m = os.path.join(d, "model.onnx")

@@ -121,6 +121,9 @@ describe('rocm capability: reasons as data', () => {
       'gpu',
     ],
     ['Cast to uint8', { inputs: [x()], outputs: [['z', 'uint8']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 2 } }] }, 'dtype'],
+    ['Gelu (opset 20) tanh', { opset: 20, inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { approximate: 'tanh' } }] }, 'gpu'],
+    ['Gelu (opset 20) with an unknown approximation', { opset: 20, inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { approximate: 'cubic' } }] }, "Gelu approximate='cubic'"],
+    ['Gelu at opset 17 (a contrib-style op name, not ONNX Gelu)', { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'opset'],
     ['Relu on rank 7', { inputs: [x([1, 1, 1, 1, 1, 1, 2])], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'attribute: \'x\' has rank 7'],
   ];
   it.each(cases)('%s', (_name, spec, expected) => {

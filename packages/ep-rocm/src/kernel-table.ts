@@ -80,6 +80,7 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('HardSigmoid', 6, { T: FLOATS }),
   row('HardSwish', 14, { T: FLOATS }),
   row('Erf', 9, { T: FLOATS }),
+  row('Gelu', 20, { T: FLOATS }, ['GeluErf', 'GeluTanh']),
   row('Clip', 6, { T: FLOATS }),
   row('Where', 9, { B: ['bool'], T: MOVABLE }),
   row('Cast', 6, { T1: CASTABLE, T2: CASTABLE }),

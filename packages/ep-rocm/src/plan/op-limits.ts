@@ -185,6 +185,10 @@ const resize: Limit = (node, graph) => {
 };
 
 const LIMITS: Record<string, Limit> = {
+  Gelu: (node) => {
+    const approximate = new AttributeReader(node).string('approximate', 'none');
+    return approximate === 'none' || approximate === 'tanh' ? true : `Gelu approximate='${approximate}' is not one of 'none', 'tanh'`;
+  },
   Reshape: knownInputs('the target shape', 1),
   Squeeze: knownInputs('axes', 1),
   Unsqueeze: knownInputs('axes', 1),

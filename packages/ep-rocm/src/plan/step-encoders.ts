@@ -224,6 +224,8 @@ const ENCODERS: Record<string, Encoder> = {
   BatchNormalization: (_n, _g, a) => simple('BatchNormalization', [0, 1, 2, 3, 4], [a.float('epsilon', 1e-5)]),
   ...Object.fromEntries(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'And', 'Or', 'Xor'].map((op) => [op, binary(op)])),
   ...Object.fromEntries(['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Neg', 'Abs', 'Reciprocal', 'Erf', 'HardSwish', 'Softplus', 'Mish', 'Softsign', 'Not'].map((op) => [op, unary(op)])),
+  // The opset-20 Gelu op (current exporters write it): the erf form, or the tanh form when asked.
+  Gelu: (_n, _g, a) => simple(a.string('approximate', 'none') === 'tanh' ? 'GeluTanh' : 'GeluErf', [0]),
   Elu: (_n, _g, a) => simple('Elu', [0], [a.float('alpha', 1)]),
   Selu: (_n, _g, a) => simple('Selu', [0], [a.float('alpha', 1.67326319217681884765625), a.float('gamma', 1.05070102214813232421875)]),
   LeakyRelu: (_n, _g, a) => simple('LeakyRelu', [0], [a.float('alpha', 0.01)]),
