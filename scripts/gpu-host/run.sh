@@ -9,7 +9,9 @@
 #      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
 #      eager baseline), generate (writes models/generated with models/generate.py: they are too
 #      large to travel), startup (fresh-process start-up times), profile (per-step device time of
-#      the batch-32 cases), overhead (wall time besides the GPU: session JS, native call, copies).
+#      the batch-32 cases), overhead (wall time besides the GPU: session JS, native call, copies),
+#      onnx123 (writes the ONNX 1.23.1 node suite with the host's onnx and runs its rocm-claimed tests),
+#      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match).
 #      Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -84,6 +86,22 @@ for stage in $stages; do
       log "stage backend"
       node scripts/gpu-host/backend.mjs "${SWITCHYARD_ONNX_DATA:-$root/.gpu/onnx-data}" "$out" >"$out/backend.log" 2>&1 || status=1
       tail -20 "$out/backend.log" | tee -a "$out/run.log" ;;
+    onnx123)
+      # The ONNX 1.23.1 node suite cannot travel (57 MB): the host's onnx writes it from its own
+      # generators (onnx 1.23.1 there, as in setup.sh's venv), then backend.mjs runs the tests whose
+      # models use an op rocm claims, with ['rocm','cpu'] and with ['cpu'].
+      log "stage onnx123"
+      mkdir -p "$out/onnx123"
+      { python3 scripts/onnx-suite/generate.py "$root/.gpu/onnx123-all" && cat "$root/.gpu/onnx123-all/VERSION" &&
+        python3 scripts/gpu-host/make-subset.py "$root/.gpu/onnx123" 64 "$root/.gpu/onnx123-all"; } >"$out/onnx123/generate.log" 2>&1 || status=1
+      tail -2 "$out/onnx123/generate.log" | tee -a "$out/run.log"
+      node scripts/gpu-host/backend.mjs "$root/.gpu/onnx123" "$out/onnx123" >"$out/onnx123/backend.log" 2>&1 || status=1
+      tail -20 "$out/onnx123/backend.log" | tee -a "$out/run.log" ;;
+    opset)
+      # The committed models converted to opset 21 by the host's onnx: rocm keeps every node it ran.
+      log "stage opset"
+      node scripts/gpu-host/opset-copies.mjs "$out" 21 >"$out/opset.log" 2>&1 || status=1
+      cut -c1-400 "$out/opset.log" | tee -a "$out/run.log" ;;
     models)
       log "stage models"
       node scripts/gpu-host/models.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-20}" >"$out/models.log" 2>&1 || status=1
