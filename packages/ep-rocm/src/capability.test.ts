@@ -124,6 +124,9 @@ describe('rocm capability: reasons as data', () => {
     ['Gelu (opset 20) tanh', { opset: 20, inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { approximate: 'tanh' } }] }, 'gpu'],
     ['Gelu (opset 20) with an unknown approximation', { opset: 20, inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { approximate: 'cubic' } }] }, "Gelu approximate='cubic'"],
     ['Gelu at opset 17 (a contrib-style op name, not ONNX Gelu)', { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'opset'],
+    ['MatMul batched with the same batch dims', { inputs: [x([2, 3, 4, 5]), ['y', 'float32', [2, 3, 5, 6]]], outputs: [['z', 'float32']], nodes: [{ op: 'MatMul', inputs: ['x', 'y'], outputs: ['z'], name: 'n' }] }, 'gpu'],
+    ['MatMul batched against a broadcast (all-1) batch', { inputs: [x(['b', 3, 4, 5]), ['y', 'float32', [1, 1, 5, 6]]], outputs: [['z', 'float32']], nodes: [{ op: 'MatMul', inputs: ['x', 'y'], outputs: ['z'], name: 'n' }] }, 'gpu'],
+    ['MatMul with cross-broadcast batches', { inputs: [x([3, 1, 3, 4]), ['y', 'float32', [1, 2, 4, 2]]], outputs: [['z', 'float32']], nodes: [{ op: 'MatMul', inputs: ['x', 'y'], outputs: ['z'], name: 'n' }] }, 'the strided GEMM cannot broadcast them'],
     ['Relu on rank 7', { inputs: [x([1, 1, 1, 1, 1, 1, 2])], outputs: [['z', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'attribute: \'x\' has rank 7'],
   ];
   it.each(cases)('%s', (_name, spec, expected) => {

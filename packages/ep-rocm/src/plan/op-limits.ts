@@ -184,6 +184,32 @@ const resize: Limit = (node, graph) => {
   return keepsNC ? true : 'Resize must keep N and C (only H and W are resized on rocm)';
 };
 
+/**
+ * The strided GEMM runs one batch of products: each operand either has the output's batch dims or
+ * none (all 1), so [3, 1] × [1, 2] batches (a cross product) cannot be expressed. Symbolic dims count
+ * as equal when they carry the same name; what cannot be shown to fit is declined here rather than
+ * failing when the plan is built.
+ */
+function stridedBatch(graph: Graph, node: Node): true | string {
+  const shapeOf = (name: string) => {
+    const t = graph.typeOf(name);
+    return t?.kind === 'tensor' ? t.shape : undefined;
+  };
+  const y = shapeOf(node.outputs[0]);
+  if (!y) return 'the output rank of the MatMul is unknown';
+  const yBatch = y.slice(0, -2);
+  for (const input of node.inputs.slice(0, 2)) {
+    const dims = shapeOf(input);
+    if (!dims) return `the rank of '${input}' is unknown`;
+    const batch = dims.slice(0, -2);
+    if (batch.every((d) => d === 1)) continue;
+    const offset = yBatch.length - batch.length;
+    if (batch.every((d, i) => d !== undefined && d === yBatch[offset + i]) && yBatch.slice(0, offset).every((d) => d === 1)) continue;
+    return `MatMul batch dims [${batch.join(', ')}] of '${input}' neither match the output's [${yBatch.join(', ')}] nor are all 1: the strided GEMM cannot broadcast them`;
+  }
+  return true;
+}
+
 const LIMITS: Record<string, Limit> = {
   Gelu: (node) => {
     const approximate = new AttributeReader(node).string('approximate', 'none');
@@ -217,7 +243,8 @@ const LIMITS: Record<string, Limit> = {
     const rb = rankOf(graph, node.inputs[1]);
     if (ra === undefined || rb === undefined) return 'operand ranks must be known';
     if (ra < 2 || rb < 2) return 'MatMul with a 1-D operand is not run on rocm';
-    return ra === rb || ra === 2 || rb === 2 ? true : 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
+    if (!(ra === rb || ra === 2 || rb === 2)) return 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
+    return stridedBatch(graph, node);
   },
   Conv: convRank,
   FusedConv: (node, graph) => {
