@@ -16,7 +16,8 @@ const [outDir = '.gpu/out', opsetArg = '21'] = process.argv.slice(2);
 const opset = Number(opsetArg);
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(rocmFactory);
-const copies = join(outDir, `opset${opset}`);
+// The copies stay out of OUT_DIR (only a few files come back from the host).
+const copies = join('.gpu', `opset${opset}`);
 mkdirSync(copies, { recursive: true });
 
 /** Node name → where it ran (and rocm's reason when elsewhere), for the nodes that compute. */

@@ -9,7 +9,14 @@ import { allocateForCopy, type RocmDeviceMemory } from './device-memory.js';
 import { runPlan, type NativeExecutionPlan, type PlanBinding } from './plan/native-plan.js';
 import { foldKnownValues } from './plan/host-values.js';
 import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
+import { MAX_SHAPE_INPUT_ELEMENTS, shapeDecidingInputs } from './plan/shape-inputs.js';
 import type { ResolvedRocmOptions } from './rocm-options.js';
+
+/**
+ * Types a shape-deciding input can have: shape arithmetic is int64 (int32 after a Cast), and the
+ * conditions that pick between shapes (an exporter's `Where(heads differ, …)`) are bool.
+ */
+const SHAPE_INPUT_TYPES: ReadonlySet<DataType> = new Set(['int64', 'int32', 'bool']);
 
 /** Most shapes one partition keeps plans for (each holds an arena); the oldest goes first. */
 const MAX_PLANS_PER_PARTITION = 8;
@@ -30,14 +37,14 @@ function forInference(node: Node): Node {
  * arithmetic inference computes (plan/host-values.ts) becomes initializers of this graph (its own
  * map: the partition's stays as it was), so the plan emits no step for it.
  */
-export function concreteGraph(partition: FusedPartition, inputs: readonly Tensor[]): Graph {
+export function concreteGraph(partition: FusedPartition, inputs: readonly Tensor[], knownInputs?: ReadonlyMap<string, Tensor>): Graph {
   const src = partition.graph;
   const inputInfo: ValueInfo[] = partition.inputNames.map((name, i) => ({ name, type: { kind: 'tensor', elemType: inputs[i].type, shape: [...inputs[i].dims] } }));
   const outputs: ValueInfo[] = src.outputs.map((o) => ({ name: o.name, type: o.type?.kind === 'tensor' ? { kind: 'tensor', elemType: o.type.elemType } : o.type }));
   const initializers = new Map(src.initializers);
   const g = new Graph({ name: src.name, nodes: src.nodes.map(forInference), inputs: inputInfo, outputs, initializers, opsetImports: src.opsetImports });
   const known = new Map<string, KnownValue & { values: number[] }>();
-  inferShapes(g, { onKnownValue: (name, value) => known.set(name, value) });
+  inferShapes(g, { onKnownValue: (name, value) => known.set(name, value), knownInputs });
   for (const [name, tensor] of foldKnownValues(g, src.nodes, known)) initializers.set(name, tensor);
   return g;
 }
@@ -95,11 +102,31 @@ export class RocmPartition implements CompiledPartition {
     return next;
   }
 
-  #planFor(inputs: readonly Tensor[]): PlanEntry {
-    const key = inputs.map((t) => `${t.type}[${t.dims.join(',')}]`).join(';');
+  #shapeInputs?: number[];
+
+  /**
+   * The contents of the small integer inputs that decide shapes inside the partition (see
+   * shape-inputs.ts), read back from the device when another partition computed them: they join the
+   * plan's key, so one plan serves one set of them.
+   */
+  async #knownShapeInputs(inputs: readonly Tensor[]): Promise<Map<string, Tensor>> {
+    this.#shapeInputs ??= shapeDecidingInputs(this.partition);
+    const known = new Map<string, Tensor>();
+    for (const i of this.#shapeInputs) {
+      const t = inputs[i];
+      if (!SHAPE_INPUT_TYPES.has(t.type) || t.size > MAX_SHAPE_INPUT_ELEMENTS) continue;
+      const host = t.location === 'cpu' ? t : new Tensor(t.type, (await t.getData()) as BigInt64Array | Int32Array | Uint8Array, t.dims);
+      known.set(this.partition.inputNames[i], host);
+    }
+    return known;
+  }
+
+  #planFor(inputs: readonly Tensor[], knownInputs: ReadonlyMap<string, Tensor>): PlanEntry {
+    const values = [...knownInputs].map(([name, t]) => `${name}=${Array.from(t.data as ArrayLike<number | bigint>).join(',')}`);
+    const key = [...inputs.map((t) => `${t.type}[${t.dims.join(',')}]`), ...values].join(';');
     const known = this.#plans.get(key);
     if (known) return known;
-    const graph = concreteGraph(this.partition, inputs);
+    const graph = concreteGraph(this.partition, inputs, knownInputs);
     const describe = (nhwcConv: 'always' | 'auto' | false) =>
       buildPlanDescription(graph, this.partition.nodes, this.partition.inputNames, this.partition.outputNames, {
         deviceId: this.options.deviceId,
@@ -172,7 +199,7 @@ export class RocmPartition implements CompiledPartition {
       if (!(v instanceof Tensor)) throw new SwitchyardError('RUNTIME', `rocm partition '${this.partition.name}': input '${this.partition.inputNames[i]}' is not a tensor`);
       return v;
     });
-    const { plan, outputs } = this.#planFor(inputs);
+    const { plan, outputs } = this.#planFor(inputs, await this.#knownShapeInputs(inputs));
     // Host data (staged by copyToDevice) is copied in by the plan itself, inside its one call.
     const sources = inputs.map((t) => {
       const staged = this.memory.stagedSource(t, true);

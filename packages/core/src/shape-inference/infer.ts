@@ -8,7 +8,8 @@ import { type Graph, type Node, type ValueType, subgraphsOf } from '../ir/graph.
 import { InferContext, type SubgraphInferrer, type WarningSink } from './context.js';
 import { mergeTypes } from './dims.js';
 import { valueRules } from './folding.js';
-import { KnownValueStore, isFullyKnown, type KnownValue } from './known-values.js';
+import { KnownValueStore, isFullyKnown, knownFromTensor, type KnownValue } from './known-values.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { SHAPE_RULES } from './rules/index.js';
 import { applySchemaTypes } from './schema-dtypes.js';
 
@@ -24,6 +25,11 @@ export interface InferShapesOptions {
    * input shapes turns these into constants instead of running them. Default: ignore.
    */
   onKnownValue?: (name: string, value: KnownValue & { values: number[] }) => void;
+  /**
+   * Contents of graph inputs known to the caller (a compiling EP holding a run's small int64 inputs
+   * that feed Reshape/Expand targets): inference folds through them as through initializers.
+   */
+  knownInputs?: ReadonlyMap<string, Tensor>;
 }
 
 /**
@@ -32,7 +38,9 @@ export interface InferShapesOptions {
  */
 export function inferShapes(graph: Graph, options: InferShapesOptions = {}): void {
   const warn: WarningSink = options.onWarning ?? (() => {});
-  inferGraph(graph, new KnownValueStore(graph), warn, options.onKnownValue);
+  const values = new KnownValueStore(graph);
+  for (const [name, tensor] of options.knownInputs ?? []) values.set(name, knownFromTensor(tensor));
+  inferGraph(graph, values, warn, options.onKnownValue);
 }
 
 function inferGraph(graph: Graph, values: KnownValueStore, warn: WarningSink, onKnownValue?: InferShapesOptions['onKnownValue']): void {
