@@ -22,6 +22,9 @@ import { randomNormalKernel } from './RandomNormal.js';
 import { randomNormalLikeKernel } from './RandomNormalLike.js';
 import { bernoulliKernel } from './Bernoulli.js';
 import { multinomialKernel } from './Multinomial.js';
+import { stringConcatKernel } from './StringConcat.js';
+import { stringSplitKernel } from './StringSplit.js';
+import { regexFullMatchKernel } from './RegexFullMatch.js';
 
 export const extraKernels: KernelDef[] = [
   negativeLogLikelihoodLossKernel,
@@ -46,4 +49,7 @@ export const extraKernels: KernelDef[] = [
   randomNormalLikeKernel,
   bernoulliKernel,
   multinomialKernel,
+  stringConcatKernel,
+  stringSplitKernel,
+  regexFullMatchKernel,
 ];
