@@ -25,6 +25,9 @@ import { multinomialKernel } from './Multinomial.js';
 import { stringConcatKernel } from './StringConcat.js';
 import { stringSplitKernel } from './StringSplit.js';
 import { regexFullMatchKernel } from './RegexFullMatch.js';
+import { centerCropPadKernel } from './CenterCropPad.js';
+import { col2ImKernel } from './Col2Im.js';
+import { affineGridKernel } from './AffineGrid.js';
 
 export const extraKernels: KernelDef[] = [
   negativeLogLikelihoodLossKernel,
@@ -52,4 +55,7 @@ export const extraKernels: KernelDef[] = [
   stringConcatKernel,
   stringSplitKernel,
   regexFullMatchKernel,
+  centerCropPadKernel,
+  col2ImKernel,
+  affineGridKernel,
 ];
