@@ -28,6 +28,7 @@ import { regexFullMatchKernel } from './RegexFullMatch.js';
 import { centerCropPadKernel } from './CenterCropPad.js';
 import { col2ImKernel } from './Col2Im.js';
 import { affineGridKernel } from './AffineGrid.js';
+import { deformConvKernel } from './DeformConv.js';
 
 export const extraKernels: KernelDef[] = [
   negativeLogLikelihoodLossKernel,
@@ -58,4 +59,5 @@ export const extraKernels: KernelDef[] = [
   centerCropPadKernel,
   col2ImKernel,
   affineGridKernel,
+  deformConvKernel,
 ];
