@@ -1,7 +1,7 @@
 import { SwitchyardError, defineKernel } from '@switchyard/core';
 import { NUMERIC_AND_BOOL } from '../math/dtypes.js';
 import { binaryKernel } from '../math/elementwise.js';
-import { broadcastPair } from '../math/broadcast.js';
+import { broadcastIndex, broadcastShape } from '../math/broadcast.js';
 
 /** ONNX Equal */
 export const equalKernel = defineKernel({
@@ -36,10 +36,11 @@ export const equalStringKernel = defineKernel({
       if (a.type !== 'string' || b.type !== 'string') {
         throw new SwitchyardError('INVALID_ARGUMENT', `Equal: string Equal needs two string tensors, got ${a.type} and ${b.type}`);
       }
-      const { dims, ia, ib } = broadcastPair(a.dims, b.dims, 'Equal');
+      const dims = broadcastShape([a.dims, b.dims], 'Equal');
+      const out = ctx.output(0, 'bool', dims); // the size is checked before the index tables are built
+      const [ia, ib] = [broadcastIndex(a.dims, dims, 'Equal'), broadcastIndex(b.dims, dims, 'Equal')];
       const as = a.data as string[];
       const bs = b.data as string[];
-      const out = ctx.output(0, 'bool', dims);
       for (let i = 0; i < ia.length; i++) out.data[i] = as[ia[i]] === bs[ib[i]] ? 1 : 0;
       return [out];
     },

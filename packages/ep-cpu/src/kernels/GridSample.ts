@@ -16,6 +16,9 @@ const FLOAT_TYPES = ['float32', 'float64', 'float16'] as const;
 
 type Mode = 'linear' | 'nearest' | 'cubic';
 
+/** 4^8: cubic over 8 spatial dims, linear over 16; beyond that no real model goes. */
+const MAX_TAP_COMBINATIONS = 65536;
+
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new SwitchyardError('INVALID_MODEL', `${OP}: ${what} must be one of ${allowed.join(', ')}, got '${value}'`);
@@ -68,6 +71,10 @@ export const gridSampleKernel = tensorKernel({
         const r = x.dims.length - 2;
         if (r < 1 || (opset < 20 && r !== 2)) {
           throw new SwitchyardError('INVALID_SHAPE', `${OP}: X must be ${opset < 20 ? '4-D [N, C, H, W]' : '[N, C, D1, …]'} at opset ${opset}, got [${x.dims.join(', ')}]`);
+        }
+        // Each output point combines taps^r input points: keep that table small.
+        if ((mode === 'cubic' ? 4 : 2) ** r > MAX_TAP_COMBINATIONS) {
+          throw new SwitchyardError('UNSUPPORTED', `${OP}: ${r} spatial dims in ${mode} mode need more than ${MAX_TAP_COMBINATIONS} taps per sample`);
         }
         const [N, C] = x.dims;
         const spatial = x.dims.slice(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Tensor } from '@switchyard/core';
-import { runKernel } from '@switchyard/core/testing';
+import { runKernel, type PlainAttribute } from '@switchyard/core/testing';
 import { f32, i64, plain } from '../tensor-ops/test-util.js';
 import { labelEncoderKernel } from './LabelEncoder.js';
 import { treeEnsembleKernel } from './TreeEnsemble.js';
@@ -21,7 +21,7 @@ describe('LabelEncoder', () => {
   it('matches NaN float keys, lets a repeated key keep its last value, and defaults to -0', async () => {
     const attributes = { keys_floats: { floats: [NaN, 1, 1] }, values_floats: { floats: [10, 20, 30] } };
     const [y] = await runKernel(labelEncoderKernel, [f32([NaN, 1, 2], [3])], { opset: 4, domain: ML, attributes });
-    expect(Array.from(y!.data as Float32Array)).toEqual([10, 30, -0]);
+    expect(Array.from((y as Tensor).data as Float32Array)).toEqual([10, 30, -0]);
   });
 
   it('refuses two key lists, mismatched lengths, and an input of another type than the keys', async () => {
@@ -35,7 +35,7 @@ describe('LabelEncoder', () => {
 });
 
 /** One stump on feature 0 (x ≤ 0.5 → leaf 0, else leaf 1), two targets. */
-function stump(extra: Record<string, unknown> = {}) {
+function stump(extra: Record<string, PlainAttribute> = {}): Record<string, PlainAttribute> {
   return {
     nodes_featureids: [0],
     nodes_modes: new Tensor('uint8', Uint8Array.from([0]), [1]),
@@ -49,7 +49,7 @@ function stump(extra: Record<string, unknown> = {}) {
     leaf_weights: f32([1, 3], [2]),
     n_targets: 2,
     ...extra,
-  } as Record<string, never>;
+  };
 }
 
 describe('TreeEnsemble', () => {
@@ -57,11 +57,11 @@ describe('TreeEnsemble', () => {
     const x = f32([0, 1], [2, 1]);
     const [s] = await runKernel(treeEnsembleKernel, [x], { opset: 5, domain: ML, attributes: stump({ post_transform: 1 }) });
     const e = Math.exp(1);
-    const soft = Array.from(s!.data as Float32Array);
+    const soft = Array.from((s as Tensor).data as Float32Array);
     expect(soft[0]).toBeCloseTo(e / (e + 1), 6);
     expect(soft[3]).toBeCloseTo(Math.exp(3) / (Math.exp(3) + 1), 6);
     const [l] = await runKernel(treeEnsembleKernel, [x], { opset: 5, domain: ML, attributes: stump({ post_transform: 2 }) });
-    expect(Array.from(l!.data as Float32Array)[0]).toBeCloseTo(1 / (1 + Math.exp(-1)), 6);
+    expect(Array.from((l as Tensor).data as Float32Array)[0]).toBeCloseTo(1 / (1 + Math.exp(-1)), 6);
   });
 
   it('sends NaN down the branch nodes_missing_value_tracks_true names', async () => {

@@ -1,6 +1,7 @@
 /** StringConcat (opset 20): elementwise `X + Y` over string tensors, with NumPy broadcasting. */
-import { SwitchyardError, Tensor } from '@switchyard/core';
-import { broadcastPair } from '../math/broadcast.js';
+import { SwitchyardError } from '@switchyard/core';
+import { broadcastIndex, broadcastShape } from '../math/broadcast.js';
+import { allocOutput } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 const OP = 'StringConcat';
@@ -16,12 +17,14 @@ export const stringConcatKernel = tensorKernel({
       if (x.type !== 'string' || y.type !== 'string') {
         throw new SwitchyardError('INVALID_ARGUMENT', `${OP}: inputs must be string tensors, got ${x.type} and ${y.type}`);
       }
-      const { dims, ia, ib } = broadcastPair(x.dims, y.dims, OP);
+      const dims = broadcastShape([x.dims, y.dims], OP);
+      const out = allocOutput(ctx, 0, 'string', dims); // the size is checked before the index tables are built
+      const [ix, iy] = [broadcastIndex(x.dims, dims, OP), broadcastIndex(y.dims, dims, OP)];
       const xs = x.data as string[];
       const ys = y.data as string[];
-      const out = new Array<string>(ia.length);
-      for (let i = 0; i < ia.length; i++) out[i] = xs[ia[i]] + ys[ib[i]];
-      return [new Tensor('string', out, dims)];
+      const z = out.data as string[];
+      for (let i = 0; i < z.length; i++) z[i] = xs[ix[i]] + ys[iy[i]];
+      return [out];
     },
   }),
 });

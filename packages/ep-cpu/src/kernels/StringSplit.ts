@@ -4,7 +4,8 @@
  * Y gains a last axis as long as the most parts any element has; shorter rows are padded with "".
  * Z holds each element's part count.
  */
-import { SwitchyardError, Tensor, elementCount } from '@switchyard/core';
+import { SwitchyardError } from '@switchyard/core';
+import { allocOutput } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 const OP = 'StringSplit';
@@ -70,13 +71,14 @@ export const stringSplitKernel = tensorKernel({
         const rows = (x.data as string[]).map(split);
         const width = rows.reduce((m, r) => Math.max(m, r.length), 0);
         const dims = [...x.dims, width];
-        const y = new Array<string>(elementCount(dims, OP)).fill('');
+        const out = allocOutput(ctx, 0, 'string', dims); // filled with '' (the padding)
+        const y = out.data as string[];
         const z = ctx.output(1, 'int64', x.dims);
         rows.forEach((r, i) => {
           for (let j = 0; j < r.length; j++) y[i * width + j] = r[j];
           z.data[i] = BigInt(r.length);
         });
-        return [new Tensor('string', y, dims), z];
+        return [out, z];
       },
     };
   },

@@ -51,6 +51,7 @@ function readForest(attrs: AttributeReader): Forest {
   const features = Int32Array.from(attrs.ints('nodes_featureids'));
   const n = features.length;
   const modesT = tensorAttr(attrs, 'nodes_modes');
+  if (modesT.type !== 'uint8') throw new SwitchyardError('INVALID_MODEL', `${OP}: nodes_modes must be a uint8 tensor, got ${modesT.type}`);
   const modes = Uint8Array.from(modesT.data as ArrayLike<number>);
   const splits = Float64Array.from(floatData(tensorAttr(attrs, 'nodes_splits'), `${OP} nodes_splits`));
   const trueIds = Int32Array.from(attrs.ints('nodes_truenodeids'));

@@ -104,16 +104,15 @@ export function compileRe2FullMatch(pattern: string, op: string): RegExp {
       else if (rest.startsWith('P<')) out += '(?<';
       else if (rest.startsWith('<') && !rest.startsWith('<=') && !rest.startsWith('<!')) out += '(?<';
       else refuse(op, pattern, 'uses a (? group other than (?:, (?P<name> or a leading flag group');
-      i += rest.startsWith('P<') ? 4 : rest.startsWith(':') ? 3 : 3;
+      i += rest.startsWith('P<') ? 4 : 3; // past '(?P<', or past '(?:' / '(?<'
       continue;
     }
     if (c === '.' && !dotAll) out += '[^\\n]';
     else out += c;
     i++;
   }
-  const jsFlags = flags.replace('s', '');
   try {
-    return new RegExp(`^(?:${out})$`, dotAll ? jsFlags + 's' : jsFlags);
+    return new RegExp(`^(?:${out})$`, flags);
   } catch (err) {
     return refuse(op, pattern, `does not compile (${(err as Error).message})`);
   }

@@ -177,12 +177,3 @@ export function broadcastIndex(from: readonly number[], to: readonly number[], w
   for (let r = 0; r < plan.outer; r++) for (let j = 0; j < plan.inner; j++) out[o++] = off[r] + j * st;
   return out;
 }
-
-/**
- * The common shape of two operands and, per output element, the flat index each reads: for kernels
- * over elements that no typed loop serves (strings).
- */
-export function broadcastPair(a: readonly number[], b: readonly number[], what = 'broadcast'): { dims: number[]; ia: Int32Array; ib: Int32Array } {
-  const dims = broadcastShape([a, b], what);
-  return { dims, ia: broadcastIndex(a, dims, what), ib: broadcastIndex(b, dims, what) };
-}
