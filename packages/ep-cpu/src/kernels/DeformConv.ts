@@ -23,7 +23,7 @@ function shapeText(dims: readonly number[]): string {
   return `[${dims.join(', ')}]`;
 }
 
-/** Sampling taps of one offset group: per (kernel tap, output position), 2^r input offsets and weights. */
+/** Sampling taps of one offset group: per (kernel tap, output position), 2^r input offsets (−1: outside) and weights. */
 interface Taps {
   offsets: Int32Array;
   weights: Float64Array;
@@ -105,7 +105,10 @@ export const deformConvKernel = tensorKernel({
               const base = (n * C + c) * plane;
               for (let t = 0; t < K * O; t++) {
                 let v = 0;
-                for (let j = t * corners; j < (t + 1) * corners; j++) v += taps.weights[j] * xs[base + taps.offsets[j]];
+                for (let j = t * corners; j < (t + 1) * corners; j++) {
+                  const at = taps.offsets[j];
+                  if (at >= 0) v += taps.weights[j] * xs[base + at]; // skipped outside: 0·Inf would be NaN
+                }
                 col[t] = v;
               }
               // Fold channel c into the outputs of its convolution group.
@@ -156,8 +159,7 @@ export const deformConvKernel = tensorKernel({
                   const up = (corner >> (r - 1 - d)) & 1;
                   const i = lo[d] + up;
                   if (!(i >= 0 && i < image[d])) {
-                    wt = 0;
-                    off = 0;
+                    off = -1; // outside the image: reads zero
                     break;
                   }
                   off = off * image[d] + i;
