@@ -6,5 +6,6 @@ import { nnKernels } from './kernels/nn-kernels.js';
 import { controlFlowKernels } from './kernels/control-flow-kernels.js';
 import { fusedKernels } from './kernels/fused-kernels.js';
 import { extraKernels } from './kernels/extra-kernels.js';
+import { mlKernels } from './kernels/ml-kernels.js';
 
-export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels, ...controlFlowKernels, ...extraKernels, ...fusedKernels];
+export const typescriptKernels: readonly KernelDef[] = [...mathKernels, ...tensorKernels, ...nnKernels, ...controlFlowKernels, ...extraKernels, ...mlKernels, ...fusedKernels];

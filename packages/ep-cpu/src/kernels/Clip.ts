@@ -25,6 +25,9 @@ function bound(t: Tensor | undefined, fallback: number, name: string, type: stri
 
 function run(ctx: KernelRunContext, s: ElementwiseSpec, lo: number, hi: number, blo: bigint, bhi: bigint) {
   const x = ctx.input(0);
+  // Clip is min(max(x, lo), hi): with lo > hi every (non-NaN) value becomes hi.
+  if (lo > hi) lo = hi;
+  if (blo > bhi) blo = bhi;
   const out = ctx.output(0, x.type, x.dims);
   computeUnary(s, x, out, [lo, hi, blo, bhi]);
   return [out];

@@ -1,6 +1,10 @@
 /**
- * GridSample (opset 16): samples X [N, C, H, W] at the positions of grid [N, H_out, W_out, 2] (x, y in
- * [−1, 1]) with bilinear, nearest or bicubic interpolation; output [N, C, H_out, W_out].
+ * GridSample: samples X [N, C, D1 … Dr] at the positions of grid [N, O1 … Or', r] (coordinates in
+ * [−1, 1], innermost spatial dim first) with linear, nearest or cubic interpolation; output
+ * [N, C, O1 … Or']. Opset 16 takes only 2-D images and names the modes bilinear/bicubic; opset 20
+ * renames them linear/cubic and allows any number of spatial dims (volumetric 3-D and beyond).
+ * Interpolation is separable: each spatial dim contributes 1, 2 or 4 taps with weights, and the
+ * sample is the weighted sum over every combination of taps.
  */
 import { SwitchyardError } from '@switchyard/core';
 import { floatData, floatOutput } from '../nn/float-io.js';
@@ -10,82 +14,124 @@ import { cubicWeights, padCoordinate, roundHalfToEven, unnormalize, type GridPad
 const OP = 'GridSample';
 const FLOAT_TYPES = ['float32', 'float64', 'float16'] as const;
 
-type Mode = 'bilinear' | 'nearest' | 'bicubic';
+type Mode = 'linear' | 'nearest' | 'cubic';
+
+/** 4^8: cubic over 8 spatial dims, linear over 16; beyond that no real model goes. */
+const MAX_TAP_COMBINATIONS = 65536;
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new SwitchyardError('INVALID_MODEL', `${OP}: ${what} must be one of ${allowed.join(', ')}, got '${value}'`);
 }
 
+/** The node's mode in opset-20 names (opset 16 spells two of them bilinear and bicubic). */
+function readMode(name: string, opset: number): Mode {
+  if (opset >= 20) return oneOf<Mode>(name, ['linear', 'nearest', 'cubic'], 'mode');
+  const legacy = oneOf(name, ['bilinear', 'nearest', 'bicubic'], 'mode');
+  return legacy === 'bilinear' ? 'linear' : legacy === 'bicubic' ? 'cubic' : 'nearest';
+}
+
+/**
+ * Writes one spatial dim's taps for position `p` (pixel units) into idx/w; returns how many. Cubic
+ * folds each tap index by the padding mode; linear and nearest fold the position first, as PyTorch.
+ */
+function taps(mode: Mode, p: number, size: number, padding: GridPadding, align: boolean, idx: Float64Array, w: Float64Array): number {
+  if (mode === 'cubic') {
+    const f = Math.floor(p);
+    cubicWeights(p - f, w);
+    for (let k = 0; k < 4; k++) idx[k] = padCoordinate(f - 1 + k, size, padding, align);
+    return 4;
+  }
+  const s = padCoordinate(p, size, padding, align);
+  if (mode === 'nearest') {
+    idx[0] = roundHalfToEven(s);
+    w[0] = 1;
+    return 1;
+  }
+  const f = Math.floor(s);
+  idx[0] = f;
+  idx[1] = f + 1;
+  w[1] = s - f;
+  w[0] = 1 - w[1];
+  return 2;
+}
+
 export const gridSampleKernel = tensorKernel({
   opType: OP,
   sinceVersion: 16,
   typeConstraints: { T1: FLOAT_TYPES, T2: FLOAT_TYPES },
-  create({ attrs }) {
-    const mode = oneOf<Mode>(attrs.string('mode', 'bilinear'), ['bilinear', 'nearest', 'bicubic'], 'mode');
+  create({ attrs, opset }) {
+    const mode = readMode(attrs.string('mode', opset >= 20 ? 'linear' : 'bilinear'), opset);
     const padding = oneOf<GridPadding>(attrs.string('padding_mode', 'zeros'), ['zeros', 'border', 'reflection'], 'padding_mode');
     const align = attrs.int('align_corners', 0) !== 0;
     return {
       run(ctx) {
         const x = ctx.input(0);
         const grid = ctx.input(1);
-        if (x.dims.length !== 4) throw new SwitchyardError('INVALID_SHAPE', `${OP}: X must be 4-D [N, C, H, W], got [${x.dims.join(', ')}]`);
-        const [N, C, H, W] = x.dims;
-        if (grid.dims.length !== 4 || grid.dims[0] !== N || grid.dims[3] !== 2) {
-          throw new SwitchyardError('INVALID_SHAPE', `${OP}: grid must be [${N}, H_out, W_out, 2], got [${grid.dims.join(', ')}]`);
+        const r = x.dims.length - 2;
+        if (r < 1 || (opset < 20 && r !== 2)) {
+          throw new SwitchyardError('INVALID_SHAPE', `${OP}: X must be ${opset < 20 ? '4-D [N, C, H, W]' : '[N, C, D1, …]'} at opset ${opset}, got [${x.dims.join(', ')}]`);
         }
-        const [, Ho, Wo] = grid.dims;
+        // Each output point combines taps^r input points: keep that table small.
+        if ((mode === 'cubic' ? 4 : 2) ** r > MAX_TAP_COMBINATIONS) {
+          throw new SwitchyardError('UNSUPPORTED', `${OP}: ${r} spatial dims in ${mode} mode need more than ${MAX_TAP_COMBINATIONS} taps per sample`);
+        }
+        const [N, C] = x.dims;
+        const spatial = x.dims.slice(2);
+        if (grid.dims.length !== r + 2 || grid.dims[0] !== N || grid.dims[r + 1] !== r) {
+          throw new SwitchyardError('INVALID_SHAPE', `${OP}: grid must be [${N}, …${r} output dims, ${r}], got [${grid.dims.join(', ')}]`);
+        }
+        const outSpatial = grid.dims.slice(1, r + 1);
+        const points = outSpatial.reduce((a, b) => a * b, 1);
+        const plane = spatial.reduce((a, b) => a * b, 1);
         const xs = floatData(x, `${OP} X`);
         const g = floatData(grid, `${OP} grid`);
-        const out = floatOutput(ctx, 0, x.type, [N, C, Ho, Wo]);
+        const out = floatOutput(ctx, 0, x.type, [N, C, ...outSpatial]);
         const y = out.data;
-        const plane = H * W;
-        // Reads pixel (iy, ix) of one channel plane; positions outside the image read 0 (the zeros padding
-        // mode, and the far bilinear taps of a position on the last row/column, whose weight is 0 anyway).
-        const at = (base: number, iy: number, ix: number) => (ix >= 0 && ix < W && iy >= 0 && iy < H ? xs[base + iy * W + ix] : 0);
-        const wx = new Float64Array(4);
-        const wy = new Float64Array(4);
+        const tapIdx = spatial.map(() => new Float64Array(4));
+        const tapW = spatial.map(() => new Float64Array(4));
+        const tapCount = new Int32Array(r);
+        const maxCombos = 4 ** r;
+        const comboOffset = new Int32Array(maxCombos);
+        const comboWeight = new Float64Array(maxCombos);
+        const k = new Int32Array(r);
         for (let n = 0; n < N; n++) {
-          for (let oy = 0; oy < Ho; oy++) {
-            for (let ox = 0; ox < Wo; ox++) {
-              const gi = ((n * Ho + oy) * Wo + ox) * 2;
-              const px = unnormalize(g[gi], W, align);
-              const py = unnormalize(g[gi + 1], H, align);
-              const o = oy * Wo + ox;
-              if (mode === 'bicubic') {
-                // Taps are taken around the unpadded position; each tap index is folded by the padding mode.
-                const fx = Math.floor(px);
-                const fy = Math.floor(py);
-                cubicWeights(px - fx, wx);
-                cubicWeights(py - fy, wy);
-                const tx = [0, 1, 2, 3].map((k) => padCoordinate(fx - 1 + k, W, padding, align));
-                const ty = [0, 1, 2, 3].map((k) => padCoordinate(fy - 1 + k, H, padding, align));
-                for (let c = 0; c < C; c++) {
-                  const base = (n * C + c) * plane;
-                  let v = 0;
-                  for (let j = 0; j < 4; j++) for (let i = 0; i < 4; i++) v += wy[j] * wx[i] * at(base, ty[j], tx[i]);
-                  y[(n * C + c) * Ho * Wo + o] = v;
+          for (let o = 0; o < points; o++) {
+            const gi = (n * points + o) * r;
+            // grid's last axis lists coordinates innermost dim first: entry j is spatial dim r − 1 − j.
+            for (let d = 0; d < r; d++) {
+              const p = unnormalize(g[gi + r - 1 - d], spatial[d], align);
+              tapCount[d] = taps(mode, p, spatial[d], padding, align, tapIdx[d], tapW[d]);
+            }
+            // Every combination of taps that lands inside the image (outside reads are zero).
+            let combos = 0;
+            k.fill(0);
+            for (;;) {
+              let off = 0;
+              let w = 1;
+              let inside = true;
+              for (let d = 0; d < r; d++) {
+                const i = tapIdx[d][k[d]];
+                if (!(i >= 0 && i < spatial[d])) {
+                  inside = false;
+                  break;
                 }
-                continue;
+                off = off * spatial[d] + i;
+                w *= tapW[d][k[d]];
               }
-              const sx = padCoordinate(px, W, padding, align);
-              const sy = padCoordinate(py, H, padding, align);
-              if (mode === 'nearest') {
-                const ix = roundHalfToEven(sx);
-                const iy = roundHalfToEven(sy);
-                for (let c = 0; c < C; c++) y[(n * C + c) * Ho * Wo + o] = at((n * C + c) * plane, iy, ix);
-                continue;
+              if (inside) {
+                comboOffset[combos] = off;
+                comboWeight[combos++] = w;
               }
-              const x0 = Math.floor(sx);
-              const y0 = Math.floor(sy);
-              const ax = sx - x0;
-              const ay = sy - y0;
-              for (let c = 0; c < C; c++) {
-                const base = (n * C + c) * plane;
-                const top = at(base, y0, x0) * (1 - ax) + at(base, y0, x0 + 1) * ax;
-                const bottom = at(base, y0 + 1, x0) * (1 - ax) + at(base, y0 + 1, x0 + 1) * ax;
-                y[(n * C + c) * Ho * Wo + o] = top * (1 - ay) + bottom * ay;
-              }
+              let d = r - 1;
+              while (d >= 0 && ++k[d] === tapCount[d]) k[d--] = 0;
+              if (d < 0) break;
+            }
+            for (let c = 0; c < C; c++) {
+              const base = (n * C + c) * plane;
+              let v = 0;
+              for (let j = 0; j < combos; j++) v += comboWeight[j] * xs[base + comboOffset[j]];
+              y[(n * C + c) * points + o] = v;
             }
           }
         }

@@ -102,6 +102,24 @@ describe('DFT', () => {
     await expect(runKernel(dftKernel, [f32([1, 2, 3], [1, 1, 3])])).rejects.toMatchObject({ code: 'INVALID_SHAPE' });
     await expect(runKernel(dftKernel, [f32([1, 2], [1, 2, 1]), scalar(0)])).rejects.toMatchObject({ code: 'RUNTIME' });
   });
+
+  it('inverts a one-sided spectrum to a real signal of odd or even length (numpy irfft)', async () => {
+    // numpy.fft.irfft([1, 2-1j, 0.5+3j], n) for n = 5 and 4 (n = 4 ignores bin 2's imaginary part).
+    const bins = f32([1, 0, 2, -1, 0.5, 3], [1, 3, 2]);
+    const [odd] = await runKernel(dftKernel, [bins, scalar(5)], { attributes: { inverse: 1, onesided: 1 } });
+    expectClose(odd, [1, 5, 1], [1.2, -0.0395095, 0.9909717, -1.7617921, 0.6103299], 1e-6);
+    const [even] = await runKernel(dftKernel, [bins], { attributes: { inverse: 1, onesided: 1 } });
+    expectClose(even, [1, 4, 1], [1.375, 0.625, -0.625, -0.375], 1e-6);
+  });
+
+  it('takes the axis as an input from opset 20 (default −2) and refuses the complex axis', async () => {
+    const x = f32([1, 2, 3, 4], [1, 2, 2, 1]);
+    const [byDefault] = await runKernel(dftKernel, [x], { opset: 20 });
+    expectClose(byDefault, [1, 2, 2, 2], [3, 0, -1, 0, 7, 0, -1, 0], 1e-6);
+    const [outer] = await runKernel(dftKernel, [x, undefined, scalar(1)], { opset: 20 });
+    expectClose(outer, [1, 2, 2, 2], [4, 0, 6, 0, -2, 0, -2, 0], 1e-6);
+    await expect(runKernel(dftKernel, [x, undefined, scalar(-1)], { opset: 20 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
 });
 
 describe('STFT', () => {

@@ -4,13 +4,23 @@ import { allocOutput, checkMovable, copyRun, TENSOR_TYPES } from '../tensor-ops/
 import { normalizeAxis, product, readInts } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
-/** Part sizes along a dim of `size`: the given ones (checked), or `parts` equal parts. */
-export function splitSizes(size: number, given: readonly number[] | undefined, parts: number, op: string): number[] {
+/**
+ * Part sizes along a dim of `size`: the given ones (checked), or `parts` equal parts. With `uneven`
+ * (Split 18's `num_outputs`), a dim that does not divide gets parts of ceil(size / parts) and a
+ * smaller last one.
+ */
+export function splitSizes(size: number, given: readonly number[] | undefined, parts: number, op: string, uneven = false): number[] {
   if (given) {
     if (given.some((s) => s < 0) || given.reduce((a, b) => a + b, 0) !== size) {
       throw new SwitchyardError('INVALID_SHAPE', `${op}: split [${given.join(', ')}] does not add up to the dimension ${size}`);
     }
     return [...given];
+  }
+  if (uneven && parts > 0 && size % parts !== 0) {
+    const chunk = Math.ceil(size / parts);
+    const last = size - chunk * (parts - 1);
+    if (last < 0) throw new SwitchyardError('INVALID_SHAPE', `${op}: a dimension of ${size} cannot be cut into ${parts} chunks of ${chunk}`);
+    return [...new Array<number>(parts - 1).fill(chunk), last];
   }
   if (parts <= 0 || size % parts !== 0) {
     throw new SwitchyardError('INVALID_SHAPE', `${op}: a dimension of ${size} does not split into ${parts} equal parts`);
@@ -47,14 +57,22 @@ export function splitPlan(attrs: AttributeReader, opset: number, parts: number):
   const splitAttr = attrs.has('split') ? attrs.ints('split') : undefined;
   // Opset 2–12 have no split input; opset 1 and 13+ do.
   const splitFromInput = opset < 2 || opset >= 13;
+  // Opset 18 names the output count in `num_outputs`; then the last part may be smaller.
+  const numOutputs = opset >= 18 && attrs.has('num_outputs') ? attrs.int('num_outputs') : undefined;
+  if (numOutputs !== undefined && numOutputs !== parts) {
+    throw new SwitchyardError('INVALID_MODEL', `Split: num_outputs is ${numOutputs} but the node has ${parts} outputs`);
+  }
   return (ctx, x) => {
     const axis = normalizeAxis(axisAttr, x.dims.length, 'Split');
     const splitT = splitFromInput ? ctx.optionalInput(1) : undefined;
+    if (splitT && numOutputs !== undefined) {
+      throw new SwitchyardError('INVALID_MODEL', 'Split: the split input and the num_outputs attribute are exclusive');
+    }
     const given = splitT ? readInts(splitT, 'Split split') : splitAttr;
     if (given && given.length !== parts) {
       throw new SwitchyardError('INVALID_SHAPE', `Split: ${given.length} sizes given for ${parts} outputs`);
     }
-    return { axis, sizes: splitSizes(x.dims[axis], given, parts, 'Split') };
+    return { axis, sizes: splitSizes(x.dims[axis], given, parts, 'Split', numOutputs !== undefined) };
   };
 }
 

@@ -22,6 +22,13 @@ import { randomNormalKernel } from './RandomNormal.js';
 import { randomNormalLikeKernel } from './RandomNormalLike.js';
 import { bernoulliKernel } from './Bernoulli.js';
 import { multinomialKernel } from './Multinomial.js';
+import { stringConcatKernel } from './StringConcat.js';
+import { stringSplitKernel } from './StringSplit.js';
+import { regexFullMatchKernel } from './RegexFullMatch.js';
+import { centerCropPadKernel } from './CenterCropPad.js';
+import { col2ImKernel } from './Col2Im.js';
+import { affineGridKernel } from './AffineGrid.js';
+import { deformConvKernel } from './DeformConv.js';
 
 export const extraKernels: KernelDef[] = [
   negativeLogLikelihoodLossKernel,
@@ -46,4 +53,11 @@ export const extraKernels: KernelDef[] = [
   randomNormalLikeKernel,
   bernoulliKernel,
   multinomialKernel,
+  stringConcatKernel,
+  stringSplitKernel,
+  regexFullMatchKernel,
+  centerCropPadKernel,
+  col2ImKernel,
+  affineGridKernel,
+  deformConvKernel,
 ];

@@ -58,7 +58,7 @@ import { bitwiseAndKernel } from './BitwiseAnd.js';
 import { bitwiseOrKernel } from './BitwiseOr.js';
 import { bitwiseXorKernel } from './BitwiseXor.js';
 import { bitwiseNotKernel } from './BitwiseNot.js';
-import { equalKernel } from './Equal.js';
+import { equalKernel, equalStringKernel } from './Equal.js';
 import { greaterKernel } from './Greater.js';
 import { lessKernel } from './Less.js';
 import { greaterOrEqualKernel } from './GreaterOrEqual.js';
@@ -141,6 +141,7 @@ export const mathKernels: KernelDef[] = [
   bitwiseXorKernel,
   bitwiseNotKernel,
   equalKernel,
+  equalStringKernel,
   greaterKernel,
   lessKernel,
   greaterOrEqualKernel,
