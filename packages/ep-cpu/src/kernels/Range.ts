@@ -1,12 +1,13 @@
 /** Range: ceil((limit − start) / delta) values; 64-bit ints in bigint arithmetic, the count checked before allocating. */
 import { SwitchyardError, elementCount } from '@switchyard/core';
+import { toNumbers, writeNumbers } from '../math/numeric.js';
 import { allocOutput } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 export const rangeKernel = tensorKernel({
   opType: 'Range',
   sinceVersion: 11,
-  typeConstraints: { T: ['float32', 'float64', 'int16', 'int32', 'int64'] },
+  typeConstraints: { T: ['float32', 'float64', 'float16', 'bfloat16', 'int16', 'int32', 'int64'] },
   create: () => ({
     run(ctx) {
       const [s, l, d] = [ctx.input(0), ctx.input(1), ctx.input(2)];
@@ -27,18 +28,19 @@ export const rangeKernel = tensorKernel({
         for (let i = 0; i < count; i++) o[i] = start + BigInt(i) * delta;
         return [out];
       }
-      if (type === 'string' || type === 'bool' || type === 'float16' || type === 'bfloat16') {
-        throw new SwitchyardError('UNSUPPORTED', `Range: ${type} is not supported`);
-      }
-      const [start, limit, delta] = [s.data[0], l.data[0], d.data[0]] as number[];
+      if (type === 'string' || type === 'bool') throw new SwitchyardError('UNSUPPORTED', `Range: ${type} is not supported`);
+      // float16/bfloat16 (opset 21 schema): computed in float32 from the widened scalars, then narrowed.
+      const half = type === 'float16' || type === 'bfloat16';
+      const [start, limit, delta] = half ? [s, l, d].map((t) => toNumbers(t)[0]) : ([s.data[0], l.data[0], d.data[0]] as number[]);
       if (delta === 0 || !Number.isFinite(delta)) throw new SwitchyardError('RUNTIME', `Range: delta must be finite and non-zero, got ${delta}`);
       const raw = Math.ceil((limit - start) / delta);
       if (Number.isNaN(raw)) throw new SwitchyardError('RUNTIME', 'Range: start and limit must be finite');
       const count = Math.max(raw, 0);
       elementCount([count], 'Range output');
       const out = allocOutput(ctx, 0, type, [count]);
-      const o = out.data as Float32Array;
+      const o = half ? new Float32Array(count) : (out.data as Float32Array);
       for (let i = 0; i < count; i++) o[i] = start + i * delta;
+      if (half) writeNumbers(out, o);
       return [out];
     },
   }),
