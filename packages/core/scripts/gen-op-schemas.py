@@ -1,9 +1,13 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Write packages/core/src/ops/onnx-schemas.generated.ts from the installed `onnx` package's operator schemas.
 
 Core keeps op facts (input names, type constraints, attribute types, opset history) as data so that
-every EP and the shape inference share one source. Run with Debian's python3-onnx:
-    /usr/bin/python3 packages/core/scripts/gen-op-schemas.py
+every EP and the shape inference share one source. Run it with the python that has onnx 1.23.1
+(the release whose IR 14 / opset 25 the loader reads), not Debian's python3-onnx 1.12:
+    /tmp/o123/venv/bin/python packages/core/scripts/gen-op-schemas.py
+(a venv made with `python3 -m venv /tmp/o123/venv && /tmp/o123/venv/bin/pip install onnx==1.23.1`).
+Types core has no DataType for (float6e2m3, float6e3m2) keep ONNX's `tensor(...)` spelling, which no
+value's dtype ever equals.
 """
 import json
 import os
@@ -19,6 +23,10 @@ TYPE = {
     "tensor(uint16)": "uint16", "tensor(uint32)": "uint32", "tensor(uint64)": "uint64",
     "tensor(bool)": "bool", "tensor(string)": "string", "tensor(complex64)": "complex64",
     "tensor(complex128)": "complex128",
+    "tensor(float8e4m3fn)": "float8e4m3fn", "tensor(float8e4m3fnuz)": "float8e4m3fnuz",
+    "tensor(float8e5m2)": "float8e5m2", "tensor(float8e5m2fnuz)": "float8e5m2fnuz",
+    "tensor(float8e8m0)": "float8e8m0", "tensor(float4e2m1)": "float4e2m1",
+    "tensor(uint4)": "uint4", "tensor(int4)": "int4", "tensor(uint2)": "uint2", "tensor(int2)": "int2",
 }
 
 

@@ -3,6 +3,8 @@ export { env, LOG_LEVELS, type Env, type LogLevel } from './env.js';
 export * from './tensor/data-type.js';
 export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type DeviceData } from './tensor/tensor.js';
 export * from './tensor/float16.js';
+export * from './tensor/small-floats.js';
+export * from './tensor/sub-byte.js';
 export * from './ir/graph.js';
 export { AttributeReader } from './ir/attributes.js';
 export { sortGraphTopologically, type OuterNames } from './ir/topological-order.js';

@@ -62,6 +62,11 @@ export interface Node {
   outputs: string[];
   attributes: Map<string, AttributeValue>;
   docString?: string;
+  /**
+   * IR 10+: which overload of a model-local function (domain, op_type, overload) the node calls.
+   * Kept so a load → encode round trip preserves it; Switchyard does not expand model-local functions.
+   */
+  overload?: string;
 }
 
 /** Opset imports: domain ('' for ai.onnx) → version. */

@@ -167,9 +167,9 @@ describe('malformed tensors', () => {
     const unknown = await failure(modelWithInitializers([tensorProto({ name: 'u', dataType: 99, dims: [1], raw: new Uint8Array(1) })]));
     expect(unknown.code).toBe('INVALID_MODEL');
     expect(unknown.message).toMatch(/tensor 'u'.*unknown element type 99/);
-    const fp8 = await failure(modelWithInitializers([tensorProto({ name: 'f8', dataType: 17, dims: [1], raw: new Uint8Array(1) })]));
-    expect(fp8.code).toBe('UNSUPPORTED');
-    expect(fp8.message).toMatch(/FLOAT8E4M3FN/);
+    const fp6 = await failure(modelWithInitializers([tensorProto({ name: 'f6', dataType: 27, dims: [1], raw: new Uint8Array(1) })]));
+    expect(fp6.code).toBe('UNSUPPORTED');
+    expect(fp6.message).toMatch(/FLOAT6E2M3/);
     const undef = await failure(modelWithInitializers([tensorProto({ name: 'z', dataType: 0, dims: [1] })]));
     expect(undef.message).toMatch(/unknown element type 0/);
   });

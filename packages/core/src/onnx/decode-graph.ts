@@ -71,6 +71,7 @@ function decodeNode(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, i
   let name = '';
   let opType = '';
   let domain = '';
+  let overload = '';
   let docString: string | undefined;
   while (r.next()) {
     if (r.wireType !== WireType.LengthDelimited) {
@@ -85,6 +86,7 @@ function decodeNode(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, i
       case NODE.attribute: attrs.push(r.sub()); break;
       case NODE.docString: docString = r.string(); break;
       case NODE.domain: domain = r.string(); break;
+      case NODE.overload: overload = r.string(); break;
       default: r.skip();
     }
   }
@@ -97,6 +99,7 @@ function decodeNode(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, i
   }
   const node = graph.addNode({ name, opType, domain: domain === 'ai.onnx' ? '' : domain, inputs, outputs, attributes });
   if (docString !== undefined) node.docString = docString;
+  if (overload) node.overload = overload;
 }
 
 type AttrKind = AttributeValue['type'];

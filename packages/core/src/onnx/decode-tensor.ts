@@ -4,7 +4,16 @@
  * allocate gigabytes.
  */
 import { SwitchyardError } from '../errors.js';
-import { BYTES_PER_ELEMENT, type DataType, allocateData, dataTypeFromOnnx, viewData } from '../tensor/data-type.js';
+import {
+  BYTES_PER_ELEMENT,
+  type DataType,
+  allocateData,
+  dataTypeFromOnnx,
+  isSubByteIntType,
+  packedByteLength,
+  viewData,
+} from '../tensor/data-type.js';
+import { unpackSubByte } from '../tensor/sub-byte.js';
 import { Tensor, elementCount } from '../tensor/tensor.js';
 import { DATA_LOCATION_EXTERNAL, STRING_ENTRY, TENSOR } from './fields.js';
 import { ProtoReader, WireType, invalid } from './wire-reader.js';
@@ -47,14 +56,14 @@ export interface DecodedTensor {
 }
 
 const ONNX_TYPES_WITHOUT_SUPPORT: Record<number, string> = {
-  17: 'FLOAT8E4M3FN',
-  18: 'FLOAT8E4M3FNUZ',
-  19: 'FLOAT8E5M2',
-  20: 'FLOAT8E5M2FNUZ',
-  21: 'UINT4',
-  22: 'INT4',
-  23: 'FLOAT4E2M1',
+  27: 'FLOAT6E2M3',
+  28: 'FLOAT6E3M2',
 };
+
+/** Whether `type` is packed several elements to a byte in files (4-bit and 2-bit types). */
+function isPacked(type: DataType): boolean {
+  return type === 'float4e2m1' || isSubByteIntType(type);
+}
 
 /** The DataType for an ONNX element-type number; throws a clear error for unknown or unsupported numbers. */
 export function dataTypeOrThrow(elemType: number, where: string): DataType {
@@ -83,6 +92,17 @@ const TYPED_FIELD: Record<DataType, { field: number; wire: WireType; slots: numb
   uint32: { field: TENSOR.uint64Data, wire: WireType.Varint, slots: 1 },
   uint64: { field: TENSOR.uint64Data, wire: WireType.Varint, slots: 1 },
   string: { field: TENSOR.stringData, wire: WireType.LengthDelimited, slots: 1 },
+  // One code per int32 for the 8-bit floats; the packed types hold one packed byte per int32 (see slotCount).
+  float8e4m3fn: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  float8e4m3fnuz: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  float8e5m2: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  float8e5m2fnuz: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  float8e8m0: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  float4e2m1: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  uint4: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  int4: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  uint2: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
+  int2: { field: TENSOR.int32Data, wire: WireType.Varint, slots: 1 },
 };
 
 /** Unpacked wire type of each typed data field. */
@@ -199,8 +219,9 @@ export function decodeTensorProto(r: ProtoReader, options: TensorDecodeOptions):
     throw invalid(e instanceof Error ? e.message : String(e));
   }
   const spec = TYPED_FIELD[type];
-  const slots = size * spec.slots;
-  const expectedBytes = size * BYTES_PER_ELEMENT[type];
+  // The packed types put 2 (4-bit) or 4 (2-bit) elements in each int32_data entry, as in raw_data's bytes.
+  const slots = type === 'string' ? size : isPacked(type) ? packedByteLength(type, size) : size * spec.slots;
+  const expectedBytes = type === 'string' ? 0 : packedByteLength(type, size);
 
   if (location === DATA_LOCATION_EXTERNAL) {
     if (type === 'string') throw invalid(`${where}: string tensors cannot use external data`);
@@ -232,6 +253,18 @@ export function decodeTensorProto(r: ProtoReader, options: TensorDecodeOptions):
   if (have !== slots) {
     const holds = have === 0 && counts.size === 0 && raw === undefined ? 'no data' : `${have} values in the field for ${type}`;
     throw invalid(`${where}: shape [${dims.join(', ')}] of ${type} needs ${slots} values but the tensor holds ${holds}`);
+  }
+  if (isPacked(type)) {
+    const packed = new Uint8Array(slots);
+    let k = 0;
+    r.pos = start;
+    while (r.next()) {
+      if (r.field === spec.field) r.repeated(spec.wire, () => (packed[k++] = r.int32()));
+      else r.skip();
+    }
+    const data = allocateData(type, size) as Uint8Array | Int8Array;
+    unpackSubByte(type, packed, size, data);
+    return { name, tensor: new Tensor(type, data, dims), docString };
   }
   const data = allocateData(type, size);
   let i = 0;
@@ -273,6 +306,11 @@ export function fromRawBytes(type: DataType, bytes: Uint8Array, size: number, di
   if (type === 'string') throw invalid('string tensors have no raw byte form');
   if (!HOST_LITTLE_ENDIAN && BYTES_PER_ELEMENT[type] > 1) {
     throw new SwitchyardError('UNSUPPORTED', 'tensor data on big-endian hosts is not supported');
+  }
+  if (isPacked(type)) {
+    const unpacked = allocateData(type, size) as Uint8Array | Int8Array;
+    unpackSubByte(type, bytes, size, unpacked);
+    return new Tensor(type, unpacked, dims);
   }
   const data = viewData(type, bytes.buffer, bytes.byteOffset, size);
   if (type === 'bool') {

@@ -92,6 +92,7 @@ function writeNode(w: ProtoWriter, n: Node): void {
   for (const [name, a] of n.attributes) w.message(NODE.attribute, (m) => writeAttribute(m, name, a));
   if (n.docString !== undefined) w.string(NODE.docString, n.docString);
   if (n.domain) w.string(NODE.domain, n.domain);
+  if (n.overload) w.string(NODE.overload, n.overload);
 }
 
 export function writeGraph(w: ProtoWriter, g: Graph): void {

@@ -1,6 +1,7 @@
-/** Tensor → TensorProto: numeric data as little-endian raw_data, strings as string_data. */
+/** Tensor → TensorProto: numeric data as little-endian raw_data (4-/2-bit types packed), strings as string_data. */
 import { SwitchyardError } from '../errors.js';
-import { ONNX_DATA_TYPE } from '../tensor/data-type.js';
+import { ONNX_DATA_TYPE, SUB_BYTE_RANGE } from '../tensor/data-type.js';
+import { packSubByte } from '../tensor/sub-byte.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { TENSOR } from './fields.js';
 import { ProtoWriter } from './wire-writer.js';
@@ -23,7 +24,9 @@ export function writeTensorProto(w: ProtoWriter, t: Tensor, name?: string): void
   if (!HOST_LITTLE_ENDIAN && data.BYTES_PER_ELEMENT > 1) {
     throw new SwitchyardError('UNSUPPORTED', 'encoding tensors on big-endian hosts is not supported');
   }
-  w.bytes(TENSOR.rawData, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  // 4-bit and 2-bit types are one element per byte in memory, packed in files.
+  if (SUB_BYTE_RANGE[t.type]) w.bytes(TENSOR.rawData, packSubByte(t.type, data as Uint8Array | Int8Array));
+  else w.bytes(TENSOR.rawData, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
 }
 
 /** A standalone TensorProto (the format of the ONNX backend tests' input_N.pb / output_N.pb). */

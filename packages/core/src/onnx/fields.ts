@@ -15,7 +15,7 @@ export const MODEL = {
 
 export const OPSET_ID = { domain: 1, version: 2 } as const;
 export const STRING_ENTRY = { key: 1, value: 2 } as const;
-export const FUNCTION = { name: 1, domain: 10 } as const;
+export const FUNCTION = { name: 1, input: 4, output: 5, attribute: 6, node: 7, opsetImport: 9, domain: 10 } as const;
 
 export const GRAPH = {
   node: 1,
@@ -28,7 +28,25 @@ export const GRAPH = {
   sparseInitializer: 15,
 } as const;
 
-export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, docString: 6, domain: 7 } as const;
+export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, docString: 6, domain: 7, overload: 8 } as const;
+/**
+ * Fields added in IR 10–11 that the decoder knowingly skips: metadata_props on nodes (9), value infos (4),
+ * graphs (16), tensors (16) and functions (14); NodeProto.device_configurations (10);
+ * ModelProto.configuration (26); FunctionProto's attribute_proto (11), value_info (12), overload (13).
+ * Every unknown field is skipped in any case; these are named for the tests that build them.
+ */
+export const IR10_FIELDS = {
+  nodeMetadata: 9,
+  nodeDeviceConfigurations: 10,
+  valueInfoMetadata: 4,
+  graphMetadata: 16,
+  tensorMetadata: 16,
+  modelConfiguration: 26,
+  functionAttributeProto: 11,
+  functionValueInfo: 12,
+  functionOverload: 13,
+  functionMetadata: 14,
+} as const;
 
 export const ATTRIBUTE = {
   name: 1,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Graph, type AttributeValue, type Model } from '../ir/graph.js';
-import { ALL_DATA_TYPES, ONNX_DATA_TYPE, type DataType, allocateData } from '../tensor/data-type.js';
+import { ALL_DATA_TYPES, ONNX_DATA_TYPE, SUB_BYTE_RANGE, type DataType, allocateData } from '../tensor/data-type.js';
 import { Tensor } from '../tensor/tensor.js';
 import { decodeTensor, encodeModel, encodeTensor, loadModel } from './index.js';
 import {
@@ -29,7 +29,10 @@ function sampleTensor(type: DataType, dims: number[]): Tensor {
     else if (data instanceof BigInt64Array) data[i] = BigInt(i) * -123456789012345n;
     else if (data instanceof BigUint64Array) data[i] = 2n ** 63n + BigInt(i);
     else if (type === 'bool') data[i] = i % 2;
-    else data[i] = (i * 37 + 5) % 200;
+    else if (SUB_BYTE_RANGE[type]) {
+      const [lo, hi] = SUB_BYTE_RANGE[type]!;
+      data[i] = lo + ((i * 37 + 5) % (hi - lo + 1));
+    } else data[i] = (i * 37 + 5) % 200;
   }
   return new Tensor(type, data, dims);
 }
@@ -128,7 +131,9 @@ describe.skipIf(!hasPythonOnnx)('the onnx Python package reads what we write', (
   test('synthetic-model tensors of every data type: onnx decodes the same values', () => {
     const files: string[] = [];
     const expected: unknown[] = [];
-    for (const type of ALL_DATA_TYPES) {
+    // /usr/bin/python3's onnx 1.12 predates the float8/4-bit/2-bit types (ONNX numbers 17+); their
+    // packed layouts are checked against literal bytes from onnx 1.23 in sub-byte-tensors.test.ts.
+    for (const type of ALL_DATA_TYPES.filter((t) => ONNX_DATA_TYPE[t] <= 16)) {
       const t = sampleTensor(type, [2, 3]);
       const file = path.join(tmp, `${type}.pb`);
       writeFileSync(file, encodeTensor(t, type));

@@ -19,7 +19,17 @@ export type DataType =
   | 'bool'
   | 'string'
   | 'complex64'
-  | 'complex128';
+  | 'complex128'
+  | 'float8e4m3fn'
+  | 'float8e4m3fnuz'
+  | 'float8e5m2'
+  | 'float8e5m2fnuz'
+  | 'float8e8m0'
+  | 'float4e2m1'
+  | 'uint4'
+  | 'int4'
+  | 'uint2'
+  | 'int2';
 
 /** The array type that holds a tensor's elements for each data type. */
 export interface DataTypeMap {
@@ -43,6 +53,27 @@ export interface DataTypeMap {
   /** Interleaved real, imaginary. */
   complex64: Float32Array;
   complex128: Float64Array;
+  /**
+   * The 8-bit float formats, one code (the format's bit pattern) per element; see small-floats.ts
+   * for their values. ONNX's 4-bit and 2-bit types are packed in files but unpacked in memory, one
+   * element per byte, so every kernel can index them like any other typed array.
+   */
+  float8e4m3fn: Uint8Array;
+  float8e4m3fnuz: Uint8Array;
+  float8e5m2: Uint8Array;
+  float8e5m2fnuz: Uint8Array;
+  /** Exponent-only scale (2^(code − 127)), one code per element. */
+  float8e8m0: Uint8Array;
+  /** One 4-bit code (0..15) per byte. */
+  float4e2m1: Uint8Array;
+  /** One value 0..15 per byte. */
+  uint4: Uint8Array;
+  /** One value −8..7 per byte. */
+  int4: Int8Array;
+  /** One value 0..3 per byte. */
+  uint2: Uint8Array;
+  /** One value −2..1 per byte. */
+  int2: Int8Array;
 }
 
 export type TensorData = DataTypeMap[DataType];
@@ -66,6 +97,16 @@ export const ONNX_DATA_TYPE: Readonly<Record<DataType, number>> = {
   complex64: 14,
   complex128: 15,
   bfloat16: 16,
+  float8e4m3fn: 17,
+  float8e4m3fnuz: 18,
+  float8e5m2: 19,
+  float8e5m2fnuz: 20,
+  uint4: 21,
+  int4: 22,
+  float4e2m1: 23,
+  float8e8m0: 24,
+  uint2: 25,
+  int2: 26,
 };
 
 const BY_ONNX_NUMBER = new Map<number, DataType>(
@@ -77,7 +118,10 @@ export function dataTypeFromOnnx(elemType: number): DataType | undefined {
   return BY_ONNX_NUMBER.get(elemType);
 }
 
-/** Bytes per element (complex types count both parts; strings have no fixed size). */
+/**
+ * Bytes per element in memory (complex types count both parts; strings have no fixed size). The
+ * sub-byte types take one byte each in memory; `packedByteLength` gives their size in a file.
+ */
 export const BYTES_PER_ELEMENT: Readonly<Record<DataType, number>> = {
   float32: 4,
   float16: 2,
@@ -95,6 +139,38 @@ export const BYTES_PER_ELEMENT: Readonly<Record<DataType, number>> = {
   string: 0,
   complex64: 8,
   complex128: 16,
+  float8e4m3fn: 1,
+  float8e4m3fnuz: 1,
+  float8e5m2: 1,
+  float8e5m2fnuz: 1,
+  float8e8m0: 1,
+  float4e2m1: 1,
+  uint4: 1,
+  int4: 1,
+  uint2: 1,
+  int2: 1,
+};
+
+/** Bits per element in ONNX's serialized form (raw_data), where 4-bit and 2-bit types are packed. */
+export function bitsPerElement(type: NumericDataType): number {
+  if (type === 'float4e2m1' || type === 'uint4' || type === 'int4') return 4;
+  if (type === 'uint2' || type === 'int2') return 2;
+  return BYTES_PER_ELEMENT[type] * 8;
+}
+
+/** Bytes `size` elements of `type` take in raw_data (packed for the sub-byte types, last byte padded). */
+export function packedByteLength(type: NumericDataType, size: number): number {
+  const bits = bitsPerElement(type);
+  return bits >= 8 ? size * (bits / 8) : Math.ceil((size * bits) / 8);
+}
+
+/** The valid element values (codes) of the sub-byte types; other types take any value their array holds. */
+export const SUB_BYTE_RANGE: Readonly<Partial<Record<DataType, readonly [number, number]>>> = {
+  float4e2m1: [0, 15],
+  uint4: [0, 15],
+  int4: [-8, 7],
+  uint2: [0, 3],
+  int2: [-2, 1],
 };
 
 type ArrayCtor = new (lengthOrBuffer: number | ArrayBufferLike, byteOffset?: number, length?: number) => Exclude<TensorData, string[]>;
@@ -115,6 +191,16 @@ const CTORS: Record<NumericDataType, { ctor: ArrayCtor; perElement: number }> = 
   bool: { ctor: Uint8Array, perElement: 1 },
   complex64: { ctor: Float32Array, perElement: 2 },
   complex128: { ctor: Float64Array, perElement: 2 },
+  float8e4m3fn: { ctor: Uint8Array, perElement: 1 },
+  float8e4m3fnuz: { ctor: Uint8Array, perElement: 1 },
+  float8e5m2: { ctor: Uint8Array, perElement: 1 },
+  float8e5m2fnuz: { ctor: Uint8Array, perElement: 1 },
+  float8e8m0: { ctor: Uint8Array, perElement: 1 },
+  float4e2m1: { ctor: Uint8Array, perElement: 1 },
+  uint4: { ctor: Uint8Array, perElement: 1 },
+  int4: { ctor: Int8Array, perElement: 1 },
+  uint2: { ctor: Uint8Array, perElement: 1 },
+  int2: { ctor: Int8Array, perElement: 1 },
 };
 
 /** A zeroed array for `size` elements of `type`. */
@@ -154,3 +240,17 @@ export function isDataType(name: string): name is DataType {
 
 export const FLOAT_TYPES: readonly DataType[] = ['float32', 'float16', 'bfloat16', 'float64'];
 export const INT_TYPES: readonly DataType[] = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'];
+/** The 8-bit and 4-bit float formats (stored as codes, see small-floats.ts). */
+export const SMALL_FLOAT_TYPES = ['float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'float8e8m0', 'float4e2m1'] as const satisfies readonly DataType[];
+export type SmallFloatType = (typeof SMALL_FLOAT_TYPES)[number];
+/** The integer types narrower than a byte (unpacked in memory). */
+export const SUB_BYTE_INT_TYPES = ['uint4', 'int4', 'uint2', 'int2'] as const satisfies readonly DataType[];
+export type SubByteIntType = (typeof SUB_BYTE_INT_TYPES)[number];
+
+export function isSmallFloatType(type: DataType): type is SmallFloatType {
+  return (SMALL_FLOAT_TYPES as readonly DataType[]).includes(type);
+}
+
+export function isSubByteIntType(type: DataType): type is SubByteIntType {
+  return (SUB_BYTE_INT_TYPES as readonly DataType[]).includes(type);
+}

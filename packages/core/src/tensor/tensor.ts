@@ -8,6 +8,7 @@ import {
   slotsPerElement,
 } from './data-type.js';
 import { SwitchyardError } from '../errors.js';
+import { checkSubByteRange } from './sub-byte.js';
 
 /** Where a tensor's data lives: host memory, or a device named by its EP (e.g. `rocm:0`). */
 export type TensorLocation = 'cpu' | (string & {});
@@ -85,6 +86,12 @@ function coerceData(type: DataType, data: unknown, what: string): TensorData {
 
 /**
  * A dense tensor, shaped like onnxruntime-node's `Tensor`: `new Tensor(type, data, dims)` or `new Tensor(data, dims)`.
+ *
+ * Storage per type is `DataTypeMap`. The types narrower than 16 bits that ONNX added in IR 9–11 hold
+ * one element per byte: the float8 formats and float4e2m1 as their bit-pattern codes in a Uint8Array
+ * (values in small-floats.ts; an array of numbers passed here is taken as codes, as for float16), uint4/uint2
+ * as values in a Uint8Array and int4/int2 as values in an Int8Array. The 4- and 2-bit types are packed
+ * only in files (sub-byte.ts); a value outside their range is refused here.
  */
 export class Tensor<T extends DataType = DataType> {
   readonly type: T;
@@ -126,7 +133,10 @@ export class Tensor<T extends DataType = DataType> {
     } else {
       [type, data, dims] = [inferType(a), a, b];
     }
+    // Sub-byte types hold one element per byte: a value the type cannot hold is refused, not wrapped.
+    if (Array.isArray(data)) checkSubByteRange(type, data as number[], `Tensor(${type})`);
     const coerced = coerceData(type, data, `Tensor(${type})`);
+    checkSubByteRange(type, coerced as ArrayLike<number>, `Tensor(${type})`);
     const length = coerced.length / slotsPerElement(type);
     const shape = dims === undefined ? [length] : Array.from(dims as readonly number[]);
     const size = elementCount(shape, `Tensor(${type})`);

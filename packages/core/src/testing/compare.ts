@@ -2,6 +2,8 @@
 import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import { bfloat16BitsToFloat32, float16BitsToFloat32 } from '../tensor/float16.js';
+import { isSmallFloatType } from '../tensor/data-type.js';
+import { smallFloatTable } from '../tensor/small-floats.js';
 
 export interface Tolerance {
   /** Relative tolerance (ONNX default 1e-3). */
@@ -16,6 +18,10 @@ function asNumbers(t: Tensor): ArrayLike<number> | undefined {
   const d = t.data;
   if (t.type === 'float16') return Array.from(d as Uint16Array, float16BitsToFloat32);
   if (t.type === 'bfloat16') return Array.from(d as Uint16Array, bfloat16BitsToFloat32);
+  if (isSmallFloatType(t.type)) {
+    const table = smallFloatTable(t.type);
+    return Array.from(d as Uint8Array, (c) => table[c]);
+  }
   if (t.type === 'string' || t.type === 'int64' || t.type === 'uint64') return undefined;
   return d as ArrayLike<number>;
 }
@@ -28,7 +34,8 @@ export function compareTensors(actual: Tensor, expected: Tensor, tol: Tolerance 
   }
   const a = actual.data;
   const e = expected.data;
-  const isFloat = ['float32', 'float64', 'float16', 'bfloat16', 'complex64', 'complex128'].includes(actual.type);
+  // Small floats compare by value, so NaN codes of either sign (and ±0) match as they do in numpy.
+  const isFloat = ['float32', 'float64', 'float16', 'bfloat16', 'complex64', 'complex128'].includes(actual.type) || isSmallFloatType(actual.type);
   if (!isFloat) {
     for (let i = 0; i < e.length; i++) {
       if (a[i] !== e[i]) return `element ${i}: ${String(a[i])}, expected ${String(e[i])}`;

@@ -1,6 +1,6 @@
 /** Constant: every `value*` attribute form (sparse_value is declined at lookup). */
 import { SwitchyardError, Tensor, type AttributeValue, type Node } from '@switchyard/core';
-import { allocOutput, copyRun, TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { allocOutput, copyRun, LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 const VALUE_ATTRIBUTES = ['value', 'value_float', 'value_floats', 'value_int', 'value_ints', 'value_string', 'value_strings'];
@@ -34,7 +34,7 @@ function valueAttribute(node: Node): string | undefined {
 export const constantKernel = tensorKernel({
   opType: 'Constant',
   sinceVersion: 1,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   supports(node) {
     const name = valueAttribute(node);
     if (name === undefined) return 'Constant has no value attribute';

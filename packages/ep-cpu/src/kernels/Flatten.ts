@@ -1,13 +1,13 @@
 /** Flatten: [d0…d(axis-1)] × [d(axis)…] as a 2-D copy. */
 import { SwitchyardError } from '@switchyard/core';
-import { copyToOutput, TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { copyToOutput, LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { product } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 export const flattenKernel = tensorKernel({
   opType: 'Flatten',
   sinceVersion: 1,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   create({ attrs }) {
     const axisAttr = attrs.int('axis', 1);
     return {

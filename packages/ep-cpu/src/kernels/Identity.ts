@@ -1,11 +1,11 @@
 /** Identity: tensors are copied into a fresh output; sequences and optionals pass through. */
-import { allocOutput, copyRun, checkMovable, TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { allocOutput, copyRun, checkMovable, LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 export const identityKernel = tensorKernel({
   opType: 'Identity',
   sinceVersion: 1,
-  typeConstraints: { T: TENSOR_TYPES, V: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES, V: LAYOUT_TYPES },
   create: () => ({
     run(ctx) {
       const v = ctx.inputs[0];

@@ -9,7 +9,8 @@ export const matMulKernel = defineKernel({
   domain: '',
   opType: 'MatMul',
   sinceVersion: 1,
-  typeConstraints: { T: FLOAT_KERNEL_TYPES },
+  // bfloat16 computes in float32 like float16 (floatData / floatOutput widen and narrow it).
+  typeConstraints: { T: [...FLOAT_KERNEL_TYPES, 'bfloat16'] },
   create: simpleKernel((ctx) => {
     const A = ctx.input(0);
     const B = ctx.input(1);

@@ -3,13 +3,13 @@
  * requantization done in float32 like onnxruntime. Scales and zero points may be per row of a /
  * per column of b.
  */
-import { SwitchyardError, defineKernel, simpleKernel, type KernelRunContext, type Tensor } from '@switchyard/core';
+import { SwitchyardError, defineKernel, float16BitsToFloat32, float32ToFloat16Bits, simpleKernel, type KernelRunContext, type Tensor } from '@switchyard/core';
 import { floatData } from '../nn/float-io.js';
 import { integerMatMul } from '../nn/qgemm.js';
 import { intData, quantRange, roundHalfEven, saturate } from '../nn/quantize.js';
 
 function perIndex(op: string, what: string, t: Tensor, count: number): (i: number) => number {
-  const v = t.type === 'float32' || t.type === 'float64' ? floatData(t) : intData(t, what);
+  const v = t.type === 'float32' || t.type === 'float64' || t.type === 'float16' || t.type === 'bfloat16' ? floatData(t) : intData(t, what);
   if (t.size === 1) return () => v[0];
   if (t.size === count) return (i) => v[i];
   throw new SwitchyardError('INVALID_SHAPE', `${op}: ${what} must be a scalar or have ${count} entries`);
@@ -37,6 +37,17 @@ export function requantizedMatMul(op: string, ctx: KernelRunContext, bias: Tenso
   const range: [number, number] = [relu ? Math.max(lo, zp) : lo, hi];
   const y = ctx.output(0, outType, plan.outDims);
   const out = y.data as Uint8Array | Int8Array;
+  if (ctx.input(6).type === 'float16') {
+    // float16 scales (opset 21): the scale ratio is a float16 computation, as in the spec's reference;
+    // the product with the accumulator is then exact enough in doubles.
+    const half = (v: number) => float16BitsToFloat32(float32ToFloat16Bits(v));
+    for (let i = 0; i < acc.length; i++) {
+      const row = Math.floor(i / N) % M;
+      const mult = half(half(aScale(row) * bScale(i % N)) / yScale);
+      out[i] = saturate(roundHalfEven((acc[i] + biasAt(i % N)) * mult) + zp, range);
+    }
+    return y;
+  }
   for (let i = 0; i < acc.length; i++) {
     const row = Math.floor(i / N) % M;
     const mult = Math.fround(Math.fround(aScale(row) * bScale(i % N)) / yScale);
@@ -50,6 +61,6 @@ export const qLinearMatMulKernel = defineKernel({
   domain: '',
   opType: 'QLinearMatMul',
   sinceVersion: 10,
-  typeConstraints: { T1: ['int8', 'uint8'], T2: ['int8', 'uint8'], T3: ['int8', 'uint8'] },
+  typeConstraints: { T1: ['int8', 'uint8'], T2: ['int8', 'uint8'], T3: ['int8', 'uint8'], TS: ['float32', 'float16'] },
   create: simpleKernel((ctx) => [requantizedMatMul('QLinearMatMul', ctx, undefined, false)]),
 });

@@ -1,5 +1,5 @@
 /** Shape (with opset 15's start/end slice of the dims, clamped like Python slicing) and Size. */
-import { TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 function clampAxis(v: number, rank: number): number {
@@ -10,7 +10,7 @@ function clampAxis(v: number, rank: number): number {
 export const shapeKernel = tensorKernel({
   opType: 'Shape',
   sinceVersion: 1,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   create({ attrs }) {
     const start = attrs.int('start', 0);
     const end = attrs.has('end') ? attrs.int('end') : undefined;

@@ -1,11 +1,11 @@
 /** Size: the element count as an int64 scalar. */
-import { TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
 export const sizeKernel = tensorKernel({
   opType: 'Size',
   sinceVersion: 1,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   create: () => ({
     run(ctx) {
       const out = ctx.output(0, 'int64', []);

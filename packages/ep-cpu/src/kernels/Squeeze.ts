@@ -1,6 +1,6 @@
 /** Squeeze: axes as an attribute (opset 1–12) or an input (13+); none given removes every size-1 dim. */
 import { SwitchyardError, type KernelRunContext, type Tensor } from '@switchyard/core';
-import { copyToOutput, TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { copyToOutput, LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -23,7 +23,7 @@ export const squeezeV1Kernel = tensorKernel({
   opType: 'Squeeze',
   sinceVersion: 1,
   endVersion: 12,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   create({ attrs }) {
     const axes = attrs.has('axes') ? attrs.ints('axes') : undefined;
     return { run: (ctx) => [squeeze(ctx, ctx.input(0), axes)] };
@@ -33,7 +33,7 @@ export const squeezeV1Kernel = tensorKernel({
 export const squeezeKernel = tensorKernel({
   opType: 'Squeeze',
   sinceVersion: 13,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   create: () => ({
     run(ctx) {
       const axesT = ctx.optionalInput(1);

@@ -1,6 +1,6 @@
 /** Transpose: `perm` (default: reversed axes) through the tiled strided copy. */
 import { SwitchyardError } from '@switchyard/core';
-import { allocOutput, checkMovable, TENSOR_TYPES } from '../tensor-ops/elements.js';
+import { allocOutput, checkMovable, LAYOUT_TYPES } from '../tensor-ops/elements.js';
 import { transposeInto } from '../tensor-ops/strided.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -14,7 +14,7 @@ export function checkPermutation(perm: readonly number[], rank: number, op: stri
 export const transposeKernel = tensorKernel({
   opType: 'Transpose',
   sinceVersion: 1,
-  typeConstraints: { T: TENSOR_TYPES },
+  typeConstraints: { T: LAYOUT_TYPES },
   create({ attrs }) {
     const permAttr = attrs.has('perm') ? attrs.ints('perm') : undefined;
     return {

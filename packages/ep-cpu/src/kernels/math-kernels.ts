@@ -50,6 +50,7 @@ import { maxKernel } from './Max.js';
 import { minKernel } from './Min.js';
 import { sumKernel } from './Sum.js';
 import { meanKernel } from './Mean.js';
+import { bitCastKernel } from './BitCast.js';
 import { bitShiftKernel } from './BitShift.js';
 import { andKernel } from './And.js';
 import { orKernel } from './Or.js';
@@ -132,6 +133,7 @@ export const mathKernels: KernelDef[] = [
   minKernel,
   sumKernel,
   meanKernel,
+  bitCastKernel,
   bitShiftKernel,
   andKernel,
   orKernel,

@@ -3,7 +3,7 @@
  * (floats truncate toward zero, integers wrap, anything non-zero is true) as ONNX Runtime behaves.
  */
 import { SwitchyardError, float16ToFloat32Array, float32ToFloat16Array, type Tensor } from '@switchyard/core';
-import { numberToBigInt, toNumbers, writeNumbers, type NumberArray } from './numeric.js';
+import { numberToBigInt, toNumbers, writeNumbers, type NarrowingOptions, type NumberArray } from './numeric.js';
 
 /** Shortest decimal that reads back as the same float32 (numpy's `str(np.float32(v))` digits). */
 function float32ToString(v: number): string {
@@ -69,8 +69,11 @@ function wrapInt64Into(src: BigInt64Array | BigUint64Array, dst: NumberArray): v
   for (let i = 0; i < src.length; i++) dst[i] = Number(BigInt.asIntN(32, src[i]));
 }
 
-/** Converts every element of `src` into `dst` (same element count; dst's type is the target). */
-export function castInto(src: Tensor, dst: Tensor): void {
+/**
+ * Converts every element of `src` into `dst` (same element count; dst's type is the target).
+ * `narrowing` applies to the float8/float4 targets (Cast's `saturate` and `round_mode`).
+ */
+export function castInto(src: Tensor, dst: Tensor, narrowing: NarrowingOptions = {}): void {
   if (src.size !== dst.size) throw new SwitchyardError('INVALID_SHAPE', `Cast: ${src.size} elements into ${dst.size}`);
   const s = src.data;
   const d = dst.data;
@@ -94,11 +97,14 @@ export function castInto(src: Tensor, dst: Tensor): void {
   }
   if (s instanceof BigInt64Array || s instanceof BigUint64Array) {
     const exact = toNumbers(src);
-    const narrowInt = !(d instanceof Float32Array || d instanceof Float64Array) && dst.type !== 'float16' && dst.type !== 'bfloat16' && dst.type !== 'bool';
+    const narrowInt = ['int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'int4', 'uint4', 'int2', 'uint2'].includes(dst.type);
     if (narrowInt && !(exact instanceof Float64Array && exact.every((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER))) {
-      return wrapInt64Into(s, d as NumberArray);
+      // The low 32 bits keep every bit a narrower integer needs; wrapping them again narrows further.
+      const low = new Int32Array(s.length);
+      wrapInt64Into(s, low);
+      return writeNumbers(dst, low);
     }
-    return writeNumbers(dst, exact);
+    return writeNumbers(dst, exact, narrowing);
   }
-  writeNumbers(dst, toNumbers(src));
+  writeNumbers(dst, toNumbers(src), narrowing);
 }

@@ -13,7 +13,12 @@ import {
   float32ToBfloat16Bits,
   float32ToFloat16Array,
   float32ToFloat16Bits,
+  isSmallFloatType,
+  isSubByteIntType,
+  numbersToSmallFloats,
+  smallFloatsToFloat32,
   type DataType,
+  type E8M0RoundMode,
   type Tensor,
 } from '@switchyard/core';
 
@@ -122,6 +127,11 @@ export function numberToBigInt(v: number): bigint {
  */
 export function toNumbers(t: Tensor): NumberArray {
   const d = t.data;
+  if (isSmallFloatType(t.type)) {
+    const out = new Float32Array(t.size);
+    smallFloatsToFloat32(t.type, d as Uint8Array, out);
+    return out;
+  }
   switch (t.type) {
     case 'float16':
     case 'bfloat16':
@@ -144,9 +154,35 @@ export function toNumbers(t: Tensor): NumberArray {
   }
 }
 
+/** How narrowing into the small float types treats overflow (Cast's `saturate`, `round_mode`). */
+export interface NarrowingOptions {
+  saturate?: boolean;
+  e8m0Mode?: E8M0RoundMode;
+}
+
+/** Truncates toward zero and wraps into `bits` bits (signed or not), as a C cast to a narrow integer would; NaN → 0. */
+function wrapIntoBits(values: ArrayLike<number>, out: Uint8Array | Int8Array, bits: number, signed: boolean): void {
+  const modulus = 2 ** bits;
+  for (let i = 0; i < out.length; i++) {
+    const v = values[i];
+    const t = Number.isFinite(v) ? Math.trunc(v) : 0;
+    let w = ((t % modulus) + modulus) % modulus;
+    if (signed && w >= modulus / 2) w -= modulus;
+    out[i] = w;
+  }
+}
+
 /** Writes computed numbers into a tensor of any numeric type (narrowing, truncating and wrapping like C casts). */
-export function writeNumbers(out: Tensor, values: ArrayLike<number>): void {
+export function writeNumbers(out: Tensor, values: ArrayLike<number>, narrowing: NarrowingOptions = {}): void {
   const d = out.data;
+  if (isSmallFloatType(out.type)) {
+    numbersToSmallFloats(out.type, values, d as Uint8Array, narrowing.saturate ?? true, narrowing.e8m0Mode ?? 'up');
+    return;
+  }
+  if (isSubByteIntType(out.type)) {
+    wrapIntoBits(values, d as Uint8Array | Int8Array, out.type.endsWith('4') ? 4 : 2, out.type.startsWith('int'));
+    return;
+  }
   switch (out.type) {
     case 'float16':
     case 'bfloat16':

@@ -89,6 +89,8 @@ export interface ReduceSpec extends ReduceExprs {
   types: readonly DataType[];
   /** BigInt form for int64/uint64 beyond 2^53. */
   big?: ReduceExprs;
+  /** Form for bool data (ReduceMax/ReduceMin, opset 20), whose empty result differs from the numeric one. */
+  bool?: ReduceExprs;
   /** A first pass whose per-output result is `m` in the main pass (LogSumExp's max). */
   prepass?: ReduceExprs;
 }
@@ -134,6 +136,10 @@ export function reduceInto(spec: ReduceSpec, x: Tensor, out: Tensor, plan: Reduc
   if (x.type === 'float32' || x.type === 'float64') {
     const aux = spec.prepass ? reduceNumbers({ ...spec.prepass, opType: spec.opType, types: spec.types }, x.data as Float32Array, plan, x.type) : undefined;
     reduceLoop(spec, x.type)(x.data, out.data, plan, aux);
+    return;
+  }
+  if (x.type === 'bool' && spec.bool) {
+    writeNumbers(out, reduceNumbers({ ...spec, ...spec.bool, prepass: undefined }, x.data as Uint8Array, plan, 'bool'));
     return;
   }
   writeNumbers(out, reduceNumbers(spec, toNumbers(x), plan, 'num'));

@@ -28,6 +28,12 @@ export interface QuantAxis {
 
 const isPerTensor = (t: Tensor) => t.size === 1 && t.dims.length <= 1;
 
+/** Whether a node uses the opset 21+ attributes the native loops do not serve (blocks, output_dtype, precision). */
+function usesNewerAttributes(init: KernelInit): boolean {
+  const a = init.attrs;
+  return a.int('block_size', 0) !== 0 || a.int('output_dtype', 0) !== 0 || a.int('precision', 0) !== 0;
+}
+
 /**
  * The view for X of `dims` and its scale / zero point, validated as the TS kernels do (each is a scalar
  * or a 1-D tensor along `axis`); a per-tensor one beside a per-axis one is repeated per channel.
@@ -85,6 +91,7 @@ function dispatch(node: Node, binding: NativeBinding, ctx: KernelRunContext, ele
 function createQuantize(binding: NativeBinding, init: KernelInit): Kernel {
   const { node } = init;
   const fallback = quantizeLinearKernel.create(init);
+  if (usesNewerAttributes(init)) return fallback;
   const axisAttr = init.opset >= 13 ? init.attrs.int('axis', 1) : 1;
   const quantize = binding.quantizeLinear!.bind(binding);
   const quantizeAsync = binding.quantizeLinearAsync!.bind(binding);
@@ -115,6 +122,7 @@ function createQuantize(binding: NativeBinding, init: KernelInit): Kernel {
 function createDequantize(binding: NativeBinding, init: KernelInit): Kernel {
   const { node } = init;
   const fallback = dequantizeLinearKernel.create(init);
+  if (usesNewerAttributes(init)) return fallback;
   const axisAttr = init.opset >= 13 ? init.attrs.int('axis', 1) : 1;
   const dequantize = binding.dequantizeLinear!.bind(binding);
   const dequantizeAsync = binding.dequantizeLinearAsync!.bind(binding);

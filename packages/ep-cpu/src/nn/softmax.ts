@@ -50,7 +50,8 @@ export function softmaxFamilyKernels(opType: string, kind: SoftmaxKind): KernelD
       opType,
       sinceVersion,
       endVersion,
-      typeConstraints: { T: FLOAT_KERNEL_TYPES },
+      // bfloat16 (in ONNX's T since opset 13) computes in float32 as float16 does.
+      typeConstraints: { T: [...FLOAT_KERNEL_TYPES, 'bfloat16'] },
       create: simpleKernel((ctx, init) => {
         const X = ctx.input(0);
         const rank = X.dims.length;

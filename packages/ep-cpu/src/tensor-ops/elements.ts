@@ -4,6 +4,8 @@
  */
 import {
   ALL_DATA_TYPES,
+  isSmallFloatType,
+  isSubByteIntType,
   SwitchyardError,
   Tensor,
   allocateData,
@@ -20,8 +22,17 @@ import {
 /** Read/write view of any tensor's elements (numbers, bigints or strings by dtype). */
 export type Elements = { [index: number]: number | bigint | string; readonly length: number };
 
-/** Every dtype the data-movement kernels serve: all but complex (which needs two slots per element). */
-export const TENSOR_TYPES: readonly DataType[] = ALL_DATA_TYPES.filter((t) => t !== 'complex64' && t !== 'complex128');
+/** The float8/float4 codes and 4-/2-bit integers: one byte per element, but not numbers a kernel may compute on. */
+const CODED_TYPES: readonly DataType[] = ALL_DATA_TYPES.filter((t) => isSmallFloatType(t) || isSubByteIntType(t));
+
+/**
+ * Every dtype the data-movement kernels serve: all but complex (which needs two slots per element) and
+ * the coded narrow types, whose values (zero, one, order, sums) are not their bytes' values.
+ */
+export const TENSOR_TYPES: readonly DataType[] = ALL_DATA_TYPES.filter((t) => t !== 'complex64' && t !== 'complex128' && !CODED_TYPES.includes(t));
+
+/** TENSOR_TYPES plus the coded narrow types: for kernels that only move or reinterpret elements, never read their values. */
+export const LAYOUT_TYPES: readonly DataType[] = [...TENSOR_TYPES, ...CODED_TYPES];
 
 export const INDEX_TYPES: readonly DataType[] = ['int32', 'int64'];
 
