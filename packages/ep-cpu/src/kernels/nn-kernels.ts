@@ -40,6 +40,8 @@ import { rmsNormalizationKernel } from './RMSNormalization.js';
 import { rotaryEmbeddingKernel } from './RotaryEmbedding.js';
 import { causalConvWithStateKernel } from './CausalConvWithState.js';
 import { linearAttentionKernel } from './LinearAttention.js';
+import { attentionKernel } from './Attention.js';
+import { flexAttentionKernel } from './FlexAttention.js';
 
 export const nnKernels: KernelDef[] = [
   convKernel,
@@ -82,4 +84,6 @@ export const nnKernels: KernelDef[] = [
   rotaryEmbeddingKernel,
   causalConvWithStateKernel,
   linearAttentionKernel,
+  attentionKernel,
+  flexAttentionKernel,
 ];
