@@ -113,7 +113,13 @@ describe('the opset-23 decoder block against onnxruntime', () => {
     const ours = await InferenceSession.fromModel(build(), { executionProviders: [new CpuExecutionProvider()] });
     const theirs = await ort.InferenceSession.create(encodeModel(build()));
     const inputs = feeds();
-    const want = await theirs.run(Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, new ort.Tensor(t.type, t.data as Float32Array, t.dims)])));
+    const ortFeeds: Record<string, ort.Tensor> = {
+      x: new ort.Tensor('float32', inputs.x.data as Float32Array, inputs.x.dims),
+      pos: new ort.Tensor('int64', inputs.pos.data as BigInt64Array, inputs.pos.dims),
+      past_k: new ort.Tensor('float32', inputs.past_k.data as Float32Array, inputs.past_k.dims),
+      past_v: new ort.Tensor('float32', inputs.past_v.data as Float32Array, inputs.past_v.dims),
+    };
+    const want = await theirs.run(ortFeeds);
     const got = await ours.run(inputs);
     for (const name of ['y', 'present_k', 'present_v']) {
       const g = got[name] as Tensor;
