@@ -5,18 +5,20 @@
  * than the keys), is_causal, nonpad_kv_seqlen (24+), sliding windows (25) and the qk_matmul_output
  * debug output. Half-precision inputs are computed in float64 and rounded once.
  */
-import { SwitchyardError, defineKernel, nodeLabel, type KernelInit, type Tensor } from '@switchyard/core';
+import { SwitchyardError, defineKernel, nodeLabel, type KernelInit, type KernelRunContext, type Tensor } from '@switchyard/core';
 import { toNumbers } from '../math/numeric.js';
 import { attentionBias } from '../nn/attention-bias.js';
-import { QkCapture, concatSequence, headMajor, scaledDotProductAttention } from '../nn/attention.js';
-import { floatData, floatOutput, type FloatArray } from '../nn/float-io.js';
+import { concatSequence, headMajor, scaledDotProductAttention, type AttentionProblem, type QkCapture } from '../nn/attention.js';
+import { floatData, floatOutput, type FloatArray, type FloatOutput } from '../nn/float-io.js';
 
 const FLOAT_TYPES = ['bfloat16', 'float16', 'float32', 'float64'] as const;
 const MASK_TYPES = ['uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', ...FLOAT_TYPES, 'bool'] as const;
 /** TensorProto element types softmax_precision may name: FLOAT, FLOAT16, DOUBLE, BFLOAT16. */
 const SOFTMAX_PRECISIONS = [1, 10, 11, 16];
+/** The Attention schema's type constraints (T1: Q, K; T2: V; U: attn_mask). */
+export const ATTENTION_TYPES = { T1: FLOAT_TYPES, T2: FLOAT_TYPES, U: MASK_TYPES };
 
-interface AttentionAttrs {
+export interface AttentionAttrs {
   label: string;
   opset: number;
   scale?: number;
@@ -29,7 +31,7 @@ interface AttentionAttrs {
   rightWindow: number;
 }
 
-function readAttrs({ node, attrs, opset }: KernelInit): AttentionAttrs {
+export function readAttentionAttrs({ node, attrs, opset }: KernelInit): AttentionAttrs {
   const label = `node '${nodeLabel(node)}' (Attention)`;
   const argError = (msg: string) => new SwitchyardError('INVALID_ARGUMENT', `${label}: ${msg}`);
   const qkMode = attrs.int('qk_matmul_output_mode', 0);
@@ -123,91 +125,109 @@ function readNonpad(a: AttentionAttrs, t: Tensor, g: Geometry, kvLen: number): n
   return values;
 }
 
+/** One run's inputs, validated and in head-major float form, with its outputs allocated. */
+export interface PreparedAttention {
+  problem: AttentionProblem;
+  /** Y and the optional outputs, committed by `finishAttention`. */
+  outputs: Array<FloatOutput | undefined>;
+  outputCount: number;
+}
+
+/** Validates a run's inputs and builds the attention problem (K/V with the past, the bias, the outputs). */
+export function prepareAttention(a: AttentionAttrs, ctx: KernelRunContext): PreparedAttention {
+  const Q = ctx.input(0);
+  const K = ctx.input(1);
+  const V = ctx.input(2);
+  const mask = ctx.optionalInput(3);
+  const pastKey = ctx.optionalInput(4);
+  const pastValue = ctx.optionalInput(5);
+  const nonpadT = ctx.optionalInput(6);
+  if (K.type !== Q.type) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: K is ${K.type}, Q is ${Q.type}`);
+  const g = geometry(a, Q, K, V);
+  if (mask && !(MASK_TYPES as readonly string[]).includes(mask.type)) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: attn_mask of type ${mask.type} is not served`);
+  for (const t of [Q, V]) if (!(FLOAT_TYPES as readonly string[]).includes(t.type)) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: Q, K and V must be float tensors, got ${t.type}`);
+  if (!!pastKey !== !!pastValue) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: past_key and past_value come together`);
+  if (nonpadT && pastKey) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: nonpad_kv_seqlen cannot be combined with past_key / past_value`);
+  const pastLen = pastKey ? checkPast(a, 'past_key', pastKey, g, g.headSize, Q.type) : 0;
+  if (pastValue && checkPast(a, 'past_value', pastValue, g, g.vHeadSize, V.type) !== pastLen) {
+    throw new SwitchyardError('INVALID_SHAPE', `${a.label}: past_key and past_value hold different lengths`);
+  }
+  const kvLen = pastLen + g.newLen;
+  const nonpad = nonpadT ? readNonpad(a, nonpadT, g, kvLen) : undefined;
+
+  const q = g.packed ? headMajor(floatData(Q), g.batch, g.qLen, g.qHeads, g.headSize) : floatData(Q);
+  const kNew = g.packed ? headMajor(floatData(K), g.batch, g.newLen, g.kvHeads, g.headSize) : floatData(K);
+  const vNew = g.packed ? headMajor(floatData(V), g.batch, g.newLen, g.kvHeads, g.vHeadSize) : floatData(V);
+  const outs = ctx.node.outputs;
+  const presentKey = outs[1] ? floatOutput(ctx, 1, K.type, [g.batch, g.kvHeads, kvLen, g.headSize]) : undefined;
+  const presentValue = outs[2] ? floatOutput(ctx, 2, V.type, [g.batch, g.kvHeads, kvLen, g.vHeadSize]) : undefined;
+  const withPast = (past: Tensor | undefined, cur: FloatArray, size: number, present: FloatArray | undefined): FloatArray => {
+    if (!past) {
+      present?.set(cur);
+      return cur;
+    }
+    const all = present ?? (cur instanceof Float64Array ? new Float64Array(g.batch * g.kvHeads * kvLen * size) : new Float32Array(g.batch * g.kvHeads * kvLen * size));
+    concatSequence(floatData(past), cur, g.batch * g.kvHeads, pastLen, g.newLen, size, all);
+    return all;
+  };
+  const k = withPast(pastKey, kNew, g.headSize, presentKey?.data);
+  const v = withPast(pastValue, vNew, g.vHeadSize, presentValue?.data);
+
+  const yDims = g.packed ? [g.batch, g.qLen, g.qHeads * g.vHeadSize] : [g.batch, g.qHeads, g.qLen, g.vHeadSize];
+  const y = floatOutput(ctx, 0, Q.type, yDims);
+  const qk = outs[3] ? floatOutput(ctx, 3, Q.type, [g.batch, g.qHeads, g.qLen, kvLen]) : undefined;
+  const biasRow = attentionBias(a.label, {
+    batch: g.batch,
+    qHeads: g.qHeads,
+    qLen: g.qLen,
+    kvLen,
+    mask,
+    causal: a.causal,
+    leftWindow: a.leftWindow,
+    rightWindow: a.rightWindow,
+    pastLen,
+    nonpad,
+  });
+  const problem: AttentionProblem = {
+    batch: g.batch,
+    qHeads: g.qHeads,
+    kvHeads: g.kvHeads,
+    qLen: g.qLen,
+    kvLen,
+    headSize: g.headSize,
+    vHeadSize: g.vHeadSize,
+    q,
+    k,
+    v,
+    scale: a.scale ?? 1 / Math.sqrt(g.headSize),
+    softcap: a.softcap,
+    biasRow,
+    y: y.data,
+    yTokenMajor: g.packed,
+    qk: qk?.data,
+    qkMode: a.qkMode,
+  };
+  return { problem, outputs: [y, presentKey, presentValue, qk], outputCount: outs.length };
+}
+
+/** The node's results: Y, then each optional output requested (null where its name is empty). */
+export function finishAttention(prepared: PreparedAttention): Array<Tensor | null> {
+  return prepared.outputs.slice(0, Math.max(prepared.outputCount, 1)).map((out) => (out ? out.commit() : null));
+}
+
 export const attentionKernel = defineKernel({
   ep: 'cpu',
   domain: '',
   opType: 'Attention',
   sinceVersion: 23,
-  typeConstraints: { T1: FLOAT_TYPES, T2: FLOAT_TYPES, U: MASK_TYPES },
+  typeConstraints: ATTENTION_TYPES,
   create: (init) => {
-    const a = readAttrs(init);
+    const a = readAttentionAttrs(init);
     return {
       run(ctx) {
-        const Q = ctx.input(0);
-        const K = ctx.input(1);
-        const V = ctx.input(2);
-        const mask = ctx.optionalInput(3);
-        const pastKey = ctx.optionalInput(4);
-        const pastValue = ctx.optionalInput(5);
-        const nonpadT = ctx.optionalInput(6);
-        if (K.type !== Q.type) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: K is ${K.type}, Q is ${Q.type}`);
-        const g = geometry(a, Q, K, V);
-        if (mask && !(MASK_TYPES as readonly string[]).includes(mask.type)) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: attn_mask of type ${mask.type} is not served`);
-        for (const t of [Q, V]) if (!(FLOAT_TYPES as readonly string[]).includes(t.type)) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: Q, K and V must be float tensors, got ${t.type}`);
-        if (!!pastKey !== !!pastValue) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: past_key and past_value come together`);
-        if (nonpadT && pastKey) throw new SwitchyardError('INVALID_ARGUMENT', `${a.label}: nonpad_kv_seqlen cannot be combined with past_key / past_value`);
-        const pastLen = pastKey ? checkPast(a, 'past_key', pastKey, g, g.headSize, Q.type) : 0;
-        if (pastValue && checkPast(a, 'past_value', pastValue, g, g.vHeadSize, V.type) !== pastLen) {
-          throw new SwitchyardError('INVALID_SHAPE', `${a.label}: past_key and past_value hold different lengths`);
-        }
-        const kvLen = pastLen + g.newLen;
-        const nonpad = nonpadT ? readNonpad(a, nonpadT, g, kvLen) : undefined;
-
-        const q = g.packed ? headMajor(floatData(Q), g.batch, g.qLen, g.qHeads, g.headSize) : floatData(Q);
-        const kNew = g.packed ? headMajor(floatData(K), g.batch, g.newLen, g.kvHeads, g.headSize) : floatData(K);
-        const vNew = g.packed ? headMajor(floatData(V), g.batch, g.newLen, g.kvHeads, g.vHeadSize) : floatData(V);
-        const outs = ctx.node.outputs;
-        const presentKey = outs[1] ? floatOutput(ctx, 1, K.type, [g.batch, g.kvHeads, kvLen, g.headSize]) : undefined;
-        const presentValue = outs[2] ? floatOutput(ctx, 2, V.type, [g.batch, g.kvHeads, kvLen, g.vHeadSize]) : undefined;
-        const withPast = (past: Tensor | undefined, cur: FloatArray, size: number, present: FloatArray | undefined): FloatArray => {
-          if (!past) {
-            present?.set(cur);
-            return cur;
-          }
-          const all = present ?? (cur instanceof Float64Array ? new Float64Array(g.batch * g.kvHeads * kvLen * size) : new Float32Array(g.batch * g.kvHeads * kvLen * size));
-          concatSequence(floatData(past), cur, g.batch * g.kvHeads, pastLen, g.newLen, size, all);
-          return all;
-        };
-        const k = withPast(pastKey, kNew, g.headSize, presentKey?.data);
-        const v = withPast(pastValue, vNew, g.vHeadSize, presentValue?.data);
-
-        const yDims = g.packed ? [g.batch, g.qLen, g.qHeads * g.vHeadSize] : [g.batch, g.qHeads, g.qLen, g.vHeadSize];
-        const y = floatOutput(ctx, 0, Q.type, yDims);
-        const qk = outs[3] ? floatOutput(ctx, 3, Q.type, [g.batch, g.qHeads, g.qLen, kvLen]) : undefined;
-        const biasRow = attentionBias(a.label, {
-          batch: g.batch,
-          qHeads: g.qHeads,
-          qLen: g.qLen,
-          kvLen,
-          mask,
-          causal: a.causal,
-          leftWindow: a.leftWindow,
-          rightWindow: a.rightWindow,
-          pastLen,
-          nonpad,
-        });
-        scaledDotProductAttention({
-          batch: g.batch,
-          qHeads: g.qHeads,
-          kvHeads: g.kvHeads,
-          qLen: g.qLen,
-          kvLen,
-          headSize: g.headSize,
-          vHeadSize: g.vHeadSize,
-          q,
-          k,
-          v,
-          scale: a.scale ?? 1 / Math.sqrt(g.headSize),
-          softcap: a.softcap,
-          biasRow,
-          y: y.data,
-          yTokenMajor: g.packed,
-          qk: qk?.data,
-          qkMode: a.qkMode,
-        });
-        const results: Array<Tensor | null> = [y.commit()];
-        for (const out of [presentKey, presentValue, qk].slice(0, outs.length - 1)) results.push(out ? out.commit() : null);
-        return results;
+        const prepared = prepareAttention(a, ctx);
+        scaledDotProductAttention(prepared.problem);
+        return finishAttention(prepared);
       },
     };
   },

@@ -54,7 +54,7 @@ export interface AttentionProblem {
 
 /** Runs the attention of every query row; GQA maps query head h to KV head ⌊h / (qHeads / kvHeads)⌋. */
 export function scaledDotProductAttention(p: AttentionProblem): void {
-  const { batch, qHeads, kvHeads, qLen, kvLen, headSize: d, vHeadSize: dv, q, k, v, y, qk } = p;
+  const { batch, qHeads, kvHeads, qLen, kvLen, headSize: d, vHeadSize: dv, q, k, v, y } = p;
   const group = qHeads / kvHeads;
   const scores = new Float64Array(kvLen);
   const bias = new Float64Array(kvLen);
@@ -66,22 +66,13 @@ export function scaledDotProductAttention(p: AttentionProblem): void {
       const vBase = kvHead * kvLen * dv;
       for (let i = 0; i < qLen; i++) {
         const qBase = ((b * qHeads + h) * qLen + i) * d;
-        const qkBase = ((b * qHeads + h) * qLen + i) * kvLen;
         for (let j = 0; j < kvLen; j++) {
           let dot = 0;
           const kRow = kBase + j * d;
           for (let t = 0; t < d; t++) dot += q[qBase + t] * k[kRow + t];
           scores[j] = dot * p.scale;
         }
-        if (qk && p.qkMode === QkCapture.Raw) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
-        if (p.softcap > 0) for (let j = 0; j < kvLen; j++) scores[j] = p.softcap * Math.tanh(scores[j] / p.softcap);
-        if (qk && p.qkMode === QkCapture.Softcapped) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
-        // A row whose bias masks every key attends nothing: its probabilities (and Y row) are zero.
-        const attends = p.biasRow ? p.biasRow(b, h, i, bias) : true;
-        if (p.biasRow) for (let j = 0; j < kvLen; j++) scores[j] += bias[j];
-        if (qk && p.qkMode === QkCapture.Biased) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
-        softmaxInPlace(scores, attends);
-        if (qk && p.qkMode === QkCapture.Probabilities) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
+        attentionRow(p, b, h, i, scores, bias);
         acc.fill(0);
         for (let j = 0; j < kvLen; j++) {
           const w = scores[j];
@@ -94,6 +85,31 @@ export function scaledDotProductAttention(p: AttentionProblem): void {
       }
     }
   }
+}
+
+/**
+ * Turns the scaled scores of query row (b, h, i) into its probabilities in place: softcap, bias,
+ * softmax, recording qk_matmul_output on the way. `bias` is scratch of kvLen entries.
+ */
+export function attentionRow(
+  p: Pick<AttentionProblem, 'qHeads' | 'qLen' | 'kvLen' | 'softcap' | 'biasRow' | 'qk' | 'qkMode'>,
+  b: number,
+  h: number,
+  i: number,
+  scores: Float64Array,
+  bias: Float64Array,
+): void {
+  const { kvLen, qk } = p;
+  const qkBase = ((b * p.qHeads + h) * p.qLen + i) * kvLen;
+  if (qk && p.qkMode === QkCapture.Raw) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
+  if (p.softcap > 0) for (let j = 0; j < kvLen; j++) scores[j] = p.softcap * Math.tanh(scores[j] / p.softcap);
+  if (qk && p.qkMode === QkCapture.Softcapped) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
+  // A row whose bias masks every key attends nothing: its probabilities (and Y row) are zero.
+  const attends = p.biasRow ? p.biasRow(b, h, i, bias) : true;
+  if (p.biasRow) for (let j = 0; j < kvLen; j++) scores[j] += bias[j];
+  if (qk && p.qkMode === QkCapture.Biased) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
+  softmaxInPlace(scores, attends);
+  if (qk && p.qkMode === QkCapture.Probabilities) for (let j = 0; j < kvLen; j++) qk[qkBase + j] = scores[j];
 }
 
 /** Softmax of a row; all zeros when `attends` is false or every score is -Infinity. */
