@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
-import { InferenceSession, Tensor, encodeModel } from '@switchyard/core';
+import { InferenceSession, Tensor, encodeModel, float16ToFloat32Array, float32ToFloat16Array } from '@switchyard/core';
 import { buildModel, type NodeSpec } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { compareLevels, tensor } from './test-models.test-util.js';
@@ -23,7 +23,7 @@ const FF = 48;
 const MAX_POS = 16;
 
 /** The block at opset 24 gates with Swish; at opset 23 (what onnxruntime serves) with Sigmoid · g. */
-function decoderBlock(opset = 24) {
+function decoderBlock(opset = 24, dtype: 'float32' | 'float16' = 'float32') {
   const nodes: NodeSpec[] = [
     { op: 'RMSNormalization', inputs: ['x', 'norm1'], outputs: ['h'], attributes: { epsilon: 1e-6 } },
     { op: 'MatMul', inputs: ['h', 'wq'], outputs: ['q0'] },
@@ -58,45 +58,62 @@ function decoderBlock(opset = 24) {
     return new Tensor('float32', out, [MAX_POS, D / 2]);
   };
   const w = (rows: number, cols: number, seed: number) => tensor([rows, cols], seed, -0.3, 0.3);
+  const typed = (t: Tensor) => (dtype === 'float16' ? toFloat16(t) : t);
   return () =>
     buildModel({
       opset,
       inputs: [
-        ['x', 'float32', [B, S, HIDDEN]],
+        ['x', dtype, [B, S, HIDDEN]],
         ['pos', 'int64', [B, S]],
-        ['past_k', 'float32', [B, KVH, PAST, D]],
-        ['past_v', 'float32', [B, KVH, PAST, D]],
+        ['past_k', dtype, [B, KVH, PAST, D]],
+        ['past_v', dtype, [B, KVH, PAST, D]],
       ],
       outputs: [
-        ['y', 'float32'],
-        ['present_k', 'float32'],
-        ['present_v', 'float32'],
+        ['y', dtype],
+        ['present_k', dtype],
+        ['present_v', dtype],
       ],
       nodes,
-      initializers: {
-        norm1: tensor([HIDDEN], 11, 0.5, 1.5),
-        norm2: tensor([HIDDEN], 12, 0.5, 1.5),
-        wq: w(HIDDEN, QH * D, 13),
-        wk: w(HIDDEN, KVH * D, 14),
-        wv: w(HIDDEN, KVH * D, 15),
-        wo: w(QH * D, HIDDEN, 16),
-        wg: w(HIDDEN, FF, 17),
-        wu: w(HIDDEN, FF, 18),
-        wd: w(FF, HIDDEN, 19),
-        cos: angles(Math.cos),
-        sin: angles(Math.sin),
-      },
+      initializers: Object.fromEntries(
+        Object.entries({
+          norm1: tensor([HIDDEN], 11, 0.5, 1.5),
+          norm2: tensor([HIDDEN], 12, 0.5, 1.5),
+          wq: w(HIDDEN, QH * D, 13),
+          wk: w(HIDDEN, KVH * D, 14),
+          wv: w(HIDDEN, KVH * D, 15),
+          wo: w(QH * D, HIDDEN, 16),
+          wg: w(HIDDEN, FF, 17),
+          wu: w(HIDDEN, FF, 18),
+          wd: w(FF, HIDDEN, 19),
+          cos: angles(Math.cos),
+          sin: angles(Math.sin),
+        }).map(([k, t]) => [k, typed(t)]),
+      ),
     });
 }
 
-function feeds(): Record<string, Tensor> {
+function toFloat16(t: Tensor): Tensor {
+  const bits = new Uint16Array(t.size);
+  float32ToFloat16Array(t.data as Float32Array, bits);
+  return new Tensor('float16', bits, t.dims);
+}
+
+function asFloat32(t: Tensor): Float32Array {
+  if (t.type === 'float32') return t.data as Float32Array;
+  const out = new Float32Array(t.size);
+  float16ToFloat32Array(t.data as Uint16Array, out);
+  return out;
+}
+
+function feeds(dtype: 'float32' | 'float16' = 'float32'): Record<string, Tensor> {
   const pos = new BigInt64Array(B * S);
   for (let b = 0; b < B; b++) for (let s = 0; s < S; s++) pos[b * S + s] = BigInt(PAST + s);
+  const typed = (t: Tensor) => (dtype === 'float16' ? toFloat16(t) : t);
   return {
-    x: tensor([B, S, HIDDEN], 1),
+    x: typed(tensor([B, S, HIDDEN], 1)),
     pos: new Tensor('int64', pos, [B, S]),
-    past_k: tensor([B, KVH, PAST, D], 2),
-    past_v: tensor([B, KVH, PAST, D], 3),
+    past_k: typed(tensor([B, KVH, PAST, D], 2)),
+    past_v: typed(tensor([B, KVH, PAST, D], 3)),
   };
 }
 
@@ -127,6 +144,29 @@ describe('the opset-23 decoder block against onnxruntime', () => {
       const w = want[name].data as Float32Array;
       const d = g.data as Float32Array;
       for (let i = 0; i < w.length; i++) expect(Math.abs(d[i] - w[i]), `${name}[${i}]`).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(w[i])));
+    }
+  });
+});
+
+describe.runIf(hasAddon)('the float16 decoder block', () => {
+  it("computes the new ops in float32 from 'extended' on (Attention on oneDNN), within float16 rounding of 'disabled'", async () => {
+    const build = decoderBlock(24, 'float16');
+    const inputs = feeds('float16');
+    const session = (level: 'disabled' | 'all') => InferenceSession.fromModel(build(), { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: level });
+    const [plain, optimized] = [await session('disabled'), await session('all')];
+    try {
+      const attention = optimized.placement.nodes.find((n) => n.opType === 'Attention');
+      expect(attention?.implementation).toBe('onednn');
+      const [want, got] = [await plain.run(inputs), await optimized.run(inputs)];
+      for (const name of ['y', 'present_k', 'present_v']) {
+        const w = asFloat32(want[name] as Tensor);
+        const g = asFloat32(got[name] as Tensor);
+        // 'disabled' rounds to float16 after each of ~20 ops: a few float16 steps (2^-10 relative) apart.
+        for (let i = 0; i < w.length; i++) expect(Math.abs(g[i] - w[i]), `${name}[${i}]`).toBeLessThanOrEqual(8 * 2 ** -10 * (1 + Math.abs(w[i])));
+      }
+    } finally {
+      await plain.release();
+      await optimized.release();
     }
   });
 });
