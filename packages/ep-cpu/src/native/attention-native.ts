@@ -13,6 +13,12 @@ import { PrimitiveCache } from './primitive-cache.js';
 import { ATTENTION_TYPES, attentionKernel, finishAttention, prepareAttention, readAttentionAttrs } from '../kernels/Attention.js';
 import { attentionRow, scaledDotProductAttention } from '../nn/attention.js';
 
+/**
+ * The oneDNN path holds all scores [B, Hq, Sq, T] at once; past this many (256 MiB of float32, a
+ * long-context prefill) the TS kernel runs instead, holding one row of scores at a time.
+ */
+const MAX_SCORES = 1 << 26;
+
 function supportsAttention(node: Node, graph: Graph): true | string {
   const [q, k, v] = node.inputs;
   if (!q || !k || !v) return 'Attention needs Q, K and V';
@@ -38,12 +44,13 @@ function createAttention(binding: NativeBinding, Primitive: NonNullable<NativeBi
       const p = prepared.problem;
       const { batch, qHeads, kvHeads, qLen, kvLen, headSize, vHeadSize } = p;
       const floats = p.q instanceof Float32Array && p.k instanceof Float32Array && p.v instanceof Float32Array && p.y instanceof Float32Array;
-      if (!floats || batch * qLen * kvLen * headSize * vHeadSize === 0) {
+      const scoreCount = batch * qHeads * qLen * kvLen;
+      if (!floats || scoreCount * headSize * vHeadSize === 0 || scoreCount > MAX_SCORES) {
         scaledDotProductAttention(p);
         return finishAttention(prepared);
       }
       const rows = (qHeads / kvHeads) * qLen;
-      const scores = new Float32Array(batch * qHeads * qLen * kvLen);
+      const scores = new Float32Array(scoreCount);
       const q = p.q as Float32Array;
       await matmul([batch, kvHeads, rows, headSize], [batch, kvHeads, kvLen, headSize], true, p.scale, q, p.k as Float32Array, scores, scores.length * headSize, ctx.threads);
       const row = new Float64Array(kvLen);
