@@ -34,7 +34,9 @@ const COMPUTE = [
   // Softmax family, reductions, scans.
   'Softmax', 'LogSoftmax', 'Hardmax',
   'ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceProd', 'ReduceL1', 'ReduceL2',
-  'ReduceLogSum', 'ReduceLogSumExp', 'ReduceSumSquare', 'ArgMax', 'ArgMin', 'TopK', 'CumSum',
+  'ReduceLogSum', 'ReduceLogSumExp', 'ReduceSumSquare', 'ArgMax', 'ArgMin', 'TopK', 'CumSum', 'CumProd',
+  // Transformer and state-space blocks (opsets 20-28): Attention's float16 attn_mask is additive, exact in float32.
+  'Gelu', 'Swish', 'SwiGLU', 'RMSNormalization', 'RotaryEmbedding', 'Attention', 'LinearAttention', 'CausalConvWithState',
 ] as const;
 
 /**
@@ -44,7 +46,7 @@ const COMPUTE = [
 const DATA_MOVEMENT = [
   'Identity', 'Reshape', 'Flatten', 'Squeeze', 'Unsqueeze', 'Transpose', 'Concat', 'Split', 'Slice',
   'Expand', 'Tile', 'Pad', 'Gather', 'GatherElements', 'GatherND', 'ScatterElements', 'ScatterND', 'Scatter',
-  'DepthToSpace', 'SpaceToDepth', 'Compress', 'ReverseSequence', 'Trilu',
+  'DepthToSpace', 'SpaceToDepth', 'Compress', 'ReverseSequence', 'Trilu', 'TensorScatter',
 ] as const;
 
 /**

@@ -2,52 +2,13 @@
  * ONNX CumSum along the axis given by input 1 (a scalar), with `exclusive` (sum of the elements
  * before, not including, each one) and `reverse` (sum from the end).
  */
-import { SwitchyardError, defineKernel, type Tensor } from '@switchyard/core';
+import { SwitchyardError, defineKernel } from '@switchyard/core';
 import { NUMERIC } from '../math/dtypes.js';
 import { allSafeIntegers, int64ToNumbers, numbersToInt64, toNumbers, writeNumbers, type NumberArray } from '../math/numeric.js';
-
-/** Scans `src` into `dst` (same layout), viewing it as [outer, len, inner]. Works on numbers or BigInts. */
-function scan<T extends number | bigint>(
-  src: ArrayLike<T>,
-  dst: { [i: number]: T },
-  zero: T,
-  add: (a: T, b: T) => T,
-  outer: number,
-  len: number,
-  inner: number,
-  exclusive: boolean,
-  reverse: boolean,
-): void {
-  for (let a = 0; a < outer; a++) {
-    for (let i = 0; i < inner; i++) {
-      const start = a * len * inner + i;
-      let acc = zero;
-      for (let s = 0; s < len; s++) {
-        const k = start + (reverse ? len - 1 - s : s) * inner;
-        if (exclusive) {
-          dst[k] = acc;
-          acc = add(acc, src[k]);
-        } else {
-          acc = add(acc, src[k]);
-          dst[k] = acc;
-        }
-      }
-    }
-  }
-}
+import { readScanAxis, scan } from '../math/cumulative.js';
 
 const addNumbers = (a: number, b: number) => a + b;
 const addBig = (a: bigint, b: bigint) => a + b;
-
-function readAxis(t: Tensor, rank: number): number {
-  if (t.size !== 1 || (t.type !== 'int32' && t.type !== 'int64')) {
-    throw new SwitchyardError('INVALID_ARGUMENT', `CumSum: axis must be an int32/int64 scalar, got ${t.type} [${t.dims.join(', ')}]`);
-  }
-  const raw = toNumbers(t)[0];
-  const axis = raw < 0 ? raw + rank : raw;
-  if (axis < 0 || axis >= rank) throw new SwitchyardError('INVALID_ARGUMENT', `CumSum: axis ${raw} is out of range for rank ${rank}`);
-  return axis;
-}
 
 export const cumSumKernel = defineKernel({
   ep: 'cpu',
@@ -62,7 +23,7 @@ export const cumSumKernel = defineKernel({
       run(ctx) {
         const x = ctx.input(0);
         if (!NUMERIC.includes(x.type)) throw new SwitchyardError('UNSUPPORTED', `CumSum: element type '${x.type}' is not supported`);
-        const axis = readAxis(ctx.input(1), x.dims.length);
+        const axis = readScanAxis('CumSum', ctx.input(1), x.dims.length);
         const out = ctx.output(0, x.type, x.dims);
         const len = x.dims[axis];
         const outer = x.dims.slice(0, axis).reduce((p, d) => p * d, 1);

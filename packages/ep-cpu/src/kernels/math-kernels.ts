@@ -80,6 +80,10 @@ import { reduceSumSquareKernel } from './ReduceSumSquare.js';
 import { argMaxKernel } from './ArgMax.js';
 import { argMinKernel } from './ArgMin.js';
 import { cumSumKernel } from './CumSum.js';
+import { cumProdKernel } from './CumProd.js';
+import { swishKernel } from './Swish.js';
+import { onnxGeluKernel } from './Gelu.js';
+import { swiGluKernel } from './SwiGLU.js';
 
 export const mathKernels: KernelDef[] = [
   absKernel,
@@ -164,4 +168,8 @@ export const mathKernels: KernelDef[] = [
   argMaxKernel,
   argMinKernel,
   cumSumKernel,
+  cumProdKernel,
+  swishKernel,
+  onnxGeluKernel,
+  swiGluKernel,
 ];

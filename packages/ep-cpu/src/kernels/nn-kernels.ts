@@ -36,6 +36,12 @@ import { matMulIntegerKernel } from './MatMulInteger.js';
 import { qLinearMatMulKernel } from './QLinearMatMul.js';
 import { convIntegerKernel } from './ConvInteger.js';
 import { qLinearConvKernel } from './QLinearConv.js';
+import { rmsNormalizationKernel } from './RMSNormalization.js';
+import { rotaryEmbeddingKernel } from './RotaryEmbedding.js';
+import { causalConvWithStateKernel } from './CausalConvWithState.js';
+import { linearAttentionKernel } from './LinearAttention.js';
+import { attentionKernel } from './Attention.js';
+import { flexAttentionKernel } from './FlexAttention.js';
 
 export const nnKernels: KernelDef[] = [
   convKernel,
@@ -74,4 +80,10 @@ export const nnKernels: KernelDef[] = [
   qLinearMatMulKernel,
   convIntegerKernel,
   qLinearConvKernel,
+  rmsNormalizationKernel,
+  rotaryEmbeddingKernel,
+  causalConvWithStateKernel,
+  linearAttentionKernel,
+  attentionKernel,
+  flexAttentionKernel,
 ];

@@ -1,6 +1,7 @@
 /** The tensor family: shape and data-movement kernels, sequence and optional ops. */
 import type { KernelDef } from '@switchyard/core';
 import { compressKernel } from './Compress.js';
+import { tensorScatterKernel } from './TensorScatter.js';
 import { concatKernel } from './Concat.js';
 import { concatFromSequenceKernel } from './ConcatFromSequence.js';
 import { constantKernel } from './Constant.js';
@@ -98,4 +99,5 @@ export const tensorKernels: KernelDef[] = [
   uniqueKernel,
   unsqueezeV1Kernel,
   unsqueezeKernel,
+  tensorScatterKernel,
 ];

@@ -20,6 +20,7 @@ import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 import { nativeResizeKernels } from './resize-native.js';
 import { nativeQuantizeKernels } from './quantize-native.js';
+import { nativeAttentionKernels } from './attention-native.js';
 import { nativeStridedMatMulKernels } from './strided-matmul-native.js';
 import { nativeMovementKernels } from './movement-native.js';
 import { nativeGatherKernels } from './gather-native.js';
@@ -45,6 +46,7 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeNormKernels(binding),
     ...nativeBlockedKernels(binding),
     ...nativeStridedMatMulKernels(binding),
+    ...nativeAttentionKernels(binding),
     ...nativeResizeKernels(binding),
     ...nativeQuantizeKernels(binding),
     ...nativeInt8ConvKernels(binding),

@@ -13,6 +13,7 @@ import { reshapeRules } from './reshape.js';
 import { selectRules } from './select.js';
 import { sequenceRules } from './sequence.js';
 import { signalTextRules } from './signal-text.js';
+import { transformerRules } from './transformer.js';
 
 export const SHAPE_RULES: ReadonlyMap<string, ShapeRule> = new Map(
   Object.entries({
@@ -29,5 +30,6 @@ export const SHAPE_RULES: ReadonlyMap<string, ShapeRule> = new Map(
     ...signalTextRules,
     ...controlFlowRules,
     ...sequenceRules,
+    ...transformerRules,
   }),
 );
