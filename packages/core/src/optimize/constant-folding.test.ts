@@ -28,7 +28,8 @@ describe('constant folding', () => {
     expect([...g.initializers.keys()].sort()).toEqual(['d', 's']);
 
     const folding = report.passes.find((p) => p.name === 'constant-folding')!;
-    expect(folding.nodes).toEqual(['c', 'd', 's']);
+    // d's shape is static, so shape folding (which runs first) takes s before constant folding evaluates c and d.
+    expect(folding.nodes).toEqual(['s', 'c', 'd']);
     expect(folding.count).toBe(3);
     const dce = report.passes.find((p) => p.name === 'dead-code-elimination')!;
     expect(dce.initializersRemoved.sort()).toEqual(['a', 'b', 'c']);

@@ -1,7 +1,9 @@
 /**
  * The optimizer driver. Level `basic` runs four semantics-preserving passes to a fixed point on every
  * graph, innermost subgraphs first (so an outer graph sees what its subgraphs still capture):
- * constant folding → identity elimination → CSE → dead-code elimination. `extended`/`all` add the
+ * constant folding → identity elimination → CSE → dead-code elimination; before them, once, the main
+ * graph's shape elements that shape inference knows become constants (shape-folding.ts, reported as
+ * constant folding). `extended`/`all` add the
  * passes callers contribute (`extraPasses`), run once after the basic ones on the main graph.
  *
  * The graph is changed in place. Graph inputs and outputs keep their names; nodes stay in topological
@@ -13,6 +15,7 @@ import { SwitchyardError } from '../errors.js';
 import { subgraphsOf, type Graph } from '../ir/graph.js';
 import { eliminateCommonSubexpressions } from './common-subexpression.js';
 import { foldConstants, type FoldOptions } from './constant-folding.js';
+import { foldShapes } from './shape-folding.js';
 import { eliminateDeadCode } from './dead-code-elimination.js';
 import { eliminateIdentities } from './identity-elimination.js';
 import { changedGraph, type PassResult } from './pass-result.js';
@@ -128,6 +131,8 @@ export async function optimizeGraph(graph: Graph, options: OptimizeOptions): Pro
       checkAfter(pass, scope.graph, outer, where);
       return record(pass, prefix, r);
     };
+    // Once, before constant folding evaluates what it leaves constant.
+    checked('constant-folding', foldShapes(scope));
     let rounds = 0;
     while (rounds < MAX_ROUNDS) {
       rounds++;

@@ -175,6 +175,49 @@ describe.runIf(hasAddon)('attention matmul fusion (oneDNN)', () => {
     expect(r.ops).toEqual(['Transpose', 'com.switchyard::StridedMatMul']);
   });
 
+  it("folds torch MultiheadAttention's Q scaling (Div or Mul by a constant before Q·Kᵀ) into the product's scale", async () => {
+    // Seq-first heads as torch exports them: q/k/v [S, B·NH, D] → [B·NH, S, D]; q / √d, then q·kᵀ, softmax, ·v.
+    for (const op of ['Div', 'Mul'] as const) {
+      const build = () =>
+        buildModel({
+          inputs: [['q', 'float32', [S, 2 * NH, D]], ['k', 'float32', [S, 2 * NH, D]], ['v', 'float32', [S, 2 * NH, D]]],
+          outputs: [['y', 'float32']],
+          initializers: { sqrtd: scalar(Math.sqrt(D)), invsqrt: scalar(1 / Math.sqrt(D), [1]) },
+          nodes: [
+            { op: 'Transpose', inputs: ['q'], outputs: ['qt'], attributes: { perm: [1, 0, 2] } },
+            { op, inputs: op === 'Div' ? ['qt', 'sqrtd'] : ['invsqrt', 'qt'], outputs: ['qs'] },
+            { op: 'Transpose', inputs: ['k'], outputs: ['kt'], attributes: { perm: [1, 2, 0] } },
+            { op: 'MatMul', inputs: ['qs', 'kt'], outputs: ['s'] },
+            { op: 'Softmax', inputs: ['s'], outputs: ['p'], attributes: { axis: -1 } },
+            { op: 'Transpose', inputs: ['v'], outputs: ['vt'], attributes: { perm: [1, 0, 2] } },
+            { op: 'MatMul', inputs: ['p', 'vt'], outputs: ['c'] },
+            { op: 'Transpose', inputs: ['c'], outputs: ['y'], attributes: { perm: [1, 0, 2] } },
+          ],
+        });
+      const shape = [S, 2 * NH, D];
+      const r = await compareLevels(build, { q: tensor(shape, 91, -2, 2), k: tensor(shape, 92, -2, 2), v: tensor(shape, 93) }, { tol: 1e-5 });
+      expect(r.ops).toEqual(['com.switchyard::StridedMatMul', 'Softmax', 'com.switchyard::StridedMatMul']);
+    }
+  });
+
+  it('keeps a Q scaling that another node also reads, or that broadcasts to a higher rank', async () => {
+    const build = (shared: boolean) => () =>
+      buildModel({
+        inputs: [['q', 'float32', [2, S, D]], ['k', 'float32', [2, D, S]]],
+        outputs: shared ? [['y', 'float32'], ['qs', 'float32']] : [['y', 'float32']],
+        initializers: { c: shared ? scalar(0.5) : scalar(0.5, [1, 1, 1, 1]) },
+        nodes: [
+          { op: 'Mul', inputs: ['q', 'c'], outputs: ['qs'] },
+          { op: 'MatMul', inputs: ['qs', 'k'], outputs: ['y'] },
+        ],
+      });
+    const f = { q: tensor([2, S, D], 94), k: tensor([2, D, S], 95) };
+    for (const shared of [true, false]) {
+      const r = await compareLevels(build(shared), f, { tol: 1e-5 });
+      expect(r.ops).not.toContain('com.switchyard::StridedMatMul');
+    }
+  });
+
   it('keeps a Transpose that a second reader (a graph output) needs', async () => {
     const r = await compareLevels(attention(1, { qtOutput: true }), feeds(1, 40), { tol: 1e-5 });
     expect(r.ops).toEqual(['Transpose', 'com.switchyard::StridedMatMul', 'Softmax', 'com.switchyard::StridedMatMul']);

@@ -5,8 +5,9 @@
  * (kernels/StridedMatMul.ts). On oneDNN the transposes are strides, the scale an output scale and
  * the mask a post-op, so BERT's Q·Kᵀ/√d + mask and P·V then Transpose run as single gemms with no
  * copies. Reshapes by a constant shape in front of those input Transposes and after the output one
- * fold in as well (a Reshape of a row-major buffer is only new dims). Every piece is optional, but
- * at least one must fold or the MatMul stays as it is.
+ * fold in as well (a Reshape of a row-major buffer is only new dims). A constant scalar Div/Mul on an
+ * operand (torch's MultiheadAttention scales Q by 1/√d before Q·Kᵀ) folds into the scale too:
+ * (s·A)·B = s·(A·B). Every piece is optional, but at least one must fold or the MatMul stays as it is.
  */
 import type { AttributeValue, Dim, GraphPass, Node } from '@switchyard/core';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
@@ -42,13 +43,46 @@ function foldableReshape(rw: GraphRewriter, node: Node | undefined, reader: Node
   return shape ? { node, source: node.inputs[0], shape } : undefined;
 }
 
-/** The operand as the fused op reads it: through an optional Transpose and a Reshape before it. */
+/**
+ * The factor of `op` (Div or Mul of `name` by a constant scalar), or undefined: a one-element constant
+ * of rank above `rank` would widen the result, so it is no scale then.
+ */
+function scalarFactor(rw: GraphRewriter, op: Node, name: string, rank: number): number | undefined {
+  if (!isOp(op, 'Div') && !isOp(op, 'Mul')) return undefined;
+  const other = isOp(op, 'Div') ? (op.inputs[0] === name ? op.inputs[1] : undefined) : otherInput(op, name);
+  const s = other ? rw.scalar(other) : undefined;
+  if (s === undefined || s === 0 || !Number.isFinite(s) || (rw.constant(other!)?.dims.length ?? 0) > rank) return undefined;
+  return isOp(op, 'Div') ? 1 / s : s;
+}
+
+/** A constant scalar Div/Mul producing `name` for `reader` alone: its data input and factor. */
+function foldableScale(rw: GraphRewriter, name: string, reader: Node, rank: number): { node: Node; source: string; factor: number } | undefined {
+  const op = rw.producer(name);
+  if (!op || rw.soleReader(name) !== reader || op.outputs.length !== 1) return undefined;
+  // Div scales its dividend; Mul either input (the other being the constant).
+  for (const data of isOp(op, 'Div') ? op.inputs.slice(0, 1) : op.inputs) {
+    if (!data || rw.constant(data) || rw.elemType(data) !== 'float32' || rw.rank(data) !== rank) continue;
+    const factor = scalarFactor(rw, op, data, rank);
+    if (factor !== undefined) return { node: op, source: data, factor };
+  }
+  return undefined;
+}
+
+/** The operand as the fused op reads it: through an optional scalar scale, a Transpose and a Reshape before it. */
 function operand(rw: GraphRewriter, name: string, matmul: Node, rank: number) {
-  const t = foldableTranspose(rw, name, matmul, rank);
-  const r = foldableReshape(rw, rw.producer(t ? t.source : name), t ? t.node : matmul);
+  const scaled = foldableScale(rw, name, matmul, rank);
+  const top = scaled ? scaled.source : name;
+  const t = foldableTranspose(rw, top, scaled ? scaled.node : matmul, rank);
+  const r = foldableReshape(rw, rw.producer(t ? t.source : top), t ? t.node : scaled ? scaled.node : matmul);
   // A Reshape must produce the operand's rank (it is the view the perm applies to).
   const reshape = r && r.shape.length === rank ? r : undefined;
-  return { source: reshape?.source ?? t?.source ?? name, perm: t?.perm, shape: reshape?.shape, nodes: [reshape?.node, t?.node].filter((n): n is Node => !!n) };
+  return {
+    source: reshape?.source ?? t?.source ?? top,
+    perm: t?.perm,
+    shape: reshape?.shape,
+    factor: scaled?.factor ?? 1,
+    nodes: [reshape?.node, t?.node, scaled?.node].filter((n): n is Node => !!n),
+  };
 }
 
 function sameDim(p: Dim, q: Dim): boolean {
@@ -76,22 +110,20 @@ function fuseOne(rw: GraphRewriter, matmul: Node): void {
 
   const matched: Node[] = [matmul];
   // MatMul(t, t) reads one value twice: folding its producer for one side would orphan the other.
-  const plain = (name: string) => ({ source: name, perm: undefined, shape: undefined, nodes: [] as Node[] });
+  const plain = (name: string) => ({ source: name, perm: undefined, shape: undefined, factor: 1, nodes: [] as Node[] });
   const opA = a === b ? plain(a) : operand(rw, a, matmul, rank);
   const opB = a === b ? plain(b) : operand(rw, b, matmul, rank);
   let out = y;
-  let scale = 1;
+  let scale = opA.factor * opB.factor;
   let mask: string | undefined;
   let permY: number[] | undefined;
   let yShape: number[] | undefined;
 
   let next = rw.soleReader(out);
   if (isOp(next, 'Div') || isOp(next, 'Mul')) {
-    const other = isOp(next, 'Div') ? (next.inputs[0] === out ? next.inputs[1] : undefined) : otherInput(next, out);
-    const s = other ? rw.scalar(other) : undefined;
-    // A one-element constant of higher rank would widen the result: not a scale then.
-    if (s !== undefined && s !== 0 && Number.isFinite(s) && (rw.constant(other!)?.dims.length ?? 0) <= rank) {
-      scale = isOp(next, 'Div') ? 1 / s : s;
+    const s = scalarFactor(rw, next, out, rank);
+    if (s !== undefined) {
+      scale *= s;
       matched.push(next);
       out = next.outputs[0];
       next = rw.soleReader(out);

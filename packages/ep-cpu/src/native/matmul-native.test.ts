@@ -64,6 +64,8 @@ const cases: Array<[string, number[], number[]]> = [
   ['batch broadcast on B (B is 2-D)', [2, 3, 4, 6], [6, 5]],
   ['batch broadcast on A (A batch 1)', [1, 4, 6], [3, 6, 5]],
   ['batch dims broadcast both ways', [2, 1, 3, 4], [1, 5, 4, 2]],
+  ['seq-first single rows (B is 2-D)', [9, 1, 6], [6, 5]],
+  ['B batch dims all 1', [3, 2, 6], [1, 1, 6, 5]],
   ['1-D A', [6], [2, 6, 3]],
   ['1-D B', [2, 4, 6], [6]],
   ['1-D × 1-D', [6], [6]],
@@ -83,6 +85,26 @@ describe.skipIf(!native.ok)(title, () => {
       expectClose((y as Tensor).data as Float32Array, ref.data);
     });
   }
+
+  it('asks oneDNN for one [rows, K] x [K, N] product when B has no batch of its own', async () => {
+    const built: Array<{ aDims: readonly number[]; bDims: readonly number[] }> = [];
+    const MatMulPrimitive = binding.MatMulPrimitive;
+    const spy = { ...binding, MatMulPrimitive: function (options: { aDims: number[]; bDims: number[] }) {
+      built.push({ aDims: options.aDims, bDims: options.bDims });
+      return new MatMulPrimitive(options);
+    } } as unknown as typeof binding;
+    const spyDef = nativeKernels(spy).find((d) => d.opType === 'MatMul')!;
+    for (const [aDims, bDims] of [[[9, 1, 6], [6, 5]], [[2, 3, 4, 6], [1, 6, 5]], [[3, 4, 6], [3, 6, 5]]]) {
+      const a = random(size(aDims), 31);
+      const b = random(size(bDims), 32);
+      const [y] = await runKernel(spyDef, [new Tensor('float32', a, aDims), new Tensor('float32', b, bDims)], { threads: 2 });
+      const ref = referenceMatMul(a, aDims, b, bDims);
+      expect((y as Tensor).dims).toEqual(ref.dims);
+      expectClose((y as Tensor).data as Float32Array, ref.data);
+    }
+    // A batched B keeps its batch: only the first two collapse.
+    expect(built).toEqual([{ aDims: [9, 6], bDims: [6, 5] }, { aDims: [24, 6], bDims: [6, 5] }, { aDims: [3, 4, 6], bDims: [3, 6, 5] }]);
+  });
 
   it('gives zeros when the inner dimension is 0 and an empty result for an empty batch', async () => {
     const [y] = await runKernel(def, [new Tensor('float32', new Float32Array(0), [3, 0]), new Tensor('float32', new Float32Array(0), [0, 2])]);
