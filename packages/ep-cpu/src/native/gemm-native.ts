@@ -16,7 +16,7 @@ import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './bindi
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import {
   dispatchFor,
-  effectiveThreads,
+  teamFor,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -67,7 +67,9 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   const aStatic = staticDims(init.inputTypes[0]);
   if (aStatic && constB && (!hasC || constC) && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
     try {
-      primitiveFor(aStatic, constB.dims, constC?.dims, effectiveThreads(binding, init.threads));
+      const [m, k] = transA ? [aStatic[1], aStatic[0]] : aStatic;
+      const n = transB ? constB.dims[0] : constB.dims[1];
+      primitiveFor(aStatic, constB.dims, constC?.dims, teamFor(binding, init.threads, m * n * k));
     } catch (error) {
       throw fromNativeError(node, error);
     }
