@@ -9,6 +9,8 @@ import type { ExecutionPlan } from './execution-plan.js';
 import { buildPlan } from './build-plan.js';
 import { KernelRegistry } from '../registry/kernel-registry.js';
 import { inferShapes } from '../shape-inference/index.js';
+import { defineKernel } from '../registry/kernel-def.js';
+import type { ExecutionProvider } from '../ep/execution-provider.js';
 
 /** x [batch, 4] → Relu → Neg → Relu → Add(x) → out: intermediates shaped [batch, 4] by inference. */
 function chain() {
@@ -74,6 +76,65 @@ describe('DynamicArenas', () => {
       const kept = Array.from(out.data as Float32Array);
       await withArena.run({ x: input(rows + 1) });
       expect(Array.from(out.data as Float32Array)).toEqual(kept);
+    }
+    await withArena.release();
+    await without.release();
+  });
+
+  it('lays out arenas for a graph with control flow, keeping values a branch reads alive until it runs', async () => {
+    // `a` has no reader in the main graph but the else branch: were its lifetime to end where it is
+    // made, `c` or `d` would take its memory and the branch would read their values instead.
+    const build = () => {
+      const branch = (name: string, op: string, inputs: string[]) =>
+        buildModel({ inputs: [], outputs: [[name, 'float32', ['batch', 4]]], nodes: [{ op, inputs, outputs: [name] }] }).graph;
+      const model = buildModel({
+        inputs: [
+          ['x', 'float32', ['batch', 4]],
+          ['flag', 'bool', []],
+        ],
+        outputs: [['out', 'float32', ['batch', 4]]],
+        nodes: [
+          { op: 'Relu', inputs: ['x'], outputs: ['a'] },
+          { op: 'Neg', inputs: ['x'], outputs: ['c'] },
+          { op: 'Relu', inputs: ['c'], outputs: ['d'] },
+          { op: 'If', inputs: ['flag'], outputs: ['y'] },
+          { op: 'Add', inputs: ['y', 'd'], outputs: ['out'] },
+        ],
+      });
+      const ifNode = model.graph.nodes[3];
+      ifNode.attributes.set('then_branch', { type: 'graph', value: branch('t', 'Add', ['d', 'x']) });
+      ifNode.attributes.set('else_branch', { type: 'graph', value: branch('e', 'Mul', ['a', 'x']) });
+      return model;
+    };
+    const hostIf = defineKernel({
+      ep: 'hosttest',
+      domain: '',
+      opType: 'If',
+      sinceVersion: 1,
+      create: ({ attrs }) => ({
+        run: (ctx) => ctx.runSubgraph((ctx.input(0).data as Uint8Array)[0] ? attrs.graph('then_branch') : attrs.graph('else_branch'), new Map()),
+      }),
+    });
+    const provider = (): ExecutionProvider => ({ name: 'hosttest', kernels: [...hostTestProvider().kernels!, hostIf] });
+
+    const model = build();
+    inferShapes(model.graph);
+    const registry = new KernelRegistry();
+    for (const k of provider().kernels ?? []) registry.register(k);
+    const plan = await buildPlan(model.graph, { providers: [provider()], registry, skipped: [], memoryPattern: true, threads: 1 });
+    const laidOut = DynamicArenas.for(plan)!.planFor(new Map([['x', input(3)]]));
+    expect(laidOut.arenaSlots.get('a')?.bytes).toBe(48);
+
+    const opts = { executionProviders: [provider()], disableCpuFallback: true };
+    const withArena = await InferenceSession.fromModel(build(), opts);
+    const without = await InferenceSession.fromModel(build(), { ...opts, enableMemPattern: false });
+    for (const rows of [3, 1, 3, 6, 1]) {
+      for (const flag of [0, 1]) {
+        const feeds = { x: input(rows), flag: new Tensor('bool', Uint8Array.of(flag), []) };
+        const [a, b] = await Promise.all([withArena.run(feeds), without.run(feeds)]);
+        expect((a.out as Tensor).dims).toEqual([rows, 4]);
+        expect(Array.from((a.out as Tensor).data as Float32Array)).toEqual(Array.from((b.out as Tensor).data as Float32Array));
+      }
     }
     await withArena.release();
     await without.release();

@@ -9,7 +9,7 @@
  * A layout is only a proposal: a kernel output whose actual size differs from its slot's is
  * allocated afresh, exactly as without an arena.
  */
-import type { Graph, ValueType } from '../ir/graph.js';
+import type { ValueType } from '../ir/graph.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan } from './execution-plan.js';
@@ -32,7 +32,10 @@ export class DynamicArenas {
       const t = input.type;
       if (t?.kind === 'tensor') t.shape?.forEach((d, axis) => typeof d === 'string' && symbolic.push([input.name, axis, d]));
     }
-    return symbolic.length && !hasSubgraphs(plan.graph) ? new DynamicArenas(plan, symbolic, maxTensorBytes) : undefined;
+    // Graphs with control flow too: the memory planner keeps a value a subgraph reads alive until the
+    // node that runs the subgraph (memory/lifetimes.ts), and a branch output that aliases the arena is
+    // copied out by the executor, as with the static arena.
+    return symbolic.length ? new DynamicArenas(plan, symbolic, maxTensorBytes) : undefined;
   }
 
   private constructor(
@@ -93,8 +96,4 @@ export class DynamicArenas {
       return this.#plan;
     }
   }
-}
-
-function hasSubgraphs(graph: Graph): boolean {
-  return graph.nodes.some((n) => [...n.attributes.values()].some((a) => a.type === 'graph' || a.type === 'graphs'));
 }
