@@ -9,7 +9,7 @@
 import { SwitchyardError, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type RuntimeValue, type Tensor } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { fromNativeError } from './native-errors.js';
-import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
+import { float32Data, float32Reason, sameDims, teamFor } from './native-support.js';
 import { lstmKernel } from '../kernels/LSTM.js';
 
 const DEFAULT_ACTIVATIONS = ['sigmoid', 'tanh', 'tanh'];
@@ -52,6 +52,15 @@ type Direction = 'forward' | 'reverse' | 'bidirectional';
  * W, R (and B when present) packed once at creation when they are constants of consistent shapes:
  * runs then only read X and the states. Undefined when the weights come at run time.
  */
+/**
+ * The team for one LSTM call: by its whole work (the addon then splits each step only where the step
+ * is worth it). A streaming model's cell over a few frames runs on one thread: no OpenMP region, no
+ * per-step barrier waiting on a thread the machine has not scheduled.
+ */
+function lstmTeam(binding: NativeBinding, requested: number, dirs: number, seq: number, batch: number, input: number, hidden: number): number {
+  return teamFor(binding, requested, dirs * seq * batch * 4 * hidden * (input + hidden));
+}
+
 function packAtCreate(binding: NativeBinding, init: KernelInit, direction: Direction, dirs: number) {
   const { node, constantInputs, attrs } = init;
   if (!binding.lstmPack || !binding.lstmForwardPacked) return undefined;
@@ -101,14 +110,14 @@ function createLstm(binding: NativeBinding, lstmForward: NonNullable<NativeBindi
     }
     const [seq, batch] = X.dims;
     for (const [t, what] of [[h0, 'initial_h'], [c0, 'initial_c']] as const) {
-      if (t && (t.type !== 'float32' || t.dims.join() !== [dirs, batch, H].join())) {
+      if (t && (t.type !== 'float32' || !sameDims(t.dims, [dirs, batch, H]))) {
         throw new SwitchyardError('INVALID_SHAPE', `LSTM '${node.name}': ${what} must be float32 [${dirs}, ${batch}, ${H}], got ${t.type} [${t.dims.join(', ')}]`);
       }
     }
     const { y, yh, yc } = outputsFor(ctx, seq, batch, H);
     try {
       binding.lstmForwardPacked!(
-        { seq, batch, input, hidden: H, direction, clip, threads: effectiveThreads(binding, ctx.threads) },
+        { seq, batch, input, hidden: H, direction, clip, threads: lstmTeam(binding, ctx.threads, dirs, seq, batch, input, H) },
         float32Data(node, X, 'X'), p.packed, data(h0, 'initial_h'), data(c0, 'initial_c'), data(y, 'Y'), data(yh, 'Y_h'), data(yc, 'Y_c'),
       );
     } catch (error) {
@@ -144,7 +153,7 @@ function createLstm(binding: NativeBinding, lstmForward: NonNullable<NativeBindi
       const { y, yh, yc } = outputsFor(ctx, seq, batch, H);
       try {
         lstmForward(
-          { seq, batch, input, hidden: H, direction, clip, threads: effectiveThreads(binding, ctx.threads) },
+          { seq, batch, input, hidden: H, direction, clip, threads: lstmTeam(binding, ctx.threads, dirs, seq, batch, input, H) },
           float32Data(node, X, 'X'), float32Data(node, W, 'W'), float32Data(node, R, 'R'),
           data(B, 'B'), data(h0, 'initial_h'), data(c0, 'initial_c'),
           data(y, 'Y'), data(yh, 'Y_h'), data(yc, 'Y_c'),
