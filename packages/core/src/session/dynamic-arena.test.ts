@@ -139,4 +139,75 @@ describe('DynamicArenas', () => {
     await withArena.release();
     await without.release();
   });
+
+  it('observes sizes no inference states and lays them out for the runs that follow', async () => {
+    // The branches differ in shape ([batch, 4] or the constant [3, 4]), so y and n have no inferred size.
+    const buffers: ArrayBufferLike[] = [];
+    const recordingNeg = defineKernel({
+      ep: 'hosttest',
+      domain: '',
+      opType: 'Neg',
+      sinceVersion: 1,
+      create: () => ({
+        run: (ctx) => {
+          const x = ctx.input(0);
+          const out = ctx.output(0, 'float32', x.dims);
+          const src = x.data as Float32Array;
+          for (let i = 0; i < src.length; i++) out.data[i] = -src[i];
+          buffers.push(out.data.buffer);
+          return [out];
+        },
+      }),
+    });
+    const hostIf = defineKernel({
+      ep: 'hosttest',
+      domain: '',
+      opType: 'If',
+      sinceVersion: 1,
+      create: ({ attrs }) => ({
+        run: (ctx) => ctx.runSubgraph((ctx.input(0).data as Uint8Array)[0] ? attrs.graph('then_branch') : attrs.graph('else_branch'), new Map()),
+      }),
+    });
+    const build = () => {
+      const branch = (name: string, input: string) =>
+        buildModel({ inputs: [], outputs: [[name, 'float32']], nodes: [{ op: 'Identity', inputs: [input], outputs: [name] }] }).graph;
+      const model = buildModel({
+        inputs: [
+          ['x', 'float32', ['batch', 4]],
+          ['flag', 'bool', []],
+        ],
+        outputs: [['out', 'float32']],
+        initializers: { k: new Tensor('float32', Float32Array.from({ length: 12 }, (_, i) => i - 6), [3, 4]) },
+        nodes: [
+          { op: 'If', inputs: ['flag'], outputs: ['y'] },
+          { op: 'Neg', inputs: ['y'], outputs: ['n'] },
+          { op: 'Relu', inputs: ['n'], outputs: ['out'] },
+        ],
+      });
+      const ifNode = model.graph.nodes[0];
+      ifNode.attributes.set('then_branch', { type: 'graph', value: branch('t', 'x') });
+      ifNode.attributes.set('else_branch', { type: 'graph', value: branch('e', 'k') });
+      return model;
+    };
+    const provider = (): ExecutionProvider => ({ name: 'hosttest', kernels: [...hostTestProvider('hosttest', ['Relu', 'Identity']).kernels!, recordingNeg, hostIf] });
+    const withArena = await InferenceSession.fromModel(build(), { executionProviders: [provider()], disableCpuFallback: true });
+    const without = await InferenceSession.fromModel(build(), { executionProviders: [provider()], disableCpuFallback: true, enableMemPattern: false });
+    const runBoth = async (rows: number, flag: number) => {
+      const feeds = { x: input(rows), flag: new Tensor('bool', Uint8Array.of(flag), []) };
+      const [a, b] = [await withArena.run(feeds), await without.run(feeds)];
+      expect((a.out as Tensor).dims).toEqual(flag ? [rows, 4] : [3, 4]);
+      expect(Array.from((a.out as Tensor).data as Float32Array)).toEqual(Array.from((b.out as Tensor).data as Float32Array));
+    };
+    // The first run observes n's size; from the second on it comes from one reused arena buffer.
+    buffers.length = 0;
+    for (let run = 0; run < 4; run++) await runBoth(5, 1);
+    const arenaRuns = buffers.filter((_, i) => i % 2 === 0);
+    expect(arenaRuns[2]).toBe(arenaRuns[3]);
+    expect(arenaRuns[2]).toBe(arenaRuns[1]);
+    expect(arenaRuns[0]).not.toBe(arenaRuns[1]);
+    // Other shapes and branches still compute correctly (a size that differs from its slot gets fresh memory).
+    for (const [rows, flag] of [[5, 0], [2, 1], [5, 1], [3, 0], [7, 1], [5, 0]]) await runBoth(rows, flag);
+    await withArena.release();
+    await without.release();
+  });
 });
