@@ -42,7 +42,7 @@ function supportsGemm(node: Node, graph: Graph): true | string {
   return true;
 }
 
-function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding['GemmPrimitive']>, init: KernelInit): Kernel {
+function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding['GemmPrimitive']>, init: KernelInit, smallOpsInTs: boolean): Kernel {
   const { node, attrs } = init;
   const transA = attrs.int('transA', 0) !== 0;
   const transB = attrs.int('transB', 0) !== 0;
@@ -103,6 +103,8 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
       const cData = c ? float32Data(node, c, 'C') : null;
       const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
       const n = transB ? b.dims[0] : b.dims[1];
+      // A shape only the run states (a symbolic batch) that turns out tiny: the TS kernel, as session creation would have chosen.
+      if (smallOpsInTs && m * n * k < SMALL_GEMM_MACS) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', [m, n], { uninitialized: true });
       const prepared = prepare(a.dims, b.dims, c?.dims, m * n * k, ctx.threads);
       const { primitive } = prepared;
@@ -151,7 +153,7 @@ export function nativeGemmKernels(binding: NativeBinding, smallOpsInTs = true): 
         const ok = supportsGemm(node, graph);
         return ok !== true || !smallOpsInTs ? ok : smallProblem(gemmMacs(node, graph), SMALL_GEMM_MACS, 'multiply-adds');
       },
-      create: (init) => createGemm(binding, Primitive, init),
+      create: (init) => createGemm(binding, Primitive, init, smallOpsInTs),
     },
   ];
 }
