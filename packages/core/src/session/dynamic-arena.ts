@@ -8,12 +8,19 @@
  *
  * A layout is only a proposal: a kernel output whose actual size differs from its slot's is
  * allocated afresh, exactly as without an arena.
+ *
+ * Some sizes no inference states (outputs downstream of an If whose branches differ in shape,
+ * data-dependent shapes): a layout lacking them is marked to observe its runs, which record the
+ * bytes of each output they allocate outside the arena; after the first such run the layout for
+ * those symbol sizes is planned again with the observed bytes, once. Later runs of shapes seen
+ * before then allocate nothing per node, as onnxruntime's arena gives them memory it already holds.
  */
-import type { Graph, ValueType } from '../ir/graph.js';
+import type { ValueType } from '../ir/graph.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan } from './execution-plan.js';
 import { planHostArena } from './host-arena.js';
+import { programOf } from './run-program.js';
 import { DEFAULT_MAX_TENSOR_BYTES } from './session-options.js';
 
 /** Distinct bindings whose layouts are kept (least recently used goes first). */
@@ -24,6 +31,8 @@ export class DynamicArenas {
   /** Symbolic dims of the graph inputs: [input name, axis, symbol]. */
   readonly #symbolic: Array<[string, number, string]>;
   readonly #layouts = new Map<string, ExecutionPlan>();
+  /** Observing layouts, with the key and bindings they were planned for. */
+  readonly #observing = new WeakMap<ExecutionPlan, { key: string; bindings: ReadonlyMap<string, number> }>();
 
   /** Undefined when the graph inputs have no symbolic dims (the plan's own arena serves). */
   static for(plan: ExecutionPlan, maxTensorBytes = DEFAULT_MAX_TENSOR_BYTES): DynamicArenas | undefined {
@@ -32,7 +41,10 @@ export class DynamicArenas {
       const t = input.type;
       if (t?.kind === 'tensor') t.shape?.forEach((d, axis) => typeof d === 'string' && symbolic.push([input.name, axis, d]));
     }
-    return symbolic.length && !hasSubgraphs(plan.graph) ? new DynamicArenas(plan, symbolic, maxTensorBytes) : undefined;
+    // Graphs with control flow too: the memory planner keeps a value a subgraph reads alive until the
+    // node that runs the subgraph (memory/lifetimes.ts), and a branch output that aliases the arena is
+    // copied out by the executor, as with the static arena.
+    return symbolic.length ? new DynamicArenas(plan, symbolic, maxTensorBytes) : undefined;
   }
 
   private constructor(
@@ -67,6 +79,7 @@ export class DynamicArenas {
       if (v instanceof Tensor && axis < v.dims.length) bindings.set(symbol, v.dims[axis]);
     }
     const plan = this.#layOut(bindings);
+    if (plan.observeSizes) this.#observing.set(plan, { key, bindings });
     this.#layouts.set(key, plan);
     if (this.#layouts.size > MAX_LAYOUTS) this.#layouts.delete(this.#layouts.keys().next().value!);
     return plan;
@@ -77,7 +90,25 @@ export class DynamicArenas {
     return this.#layouts.size;
   }
 
-  #layOut(bindings: ReadonlyMap<string, number>): ExecutionPlan {
+  /**
+   * After a run of `plan`: when it was an observing layout and its runs recorded sizes, the layout
+   * for its symbol sizes is planned again with them (once: the new one observes no more).
+   */
+  observed(plan: ExecutionPlan): void {
+    if (!plan.observeSizes) return;
+    const of = this.#observing.get(plan);
+    if (!of || this.#layouts.get(of.key) !== plan) return;
+    const program = programOf(plan);
+    const observed = program.layout.observed;
+    if (!observed) return;
+    const bytes = new Map<string, number>();
+    for (let p = 0; p < observed.length; p++) if (observed[p] >= 0 && program.io[p] >= 0) bytes.set(program.names[program.io[p]], observed[p]);
+    if (bytes.size === 0) return;
+    this.#observing.delete(plan);
+    this.#layouts.set(of.key, this.#layOut(of.bindings, bytes));
+  }
+
+  #layOut(bindings: ReadonlyMap<string, number>, observedBytes?: ReadonlyMap<string, number>): ExecutionPlan {
     const graph = this.#plan.graph;
     const typeOf = (name: string): ValueType | undefined => {
       const t = graph.typeOf(name);
@@ -85,16 +116,13 @@ export class DynamicArenas {
       return { ...t, shape: t.shape.map((d) => (typeof d === 'string' ? bindings.get(d) ?? d : d)) };
     };
     try {
-      const arena = planHostArena(this.#plan, this.maxTensorBytes, typeOf);
-      if (arena.arenaBytes <= this.#plan.arenaBytes) return this.#plan;
-      return { ...this.#plan, arenaSlots: arena.arenaSlots, arenaBytes: arena.arenaBytes, memoryPlan: arena.memoryPlan };
+      const arena = planHostArena(this.#plan, this.maxTensorBytes, typeOf, (name) => observedBytes?.get(name));
+      const observeSizes = observedBytes === undefined && arena.unsized > 0;
+      if (arena.arenaBytes <= this.#plan.arenaBytes && !observeSizes) return this.#plan;
+      return { ...this.#plan, arenaSlots: arena.arenaSlots, arenaBytes: arena.arenaBytes, memoryPlan: arena.memoryPlan, observeSizes };
     } catch {
       // A layout is an optimisation: without one, runs allocate their outputs as they go.
       return this.#plan;
     }
   }
-}
-
-function hasSubgraphs(graph: Graph): boolean {
-  return graph.nodes.some((n) => [...n.attributes.values()].some((a) => a.type === 'graph' || a.type === 'graphs'));
 }

@@ -42,4 +42,10 @@ export interface ExecutionPlan {
   releasedConstants?: Map<string, number>;
   /** The memory planner's full report (peak vs naive), when memory patterns are on. */
   memoryPlan?: MemoryPlan;
+  /**
+   * Set on an arena layout that lacks sizes for some host outputs (shapes no inference could state):
+   * its runs record the bytes of each output they allocate outside the arena (OutputLayout.observed),
+   * from which the next layout for the same sizes is planned (dynamic-arena.ts).
+   */
+  observeSizes?: boolean;
 }

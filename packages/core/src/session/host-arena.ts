@@ -12,6 +12,8 @@ export interface HostArena {
   arenaSlots: Map<string, ArenaSlot>;
   arenaBytes: number;
   memoryPlan: MemoryPlan;
+  /** Host outputs that got no slot for want of a size (neither `typeOf` nor `observedBytes` gave one). */
+  unsized: number;
 }
 
 /**
@@ -23,6 +25,7 @@ export function planHostArena(
   plan: ExecutionPlan,
   maxValueBytes: number,
   typeOf: (name: string) => ValueType | undefined = (name) => plan.graph.typeOf(name),
+  observedBytes: (name: string) => number | undefined = () => undefined,
 ): HostArena {
   const graph = plan.graph;
   const hostProduced = new Set<string>();
@@ -53,18 +56,24 @@ export function planHostArena(
     opsetImports: graph.opsetImports,
     parent: graph.parent,
   });
+  const unsized = new Set<string>();
   const memoryPlan = planMemory(inExecutionOrder, {
     sizeOf: (name) => {
       if (!hostProduced.has(name)) return undefined;
       const t = typeOf(name);
-      if (t?.kind !== 'tensor' || t.elemType === 'string' || !t.shape || !t.shape.every((d) => typeof d === 'number')) return undefined;
-      const elems = (t.shape as number[]).reduce((a, b) => a * b, 1);
-      const bytes = elems * BYTES_PER_ELEMENT[t.elemType];
-      return Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= maxValueBytes ? bytes : undefined;
+      if (t?.kind === 'tensor' && t.elemType === 'string') return undefined;
+      let bytes: number | undefined;
+      if (t?.kind === 'tensor' && t.shape && t.shape.every((d) => typeof d === 'number')) {
+        bytes = (t.shape as number[]).reduce((a, b) => a * b, 1) * BYTES_PER_ELEMENT[t.elemType];
+      } else {
+        bytes = observedBytes(name);
+        if (bytes === undefined) unsized.add(name);
+      }
+      return bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= maxValueBytes ? bytes : undefined;
     },
     deviceOf: (name) => (hostProduced.has(name) ? 'cpu' : 'other'),
     inPlace,
   });
   const host = memoryPlan.devices.get('cpu');
-  return { arenaSlots: host?.slots ?? new Map(), arenaBytes: host?.arenaBytes ?? 0, memoryPlan };
+  return { arenaSlots: host?.slots ?? new Map(), arenaBytes: host?.arenaBytes ?? 0, memoryPlan, unsized: unsized.size };
 }

@@ -222,6 +222,7 @@ export class InferenceSession {
     const started = performance.now();
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const outputs = await executePlan(plan, values, stop ? this.#stoppableEnvironment(stop) : this.#env);
+    if (plan.observeSizes) this.#dynamicArenas?.observed(plan);
     const ended = performance.now();
     this.#profiler?.mark(`run${options.tag ? ' ' + options.tag : ''}`, started, ended);
     this.#log.log(0, `run took ${(ended - started).toFixed(3)} ms`, severity, options.tag);
@@ -246,6 +247,7 @@ export class InferenceSession {
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const phases = { execMs: 0, copyMs: 0, copies: 0 };
     const outputs = await executePlan(plan, values, { ...this.#env, phases });
+    if (plan.observeSizes) this.#dynamicArenas?.observed(plan);
     const ended = performance.now();
     this.#profiler?.mark('run', started, ended);
     const result: ReturnType = {};

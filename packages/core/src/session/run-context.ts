@@ -23,6 +23,11 @@ export interface OutputLayout {
    * cached broadcast plan's, an input's): Object.isFrozen is asked once, not per output per run.
    */
   readonly frozenDims: Array<readonly number[] | undefined>;
+  /**
+   * Only for a layout that lacks sizes (ExecutionPlan.observeSizes): the bytes of each output last
+   * allocated outside the arena, by the same positions (-1: none yet).
+   */
+  readonly observed?: Float64Array;
 }
 
 /**
@@ -147,6 +152,7 @@ export class NodeRunContext implements KernelRunContext {
       else (this.#arenaOutputs ??= [])[i] = t;
       return t;
     }
+    if (layout.observed !== undefined && type !== 'string') layout.observed[at] = size * BYTES_PER_ELEMENT[type];
     return Tensor.trusted(type, allocateData(type, size), dims, size, frozen);
   }
 

@@ -201,7 +201,8 @@ function deadCopies(plan: ExecutionPlan): Set<number> {
 function layoutOf(plan: ExecutionPlan, shape: ProgramShape): OutputLayout {
   const offset = new Float64Array(shape.io.length).fill(-1);
   const bytes = new Float64Array(shape.io.length);
-  const layout = { offset, bytes, frozenDims: [] };
+  const observed = plan.observeSizes ? new Float64Array(shape.io.length).fill(-1) : undefined;
+  const layout = { offset, bytes, frozenDims: [], observed };
   if (plan.arenaSlots.size === 0) return layout;
   plan.steps.forEach((step, i) => {
     if (step.kind === 'copy' || step.unit.kind !== 'single') return;

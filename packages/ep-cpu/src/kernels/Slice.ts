@@ -1,5 +1,5 @@
 /** Slice: opset 1–9 attributes, 10+ inputs; negative steps; starts/ends clamped as the spec says. */
-import { SwitchyardError, type KernelRunContext, type Tensor } from '@switchyard/core';
+import { SwitchyardError, type KernelInit, type KernelRunContext, type Tensor } from '@switchyard/core';
 import { allocOutput, checkMovable, TENSOR_TYPES, INDEX_TYPES } from '../tensor-ops/elements.js';
 import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
 import { copyStrided, rowMajorStrides } from '../tensor-ops/strided.js';
@@ -54,18 +54,52 @@ export function sliceView(dims: readonly number[], spec: SliceSpec): { offset: n
   return { offset, strides: strides.map((s, i) => s * step[i]), dims: count };
 }
 
-/** Opset 10+: starts, ends and the optional axes and steps from inputs 1–4. */
-export function sliceSpecFromInputs(ctx: KernelRunContext): SliceSpec {
+/** Opset 10+: starts, ends and the optional axes and steps from inputs 1–4 (`input(i)`: undefined where omitted). */
+export function sliceSpecFrom(input: (i: number) => Tensor | undefined): SliceSpec {
   const opt = (i: number, what: string) => {
-    const t = ctx.optionalInput(i);
+    const t = input(i);
     return t ? readInts(t, `Slice ${what}`, { clamp: true }) : undefined;
   };
   return { starts: opt(1, 'starts') ?? [], ends: opt(2, 'ends') ?? [], axes: opt(3, 'axes'), steps: opt(4, 'steps') };
 }
 
-function slice(ctx: KernelRunContext, x: Tensor, spec: SliceSpec): Tensor {
+export function sliceSpecFromInputs(ctx: KernelRunContext): SliceSpec {
+  return sliceSpecFrom((i) => ctx.optionalInput(i));
+}
+
+/**
+ * The spec of a Slice whose starts, ends, axes and steps are all constants (the common case: a model's
+ * fixed crops and state splits), read once at session creation; undefined when any comes at run time.
+ */
+export function constantSliceSpec(init: KernelInit): SliceSpec | undefined {
+  const { node, constantInputs } = init;
+  for (let i = 1; i <= 4; i++) if (node.inputs[i] && !constantInputs.has(i)) return undefined;
+  return sliceSpecFrom((i) => (node.inputs[i] ? constantInputs.get(i) : undefined));
+}
+
+/** sliceView for `spec`, remembering the last input dims' view: a stream of same-shaped runs computes it once. */
+export function cachedSliceView(spec: SliceSpec): (dims: readonly number[]) => ReturnType<typeof sliceView> {
+  let lastDims: readonly number[] | undefined;
+  let last: ReturnType<typeof sliceView> | undefined;
+  return (dims) => {
+    if (last && lastDims && sameDims(lastDims, dims)) return last;
+    last = sliceView(dims, spec);
+    // Frozen: every run's output shares these dims instead of copying them.
+    Object.freeze(last.dims);
+    lastDims = [...dims];
+    return last;
+  };
+}
+
+function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function slice(ctx: KernelRunContext, x: Tensor, spec: SliceSpec, viewOf = (dims: readonly number[]) => sliceView(dims, spec)): Tensor {
   checkMovable(x, 'Slice');
-  const view = sliceView(x.dims, spec);
+  const view = viewOf(x.dims);
   const out = allocOutput(ctx, 0, x.type, view.dims);
   if (out.size === 0) return out;
   copyStrided(x.data, view.offset, view.strides, view.dims, out.data);
@@ -91,7 +125,12 @@ export const sliceKernel = tensorKernel({
   opType: 'Slice',
   sinceVersion: 10,
   typeConstraints: { T: TENSOR_TYPES, Tind: INDEX_TYPES },
-  create: () => ({
-    run: (ctx) => [slice(ctx, ctx.input(0), sliceSpecFromInputs(ctx))],
-  }),
+  create: (init) => {
+    const spec = constantSliceSpec(init);
+    if (spec) {
+      const viewOf = cachedSliceView(spec);
+      return { run: (ctx) => [slice(ctx, ctx.input(0), spec, viewOf)] };
+    }
+    return { run: (ctx) => [slice(ctx, ctx.input(0), sliceSpecFromInputs(ctx))] };
+  },
 });

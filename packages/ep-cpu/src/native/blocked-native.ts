@@ -4,11 +4,11 @@
  * tensor, no reorder) and the region boundaries ReorderFromBlocked / ReorderToBlocked. They exist only
  * with the oneDNN addon; the pass runs only then, so they have no TS twin.
  */
-import { SwitchyardError, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
+import { SwitchyardError, elementCount, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { ChannelBlock, NativeBinding, PoolPrimitive, ReorderPrimitive } from './binding.js';
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
-import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, hasZeroDim, sameDims, staticDims } from './native-support.js';
+import { MIN_ELEMENTS_PER_THREAD, SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, hasZeroDim, sameDims, staticDims, teamFor } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { poolOptions, type PoolOp } from './pool-native.js';
 
@@ -47,7 +47,7 @@ function createBlockedPool(binding: NativeBinding, Primitive: NonNullable<Native
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic) {
     try {
-      primitiveFor(xStatic, effectiveThreads(binding, init.threads));
+      primitiveFor(xStatic, teamFor(binding, init.threads, elementCount(xStatic), MIN_ELEMENTS_PER_THREAD));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -56,7 +56,7 @@ function createBlockedPool(binding: NativeBinding, Primitive: NonNullable<Native
   let last: { xDims: readonly number[]; requestedThreads: number; primitive: PoolPrimitive; yDims: number[]; inline: boolean } | undefined;
   const prepare = (xDims: readonly number[], size: number, requestedThreads: number) => {
     if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, xDims)) return last;
-    const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT);
+    const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT, MIN_ELEMENTS_PER_THREAD);
     const primitive = withNodeErrors(node, () => primitiveFor(xDims, threads));
     last = { xDims: [...xDims], requestedThreads, primitive, yDims: blockedDims(primitive.outputDims, block), inline };
     return last;
@@ -119,7 +119,7 @@ function createReorder(binding: NativeBinding, Primitive: NonNullable<NativeBind
     try {
       const logical = logicalOf(xStatic);
       if (sameBytes(logical)) implementation = 'ts';
-      else primitiveFor(logical, effectiveThreads(binding, init.threads));
+      else primitiveFor(logical, teamFor(binding, init.threads, elementCount(xStatic), MIN_ELEMENTS_PER_THREAD));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -131,7 +131,7 @@ function createReorder(binding: NativeBinding, Primitive: NonNullable<NativeBind
   const prepare = (xDims: readonly number[], size: number, requestedThreads: number) => {
     if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, xDims)) return last;
     const logical = logicalOf(xDims);
-    const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT);
+    const { inline, threads } = dispatchFor(binding, requestedThreads, size, SYNC_ELEMENT_LIMIT, MIN_ELEMENTS_PER_THREAD);
     const copy = sameBytes(logical);
     // An empty Y needs no primitive (and oneDNN builds none for zero dims); neither does a copy.
     const primitive = hasZeroDim(logical) || copy ? undefined : withNodeErrors(node, () => primitiveFor(logical, threads));

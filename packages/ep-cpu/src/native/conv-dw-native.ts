@@ -11,7 +11,7 @@ import type { ChannelBlock, ConvDwPrimitive, NativeBinding } from './binding.js'
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock } from './channel-blocked.js';
 import { epilogueAttributes, type ConvEpilogue } from './conv-native.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
-import { dispatchFor, effectiveThreads, float32Data, sameDims, staticDims } from './native-support.js';
+import { dispatchFor, float32Data, sameDims, staticDims, teamFor } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 
 function invalidModel(node: Node, message: string): SwitchyardError {
@@ -99,15 +99,20 @@ function createConvDw(binding: NativeBinding, Primitive: NonNullable<NativeBindi
       }),
     );
 
+  const yLogicalOf = ([n, , h, w]: readonly number[]) => [n, m, Math.ceil(h / stride), Math.ceil(w / stride)];
+  /** Both convolutions' multiply-adds: the 1x1 over the input, the 3x3 depthwise over the output. */
+  const macsOf = (xLogical: readonly number[]) => {
+    const [n, , h, w] = xLogical;
+    const y = yLogicalOf(xLogical);
+    return n * h * w * m * c + y[2] * y[3] * n * m * 9;
+  };
+
   let last: PreparedRun | undefined;
   const prepare = (x: Tensor, requestedThreads: number): PreparedRun => {
     if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, x.dims)) return last;
     const xLogical = logicalX(x.dims);
-    const [n, , h, w] = xLogical;
-    const yLogical = [n, m, Math.ceil(h / stride), Math.ceil(w / stride)];
-    // Both convolutions' multiply-adds: the 1x1 over the input, the 3x3 depthwise over the output.
-    const macs = n * h * w * m * c + yLogical[2] * yLogical[3] * n * m * 9;
-    const { inline, threads } = dispatchFor(binding, requestedThreads, macs);
+    const yLogical = yLogicalOf(xLogical);
+    const { inline, threads } = dispatchFor(binding, requestedThreads, macsOf(xLogical));
     const primitive = withNodeErrors(node, () => primitiveFor(xLogical, threads));
     last = { xDims: [...x.dims], requestedThreads, yDims: blockedDims(yLogical, yBlock), inline, primitive };
     return last;
@@ -116,7 +121,8 @@ function createConvDw(binding: NativeBinding, Primitive: NonNullable<NativeBindi
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic) {
     try {
-      primitiveFor(logicalX(xStatic), effectiveThreads(binding, init.threads));
+      const xLogical = logicalX(xStatic);
+      primitiveFor(xLogical, teamFor(binding, init.threads, macsOf(xLogical)));
     } catch (error) {
       throw fromNativeError(node, error);
     }

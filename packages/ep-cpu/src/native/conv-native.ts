@@ -19,13 +19,13 @@ import { BLOCKED_DOMAIN, blockedDims, isChannelBlock } from './channel-blocked.j
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import {
   dispatchFor,
-  effectiveThreads,
   float32Data,
   float32Reason,
   hasZeroDim,
   sameDims,
   staticDims,
   staticRank,
+  teamFor,
 } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { nodeActivation, type FusedActivation } from '../nn/fused-activation.js';
@@ -135,6 +135,11 @@ interface ConvGeometry {
   padsBegin: number[];
   padsEnd: number[];
   outputDims: number[];
+}
+
+/** Multiply-adds of one conv (a grouped conv's W covers one group's input channels per output channel). */
+function convMacs(geometry: ConvGeometry, wDims: readonly number[]): number {
+  return (elementCount(geometry.outputDims) * elementCount(wDims)) / wDims[0];
 }
 
 function convGeometry(node: Node, a: ConvAttributes, x: readonly number[], w: readonly number[]): ConvGeometry {
@@ -297,7 +302,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     try {
       const xStatic = logicalX(xTyped, constW.dims);
       const geometry = convGeometry(node, attrs, xStatic, constW.dims);
-      const primitive = primitiveFor(xStatic, constW, geometry, effectiveThreads(binding, init.threads));
+      const primitive = primitiveFor(xStatic, constW, geometry, teamFor(binding, init.threads, convMacs(geometry, constW.dims)));
       packedAtCreate = primitive.weightsPacked;
       if (isWinograd(primitive.implementation)) implementation = 'winograd';
       else if (primitive.implementation.startsWith('im2col')) implementation = 'im2col';
@@ -312,7 +317,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       try {
         const xProbe = logicalX([1, ...rest], constW.dims);
         const geometry = convGeometry(node, attrs, xProbe, constW.dims);
-        implementation = binding.ConvPrimitive.algorithm(optionsFor(xProbe, constW, geometry, effectiveThreads(binding, init.threads)));
+        implementation = binding.ConvPrimitive.algorithm(optionsFor(xProbe, constW, geometry, teamFor(binding, init.threads, convMacs(geometry, constW.dims))));
       } catch (error) {
         throw fromNativeError(node, error);
       }
@@ -343,7 +348,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     const empty = hasZeroDim(xDims) || hasZeroDim(w.dims) || elementCount(geometry.outputDims) === 0;
     if (empty && layout !== PLAIN_LAYOUT) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedConv): empty tensors are not served`);
     // From the logical output: the padding lanes of a blocked Y are no work.
-    const macs = empty ? 0 : (elementCount(geometry.outputDims) * elementCount(w.dims)) / w.dims[0];
+    const macs = empty ? 0 : convMacs(geometry, w.dims);
     const { inline, threads } = dispatchFor(binding, requestedThreads, macs);
     const primitive = empty ? undefined : withNodeErrors(node, () => primitiveFor(xDims, w, geometry, threads));
     last = {

@@ -14,7 +14,7 @@ import type { ChannelBlock, ConvTransposePrimitive, ConvTransposePrimitiveOption
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
 import { nodeActivation, type FusedActivation } from '../nn/fused-activation.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
-import { dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, sameDims, staticDims, staticRank } from './native-support.js';
+import { dispatchFor, float32Data, float32Reason, hasZeroDim, sameDims, staticDims, staticRank, teamFor } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { convTransposeGeometry, convTransposeKernel } from '../kernels/ConvTranspose.js';
 
@@ -91,6 +91,11 @@ function blockedFormOf(init: KernelInit): BlockedForm {
   return { xBlock: block('x_block'), yBlock: block('y_block'), activation };
 }
 
+/** Multiply-adds of a ConvTranspose: every input element times one input channel's slice of W. */
+function convTransposeMacs(xDims: readonly number[], wDims: readonly number[]): number {
+  return elementCount(xDims) * elementCount(wDims.slice(1));
+}
+
 function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<NativeBinding['ConvTransposePrimitive']>, init: KernelInit, blocked?: BlockedForm): Kernel {
   const { node } = init;
   // A blocked X or Y has no TS kernel: every shape must go native (the pass only blocks what can).
@@ -125,7 +130,8 @@ function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<Nati
   let packedAtCreate = false;
   if (xStatic && constW) {
     try {
-      packedAtCreate = entryFor(xStatic, constW, effectiveThreads(binding, init.threads)).primitive?.weightsPacked ?? false;
+      const threads = teamFor(binding, init.threads, convTransposeMacs(xStatic, constW.dims));
+      packedAtCreate = entryFor(xStatic, constW, threads).primitive?.weightsPacked ?? false;
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -135,8 +141,7 @@ function createConvTranspose(binding: NativeBinding, Primitive: NonNullable<Nati
   let last: { xDims: readonly number[]; wDims: readonly number[]; requestedThreads: number; primitive: ConvTransposePrimitive | null; inline: boolean } | undefined;
   const prepare = (x: Tensor, w: Tensor, requestedThreads: number) => {
     if (last && last.requestedThreads === requestedThreads && sameDims(last.xDims, x.dims) && sameDims(last.wDims, w.dims)) return last;
-    const macs = elementCount(x.dims) * elementCount(w.dims.slice(1));
-    const { inline, threads } = dispatchFor(binding, requestedThreads, macs);
+    const { inline, threads } = dispatchFor(binding, requestedThreads, convTransposeMacs(x.dims, w.dims));
     const { primitive } = withNodeErrors(node, () => entryFor(x.dims, w, threads));
     last = { xDims: [...x.dims], wDims: [...w.dims], requestedThreads, primitive, inline };
     return last;

@@ -16,7 +16,7 @@ import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './bindi
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import {
   dispatchFor,
-  effectiveThreads,
+  teamFor,
   float32Data,
   float32Reason,
   hasZeroDim,
@@ -42,7 +42,7 @@ function supportsGemm(node: Node, graph: Graph): true | string {
   return true;
 }
 
-function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding['GemmPrimitive']>, init: KernelInit): Kernel {
+function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding['GemmPrimitive']>, init: KernelInit, smallOpsInTs: boolean): Kernel {
   const { node, attrs } = init;
   const transA = attrs.int('transA', 0) !== 0;
   const transB = attrs.int('transB', 0) !== 0;
@@ -67,7 +67,9 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   const aStatic = staticDims(init.inputTypes[0]);
   if (aStatic && constB && (!hasC || constC) && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
     try {
-      primitiveFor(aStatic, constB.dims, constC?.dims, effectiveThreads(binding, init.threads));
+      const [m, k] = transA ? [aStatic[1], aStatic[0]] : aStatic;
+      const n = transB ? constB.dims[0] : constB.dims[1];
+      primitiveFor(aStatic, constB.dims, constC?.dims, teamFor(binding, init.threads, m * n * k));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -101,6 +103,8 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
       const cData = c ? float32Data(node, c, 'C') : null;
       const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
       const n = transB ? b.dims[0] : b.dims[1];
+      // A shape only the run states (a symbolic batch) that turns out tiny: the TS kernel, as session creation would have chosen.
+      if (smallOpsInTs && m * n * k < SMALL_GEMM_MACS) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', [m, n], { uninitialized: true });
       const prepared = prepare(a.dims, b.dims, c?.dims, m * n * k, ctx.threads);
       const { primitive } = prepared;
@@ -149,7 +153,7 @@ export function nativeGemmKernels(binding: NativeBinding, smallOpsInTs = true): 
         const ok = supportsGemm(node, graph);
         return ok !== true || !smallOpsInTs ? ok : smallProblem(gemmMacs(node, graph), SMALL_GEMM_MACS, 'multiply-adds');
       },
-      create: (init) => createGemm(binding, Primitive, init),
+      create: (init) => createGemm(binding, Primitive, init, smallOpsInTs),
     },
   ];
 }

@@ -6,23 +6,25 @@
  */
 import {
   SwitchyardError,
+  elementCount,
   type Graph,
   type Kernel,
   type KernelDef,
   type KernelInit,
+  type KernelResult,
   type KernelRunContext,
   type Node,
 } from '@switchyard/core';
 import type { MatMulPrimitive, NativeBinding } from './binding.js';
-import { fromNativeError, withNativeErrors } from './native-errors.js';
+import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
 import {
   dispatchFor,
-  effectiveThreads,
   float32Data,
   float32Reason,
   hasZeroDim,
   staticDims,
   staticRank,
+  teamFor,
 } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
@@ -129,7 +131,8 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   let packedAtCreate = false;
   if (aStatic && constB && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims)) {
     try {
-      packedAtCreate = primitiveFor(matMulShapes(node, aStatic, constB.dims), effectiveThreads(binding, init.threads)).weightsPacked;
+      const shapes = matMulShapes(node, aStatic, constB.dims);
+      packedAtCreate = primitiveFor(shapes, teamFor(binding, init.threads, elementCount(shapes.output) * shapes.inner)).weightsPacked;
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -138,7 +141,8 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   return {
     implementation: 'onednn',
     releasedConstants: packedAtCreate ? [1] : undefined,
-    async run(ctx: KernelRunContext) {
+    // Synchronous when the call runs inline: no promise or microtask per node.
+    run(ctx: KernelRunContext): KernelResult | Promise<KernelResult> {
       const a = ctx.input(0);
       const b = constB ?? ctx.input(1);
       const aData = float32Data(node, a, 'A');
@@ -160,13 +164,14 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
       }
       const macs = y.size * shapes.inner;
       const { inline, threads } = dispatchFor(binding, ctx.threads, macs);
-      await withNativeErrors(node, () => {
-        const primitive = primitiveFor(shapes, threads);
-        const bArg = primitive.weightsPacked ? null : bData;
-        const biasArg = constBias ? undefined : biasData;
-        return inline ? primitive.runSync(aData, bArg, yData, biasArg) : primitive.run(aData, bArg, yData, biasArg);
-      });
-      return [y];
+      const primitive = withNodeErrors(node, () => primitiveFor(shapes, threads));
+      const bArg = primitive.weightsPacked ? null : bData;
+      const biasArg = constBias ? undefined : biasData;
+      if (inline) {
+        withNodeErrors(node, () => primitive.runSync(aData, bArg, yData, biasArg));
+        return [y];
+      }
+      return withNativeErrors(node, () => primitive.run(aData, bArg, yData, biasArg)).then(() => [y]);
     },
     dispose() {
       cache.dispose();

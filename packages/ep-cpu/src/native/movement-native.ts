@@ -10,7 +10,7 @@ import { withNodeErrors } from './native-errors.js';
 import { nativeBeside, nativeElements, runsInTs, teamSize, type SizeRule } from './movement-support.js';
 import { SMALL_MOVE_ELEMENTS } from './native-support.js';
 import { checkPermutation, transposeKernel } from '../kernels/Transpose.js';
-import { sliceKernel, sliceSpecFromInputs, sliceV1Kernel, sliceView, type SliceSpec } from '../kernels/Slice.js';
+import { cachedSliceView, constantSliceSpec, sliceKernel, sliceSpecFromInputs, sliceV1Kernel, sliceView, type SliceSpec } from '../kernels/Slice.js';
 import { broadcastDims, broadcastStrides, expandKernel } from '../kernels/Expand.js';
 import { tileKernel, tileRepeats, tileV1Kernel, tileView } from '../kernels/Tile.js';
 import { depthToSpaceKernel } from '../kernels/DepthToSpace.js';
@@ -62,6 +62,21 @@ function sliceViewOf(spec: (ctx: KernelRunContext) => SliceSpec) {
   return (ctx: KernelRunContext, x: Tensor): View => {
     const view = sliceView(x.dims, spec(ctx));
     return { outDims: view.dims, ...view };
+  };
+}
+
+/** A Slice with constant starts/ends/axes/steps: its view depends on X's dims alone, kept for the last dims. */
+function constantSliceViewOf(spec: SliceSpec) {
+  const viewOf = cachedSliceView(spec);
+  let lastView: ReturnType<typeof viewOf> | undefined;
+  let last: View | undefined;
+  return (_ctx: KernelRunContext, x: Tensor): View => {
+    const view = viewOf(x.dims);
+    if (view !== lastView) {
+      lastView = view;
+      last = { outDims: view.dims, ...view };
+    }
+    return last!;
   };
 }
 
@@ -168,7 +183,10 @@ export function nativeMovementKernels(binding: NativeBinding, smallOpsInTs = tru
         const spec: SliceSpec = { starts: init.attrs.ints('starts'), ends: init.attrs.ints('ends'), axes: init.attrs.has('axes') ? init.attrs.ints('axes') : undefined };
         return sliceViewOf(() => spec);
       }],
-      [sliceKernel, () => sliceViewOf(sliceSpecFromInputs)],
+      [sliceKernel, (init) => {
+        const spec = constantSliceSpec(init);
+        return spec ? constantSliceViewOf(spec) : sliceViewOf(sliceSpecFromInputs);
+      }],
       [expandKernel, () => expandView],
       [tileV1Kernel, () => tileViewOf(1)],
       [tileKernel, () => tileViewOf(6)],

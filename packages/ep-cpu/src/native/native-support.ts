@@ -113,9 +113,43 @@ export interface NativeDispatch {
   threads: number;
 }
 
-/** Inline below `inlineBelow` units of work, else on the oneDNN thread; the session's thread count either way. */
-export function dispatchFor(binding: NativeBinding, requested: number, work: number, inlineBelow = SYNC_MAC_LIMIT): NativeDispatch {
-  return { inline: work < inlineBelow, threads: effectiveThreads(binding, requested) };
+/**
+ * The least work (multiply-adds) a primitive's thread must get before a team is worth it. oneDNN forks
+ * its OpenMP team for every primitive it executes, however small, and the region's static split waits
+ * for every thread: a few µs while the team still spins, a futex wake-up once it sleeps, and a whole
+ * scheduler slice when the machine is oversubscribed and the woken thread waits for a core (see
+ * native/src/parallel.h). onnxruntime's pool lets the caller run the shards a late worker has not
+ * taken; a static OpenMP split cannot, so small problems get a smaller team, down to one thread (no
+ * region at all). 2^18 multiply-adds are ~25 µs on one core, so a warm fork costs under a tenth of
+ * what a second thread saves. Measured on the shared 2-core AVX-512 machine, streaming VAD (convs of
+ * 0.2–0.3M MACs), 2 threads, 3,000 runs: p50 / p90 0.208 / 55.3 ms with 2^16, 0.131 / 0.42 ms with
+ * 2^18, 0.135 / 0.51 ms with 2^20 (0.240 / 85.1 ms with every primitive on the full team).
+ */
+export const MIN_MACS_PER_THREAD = 1 << 18;
+
+/** The same for memory-bound work (pools, reorders, resizes), in elements: the elementwise engine's 32K split. */
+export const MIN_ELEMENTS_PER_THREAD = 1 << 15;
+
+/**
+ * The team for `work` units of work: one thread per `perThread` units, at most the session's count.
+ * Session creation builds a static shape's primitive with the count its runs will ask for, so the two
+ * share one primitive (and the weights it packed).
+ */
+export function teamFor(binding: NativeBinding, requested: number, work: number, perThread = MIN_MACS_PER_THREAD): number {
+  const team = effectiveThreads(binding, requested);
+  const useful = Math.floor(work / perThread);
+  return useful >= team ? team : Math.max(1, useful);
+}
+
+/** Inline below `inlineBelow` units of work, else on the oneDNN thread; a team sized by `teamFor` either way. */
+export function dispatchFor(
+  binding: NativeBinding,
+  requested: number,
+  work: number,
+  inlineBelow = SYNC_MAC_LIMIT,
+  perThread = MIN_MACS_PER_THREAD,
+): NativeDispatch {
+  return { inline: work < inlineBelow, threads: teamFor(binding, requested, work, perThread) };
 }
 
 /** Element-wise equal dims (cheaper than comparing joined strings on every run). */

@@ -4,10 +4,10 @@
  * What oneDNN cannot express exactly is left to the TS kernel, built beside this one: at session
  * creation through `supports`, at run time (shape-dependent cases) by delegating the run.
  */
-import type { AttributeReader, Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
+import { elementCount, type AttributeReader, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelResult, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding, PoolPrimitive, PoolPrimitiveOptions } from './binding.js';
-import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
+import { MIN_ELEMENTS_PER_THREAD, SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank, teamFor } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { readWindowAttrs, windowGeometry } from '../nn/geometry.js';
 import { maxPoolKernel } from '../kernels/MaxPool.js';
@@ -102,7 +102,7 @@ function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, 
   const xStatic = staticDims(init.inputTypes[0]);
   if (xStatic && !hasZeroDim(xStatic)) {
     try {
-      entryFor(xStatic, effectiveThreads(binding, init.threads));
+      entryFor(xStatic, teamFor(binding, init.threads, elementCount(xStatic), MIN_ELEMENTS_PER_THREAD));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -110,17 +110,21 @@ function createPool(op: PoolOp, fallbackDef: KernelDef, binding: NativeBinding, 
 
   return {
     implementation: 'onednn',
-    async run(ctx: KernelRunContext) {
+    // Synchronous when the call runs inline: no promise or microtask per node.
+    run(ctx: KernelRunContext): KernelResult | Promise<KernelResult> {
       const x = ctx.input(0);
       if (x.dims.length < 3 || x.dims.length > 5 || hasZeroDim(x.dims) || x.type !== 'float32') return fallback.run(ctx);
-      const { inline, threads } = dispatchFor(binding, ctx.threads, x.size, SYNC_ELEMENT_LIMIT);
-      const { primitive } = await withNativeErrors(node, () => entryFor(x.dims, threads));
+      const { inline, threads } = dispatchFor(binding, ctx.threads, x.size, SYNC_ELEMENT_LIMIT, MIN_ELEMENTS_PER_THREAD);
+      const { primitive } = withNodeErrors(node, () => entryFor(x.dims, threads));
       if (!primitive) return fallback.run(ctx);
       const xData = float32Data(node, x, 'X');
       const y = ctx.output(0, 'float32', primitive.outputDims, { uninitialized: true });
       const yData = y.data as Float32Array;
-      await withNativeErrors(node, () => (inline ? primitive.runSync(xData, yData) : primitive.run(xData, yData)));
-      return [y];
+      if (inline) {
+        withNodeErrors(node, () => primitive.runSync(xData, yData));
+        return [y];
+      }
+      return withNativeErrors(node, () => primitive.run(xData, yData)).then(() => [y]);
     },
     dispose() {
       cache.dispose();

@@ -7,7 +7,7 @@
 import { SwitchyardError, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
 import { withNativeErrors, withNodeErrors } from './native-errors.js';
-import { dispatchFor, float32Reason, SYNC_ELEMENT_LIMIT } from './native-support.js';
+import { dispatchFor, float32Reason, MIN_ELEMENTS_PER_THREAD, SYNC_ELEMENT_LIMIT } from './native-support.js';
 import { quantizeLinearKernel } from '../kernels/QuantizeLinear.js';
 import { dequantizeLinearKernel } from '../kernels/DequantizeLinear.js';
 import { dynamicQuantizeLinearKernel } from '../kernels/DynamicQuantizeLinear.js';
@@ -80,7 +80,7 @@ function supportsDequantize(node: Node, graph: Graph): true | string {
 
 /** Runs `inline` on this thread or `queued` on the oneDNN thread, by size, as the other native kernels do. */
 function dispatch(node: Node, binding: NativeBinding, ctx: KernelRunContext, elements: number, inline: (threads: number) => void, queued: (threads: number) => Promise<void>, outputs: Tensor[]): Tensor[] | Promise<Tensor[]> {
-  const d = dispatchFor(binding, ctx.threads, elements, SYNC_ELEMENT_LIMIT);
+  const d = dispatchFor(binding, ctx.threads, elements, SYNC_ELEMENT_LIMIT, MIN_ELEMENTS_PER_THREAD);
   if (d.inline) {
     withNodeErrors(node, () => inline(d.threads));
     return outputs;

@@ -11,7 +11,7 @@ import { SwitchyardError, elementCount, type Graph, type Kernel, type KernelDef,
 import type { ChannelBlock, NativeBinding, ResizePrimitive, ResizePrimitiveOptions } from './binding.js';
 import { BLOCKED_DOMAIN, blockedDims, isChannelBlock, logicalDims } from './channel-blocked.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
-import { SYNC_ELEMENT_LIMIT, dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, sameDims, staticDims } from './native-support.js';
+import { MIN_ELEMENTS_PER_THREAD, SYNC_ELEMENT_LIMIT, dispatchFor, float32Data, float32Reason, hasZeroDim, sameDims, staticDims, teamFor } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { readResizeSpec, resizeTarget, type ResizeSpec, type ResizeTarget } from '../nn/resize-spec.js';
 import { resizeKernel } from '../kernels/Resize.js';
@@ -111,7 +111,8 @@ function createResize(op: ResizeOp, binding: NativeBinding, Primitive: NonNullab
     try {
       const xLogical = logical(xStatic);
       const target = resizeTarget(spec, xLogical, constantInputs);
-      if (!hasZeroDim(target.outDims)) primitiveFor(xLogical, target, effectiveThreads(binding, init.threads));
+      const work = resizeWork(spec, elementCount(target.outDims));
+      if (!hasZeroDim(target.outDims)) primitiveFor(xLogical, target, teamFor(binding, init.threads, work, MIN_ELEMENTS_PER_THREAD));
     } catch (error) {
       throw fromNativeError(node, error);
     }
@@ -127,7 +128,7 @@ function createResize(op: ResizeOp, binding: NativeBinding, Primitive: NonNullab
       throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (BlockedResize): resizes N or C ([${xLogical.join(', ')}] → [${target.outDims.join(', ')}]), which a channel-blocked tensor cannot`);
     }
     const outputs = elementCount(target.outDims);
-    const { inline, threads } = dispatchFor(binding, ctx.threads, resizeWork(spec, outputs), SYNC_ELEMENT_LIMIT);
+    const { inline, threads } = dispatchFor(binding, ctx.threads, resizeWork(spec, outputs), SYNC_ELEMENT_LIMIT, MIN_ELEMENTS_PER_THREAD);
     const primitive = outputs === 0 || hasZeroDim(x.dims) ? undefined : withNodeErrors(node, () => primitiveFor(xLogical, target, threads));
     last = { xDims: [...x.dims], requestedThreads: ctx.threads, primitive, yDims: stored(target.outDims), inline };
     return last;

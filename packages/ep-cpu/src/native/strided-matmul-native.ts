@@ -4,10 +4,10 @@
  * gemm with no copies. One primitive per node and shape set. What oneDNN cannot take (ranks differ,
  * a mask together with a permuted Y) runs in the TS form (kernels/StridedMatMul.ts).
  */
-import type { Graph, Kernel, KernelDef, KernelInit, KernelRunContext, Node } from '@switchyard/core';
+import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node } from '@switchyard/core';
 import type { NativeBinding, StridedMatMulPrimitive } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { dispatchFor, effectiveThreads, float32Data, float32Reason, hasZeroDim, staticDims, staticRank } from './native-support.js';
+import { dispatchFor, float32Data, float32Reason, hasZeroDim, staticDims, staticRank, teamFor } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { readStridedMatMulAttrs, stridedMatMulKernel, reshaped, stridedMatMulReference, stridedMatMulShapes, type StridedMatMulAttrs } from '../kernels/StridedMatMul.js';
@@ -50,8 +50,9 @@ function createStridedMatMul(binding: NativeBinding, Primitive: NonNullable<Nati
   const maskStatic = hasMask ? staticDims(init.inputTypes[2]) : undefined;
   if (aStatic && bStatic && (!hasMask || (maskStatic && !permutesY)) && ![aStatic, bStatic, maskStatic ?? []].some(hasZeroDim)) {
     try {
-      stridedMatMulShapes(node.name, aStatic, bStatic, attrs, maskStatic);
-      primitiveFor(aStatic, bStatic, maskStatic, effectiveThreads(binding, init.threads));
+      const shapes = stridedMatMulShapes(node.name, aStatic, bStatic, attrs, maskStatic);
+      const macs = elementCount(shapes.output) * shapes.aView[aStatic.length - 1];
+      primitiveFor(aStatic, bStatic, maskStatic, teamFor(binding, init.threads, macs));
     } catch (error) {
       throw fromNativeError(node, error);
     }
