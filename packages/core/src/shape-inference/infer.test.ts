@@ -31,6 +31,20 @@ describe('constant propagation of shape arithmetic', () => {
     expect(shapeOf(g, 'y')).toEqual(['N', 12, 5]);
   });
 
+  it("gives Resize the sizes built from another tensor's shape, symbols included", () => {
+    // DeepLabV3's pooled branch: resize [N, 256, 1, 1] to y's H x W with sizes = [N, 256] ++ Cast(Shape(y)[2:4]).
+    const g = makeGraph({ opset: 13, inputs: { x: ['float32', ['N', 256, 1, 1]], y: ['float32', ['N', 960, 'H', 'W']] }, initializers: { i0: int64([0]), i2: int64([2]), i4: int64([4]) } });
+    addNode(g, 'Shape', ['x'], ['sx']);
+    addNode(g, 'Slice', ['sx', 'i0', 'i2'], ['nc']);
+    addNode(g, 'Shape', ['y'], ['sy']);
+    addNode(g, 'Slice', ['sy', 'i2', 'i4'], ['hw']);
+    addNode(g, 'Cast', ['hw'], ['hwi'], { to: 7 });
+    addNode(g, 'Concat', ['nc', 'hwi'], ['sizes'], { axis: 0 });
+    addNode(g, 'Resize', ['x', '', '', 'sizes'], ['r'], { mode: 'linear' });
+    inferShapes(g);
+    expect(shapeOf(g, 'r')).toEqual(['N', 256, 'H', 'W']);
+  });
+
   it('folds integer arithmetic and casts on shape values', () => {
     // target = [s[0], s[1] * s[2]] built with Mul and Cast round trips.
     const g = makeGraph({ opset: 13, inputs: { x: ['float32', [2, 3, 4]] }, initializers: { i0: int64([0]), i1: int64([1]), i2: int64([2]) } });

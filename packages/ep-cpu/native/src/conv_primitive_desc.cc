@@ -24,6 +24,15 @@ bool WinogradPreferred(const ConvParams& p, const Dims& out) {
   return p.input[1] >= 64 && p.weights[0] >= 64 && macs >= (int64_t{1} << 23);
 }
 
+// oneDNN 2.6's AVX-512 Winograd picks a schedule per shape: tiles kept in cache (small scratchpad), or the
+// whole image's transformed input and output in its scratchpad (tens to hundreds of MiB from 128 channels at
+// 256 x 256). The latter measured 3-7x slower than its direct conv (UNet's 128..512-channel layers, 2 threads:
+// a fresh scratchpad each call, ~40K page faults, and passes over memory), so Winograd is taken only while
+// its scratchpad is one the executing thread keeps between calls.
+bool WinogradScratchpadKept(const dnnl::convolution_forward::primitive_desc& pd) {
+  return pd.scratchpad_desc().get_size() <= KeptTempBytes(TempSlot::kScratchpad);
+}
+
 bool WinogradShape(const ConvParams& p) {
   if (p.input.size() != 4 || p.group != 1 || p.weights[2] != 3 || p.weights[3] != 3) return false;
   for (size_t i = 0; i < 2; ++i)
@@ -87,7 +96,8 @@ dnnl::convolution_forward::primitive_desc ChooseConvPrimitiveDesc(const ConvPara
     const bool tryWinograd = constWeights && p.srcBlock == 16 && p.dstBlock == 16 && WinogradShape(p) && winograd != AlgorithmMode::kNever &&
                              (winograd == AlgorithmMode::kAlways || WinogradPreferred(p, out));
     if (tryWinograd) {
-      if (auto pd = builder.TryBuild(dnnl::algorithm::convolution_winograd, src, dst)) return *pd;
+      auto pd = builder.TryBuild(dnnl::algorithm::convolution_winograd, src, dst);
+      if (pd && (winograd == AlgorithmMode::kAlways || WinogradScratchpadKept(*pd))) return *pd;
     }
     if (auto pd = builder.TryBuild(dnnl::algorithm::convolution_direct, src, dst)) return *pd;
   }

@@ -50,16 +50,30 @@ void ExecuteWithScratchpadIn(const dnnl::primitive& primitive, dnnl::stream& str
 
 }  // namespace
 
+size_t KeptTempBytes(TempSlot slot) {
+  // Scratchpads larger than this are allocated per call: kept per thread they would pin hundreds of MiB
+  // for the rare primitive that wants one (and Winograd's large ones are avoided: conv_primitive_desc.cc).
+  constexpr size_t kMaxKeptBytes = size_t{16} << 20;
+  // Image-sized blocks are kept up to 256 MiB: a fresh block costs its page faults on every call, which
+  // measured dearer than the work itself on large images (a 2-core AVX-512 VM, ~30 us a fault; UNet's last
+  // k2 s2 ConvTranspose, 32 channels at 1024 x 1024, stages 128 MiB: ~1 s a call allocated fresh). They are
+  // the blocked copies of a primitive's src / dst, DepthToSpaceDeconv's staged conv output and the int8
+  // convolutions' padded 8-bit input; only the threads that run primitives hold them (the oneDNN queue's
+  // thread and the main thread's runSync), and each slot grows to its largest block only.
+  constexpr size_t kMaxKeptImageBytes = size_t{256} << 20;
+  switch (slot) {
+    case TempSlot::kSrc:
+    case TempSlot::kDst:
+    case TempSlot::kStaged:
+    case TempSlot::kInt8Input:
+      return kMaxKeptImageBytes;
+    default:
+      return kMaxKeptBytes;
+  }
+}
+
 dnnl::memory TempMemory(const dnnl::memory::desc& desc, TempSlot slot) {
-  // Larger blocks are allocated per call, as before: kept per thread (up to four libuv workers and
-  // the main thread, three slots each) they would pin hundreds of MiB for large batches, and the
-  // page faults matter less against the compute such tensors take.
-  constexpr size_t kMaxCachedBytes = size_t{16} << 20;
-  // The int8 convolutions' padded 8-bit input is a quarter of the float tensor it comes from; kept up to
-  // 256 MiB (a 64-channel 1024 x 1024 image is 64 MiB), since a fresh one costs its page faults per call.
-  constexpr size_t kMaxCachedInt8Input = size_t{256} << 20;
-  const size_t limit = slot == TempSlot::kInt8Input ? kMaxCachedInt8Input : kMaxCachedBytes;
-  if (desc.get_size() > limit) return dnnl::memory(desc, CpuEngine());
+  if (desc.get_size() > KeptTempBytes(slot)) return dnnl::memory(desc, CpuEngine());
   return dnnl::memory(desc, CpuEngine(), Reserve(slot, desc.get_size()));
 }
 

@@ -9,6 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <unordered_map>
 
@@ -23,11 +24,13 @@ dnnl::primitive_attr UserScratchpadAttr();
 // depthwise conv: 2.5 ms allocating per call vs 0.4 ms reusing). Each slot is a separate buffer;
 // one Execute must not use a slot twice. Kernels never run re-entrantly on one thread, so a
 // thread's buffers are never shared between two running primitives.
-// Blocks over 16 MiB are not kept: they are allocated per call.
+// Blocks over KeptTempBytes(slot) (scratchpads 16 MiB, image-sized slots 256 MiB) are not kept: they are allocated per call.
 // kStaged: a kernel's own intermediate between two steps that each use the other slots (DepthToSpaceDeconv's
 // conv output). The int8 paths (int8_conv.h, int8_matmul.h) keep their channels-last input, raw int32
 // results and zero-point sums in slots of their own.
 enum class TempSlot { kSrc, kDst, kScratchpad, kReorderScratchpad, kStaged, kInt8Input, kInt8Accumulators, kInt8Sums, kCount };
+// The largest block `slot` keeps between calls.
+size_t KeptTempBytes(TempSlot slot);
 // The returned memory must outlive every use of its buffer: past the cache limit it owns a fresh one.
 dnnl::memory TempMemory(const dnnl::memory::desc& desc, TempSlot slot);
 

@@ -130,6 +130,54 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     }
   });
 
+  it('keeps an ASPP-style head blocked: a pooled branch resized to the image by Shape arithmetic joins a Concat; the final upsampling to the graph output runs plain', async () => {
+    // Sizes = Concat(Shape(p)[0:2], Shape(x)[2:4]): shape inference gives the resized branch [1, 32, H, W] with
+    // H and W symbols of its own, so the Concat's inputs are not provably the same size (Concat checks at run time).
+    const C = 32;
+    const i64 = (v: number[]) => new Tensor('int64', BigInt64Array.from(v.map(BigInt)), [v.length]);
+    const build = (h: number | string, w: number | string) => () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, h, w]]],
+        outputs: [['y', 'float32']],
+        initializers: {
+          w1: convWeights([C, 3, 3, 3], 1), wa: convWeights([C, C, 1, 1], 2), wp: convWeights([C, C, 1, 1], 3), wo: convWeights([21, 2 * C, 1, 1], 4),
+          i0: i64([0]), i2: i64([2]), i4: i64([4]), i8: i64([8]),
+        },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['c1'], outputs: ['r1'] },
+          { op: 'Conv', inputs: ['r1', 'wa'], outputs: ['a'] },
+          { op: 'GlobalAveragePool', inputs: ['r1'], outputs: ['g'] },
+          { op: 'Conv', inputs: ['g', 'wp'], outputs: ['gp'] },
+          { op: 'Relu', inputs: ['gp'], outputs: ['p'] },
+          { op: 'Shape', inputs: ['p'], outputs: ['sp'] },
+          { op: 'Slice', inputs: ['sp', 'i0', 'i2'], outputs: ['nc'] },
+          { op: 'Shape', inputs: ['x'], outputs: ['sx'] },
+          { op: 'Slice', inputs: ['sx', 'i2', 'i4'], outputs: ['hw'] },
+          { op: 'Concat', inputs: ['nc', 'hw'], outputs: ['sizes'], attributes: { axis: 0 } },
+          { op: 'Resize', inputs: ['p', '', '', 'sizes'], outputs: ['u'], attributes: { mode: 'linear' } },
+          { op: 'Concat', inputs: ['a', 'u'], outputs: ['cat'], attributes: { axis: 1 } },
+          { op: 'Conv', inputs: ['cat', 'wo'], outputs: ['logits'] },
+          { op: 'Shape', inputs: ['logits'], outputs: ['sl'] },
+          { op: 'Slice', inputs: ['sl', 'i0', 'i2'], outputs: ['nl'] },
+          { op: 'Mul', inputs: ['hw', 'i2'], outputs: ['hw2'] },
+          { op: 'Concat', inputs: ['nl', 'hw2'], outputs: ['big'], attributes: { axis: 0 } },
+          { op: 'Resize', inputs: ['logits', '', '', 'big'], outputs: ['y'], attributes: { mode: 'linear' } },
+        ],
+      });
+    for (const [h, w] of [[12, 10], ['H', 'W']] as const) {
+      for (const [xh, xw] of [[12, 10], [8, 14]]) {
+        if (typeof h === 'number' && (xh !== h || xw !== w)) continue;
+        const r = await compareLevels(build(h, w), { x: tensor([1, 3, xh, xw], 6) }, { tol: TOL });
+        const count = (op: string) => r.ops.filter((o) => o === op).length;
+        expect(count('com.switchyard::BlockedResize'), `${h}x${w}`).toBe(1);
+        expect(count('Resize'), `${h}x${w}`).toBe(1); // the last one, to the graph output
+        // Reorders: p for its Shape (1x1 pixels), logits for the plain final Resize; none around the Concat.
+        expect(count(FROM), `${h}x${w}`).toBe(2);
+      }
+    }
+  });
+
   it('keeps a DB-style head blocked: ConvTranspose (k2 s2, k4 s2 p1, grouped) with BN folded and Relu as its post-op, dynamic H/W', async () => {
     const build = (h: number | string, w: number | string, attributes: Record<string, unknown>, group = 1, C = 20) => () =>
       buildModel({

@@ -46,6 +46,11 @@ function sameDims(a: readonly Dim[], b: readonly Dim[]): boolean {
   return a.length === b.length && a.every((d, i) => d !== undefined && d === b[i]);
 }
 
+/** Whether `a` and `b` can be equal at run time: no axis holds two different numbers. */
+function mayEqual(a: readonly Dim[], b: readonly Dim[]): boolean {
+  return a.length === b.length && a.every((d, i) => typeof d !== 'number' || typeof b[i] !== 'number' || d === b[i]);
+}
+
 const POOLS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool'];
 
 /** Elementwise ops that map finite values to finite values: blocked whatever the padding lanes hold. */
@@ -280,6 +285,10 @@ class BlockedLayout {
     if (!xb || !yDims || node.outputs.length !== 1 || yDims.length !== 4) return false;
     if (yDims[0] === undefined || yDims[0] !== xb.dims[0] || yDims[1] !== xb.dims[1]) return false;
     if (node.inputs.slice(1).some((i) => this.#blocked.has(i)) || !rw.owned([node])) return false;
+    // A Resize producing a graph output stays plain: its output would be reordered back anyway, and reordering
+    // its input instead moves the smaller tensor when it upsamples (a segmentation head resized to the input's
+    // 520 x 520, with 21 classes padded to 32 lanes, was a 3x larger reorder than the 65 x 65 logits).
+    if (rw.isGraphOutput(y)) return false;
     const attributes = new Map(node.attributes);
     const op = node.opType;
     attributes.set('resize_op', { type: 'string', value: op, bytes: new TextEncoder().encode(op) });
@@ -337,9 +346,12 @@ class BlockedLayout {
     const rw = this.#rw;
     const axis = rw.attrs(node).int('axis', 0);
     if (axis !== 1 && axis !== -3) return;
+    // N, H and W need not be provably equal: inputs sized by different symbols (a branch resized to another's
+    // H x W through Shape arithmetic, as DeepLabV3's ASPP does) are still checked by Concat itself at run time,
+    // on the blocked tensors as on the plain ones. Only dims known to differ keep the node plain.
     const lined = (i: string) => {
       const d = this.#blocked.get(i)?.dims;
-      return d !== undefined && channelsOf(d) % this.#block === 0 && sameDims([d[0], d[2], d[3]], [yDims[0], yDims[2], yDims[3]]);
+      return d !== undefined && d.length === 4 && channelsOf(d) % this.#block === 0 && mayEqual([d[0], d[2], d[3]], [yDims[0], yDims[2], yDims[3]]);
     };
     if (!node.inputs.every(lined) || !rw.owned([node])) return;
     const inputs = node.inputs.map((i) => this.#blocked.get(i)!.name);

@@ -149,8 +149,8 @@ describe.skipIf(!binding?.ConvTransposePrimitive)(title, () => {
   });
 
   it('stages outputs past the 16 MiB scratch cache (a UNet up path) without losing the buffer', () => {
-    // [1, 8, 512, 512] → [1, 8, 1024, 1024]: 32 MiB staged, more than TempMemory keeps per thread, so the
-    // staging buffer is a fresh allocation that must live through the copy (it once did not: SIGSEGV).
+    // [1, 8, 512, 512] → [1, 8, 1024, 1024]: 32 MiB staged, more than TempMemory keeps for most slots; a
+    // staging buffer allocated per call must live through the copy (it once did not: SIGSEGV).
     const c = { inputDims: [1, 8, 512, 512], weightDims: [8, 8, 2, 2], strides: [2, 2], hasBias: true };
     const weights = seededFloats(product(c.weightDims), 11);
     const bias = seededFloats(8, 12);
@@ -167,6 +167,23 @@ describe.skipIf(!binding?.ConvTransposePrimitive)(title, () => {
       expect(y[(m * 1024 + oh) * 1024 + ow], `${m},${oh},${ow}`).toBeCloseTo(want, 4);
     }
     expect(y.some(Number.isNaN)).toBe(false);
+    d2s.dispose();
+  });
+
+  it('keeps an image-sized staging buffer between calls instead of page-faulting a fresh one each time', () => {
+    // [1, 16, 512, 512] → [1, 16, 1024, 1024]: 64 MiB staged (past glibc's largest mmap threshold, so a
+    // per-call allocation is always fresh pages: 16K faults of 4 KiB). Kept, a repeat run faults (almost) nothing.
+    const c = { inputDims: [1, 16, 512, 512], weightDims: [16, 16, 2, 2], strides: [2, 2], threads: 2 };
+    const d2s = new Primitive({ ...c, weights: seededFloats(product(c.weightDims), 21) });
+    expect(d2s.implementation).toMatch(/^depth_to_space\(/);
+    const x = seededFloats(product(c.inputDims), 22);
+    const y = new Float32Array(product(d2s.outputDims)).fill(1); // touched: its pages are not the ones counted
+    d2s.runSync(x, null, null, y);
+    const before = process.resourceUsage().minorPageFault;
+    d2s.runSync(x, null, null, y);
+    d2s.runSync(x, null, null, y);
+    const faults = process.resourceUsage().minorPageFault - before;
+    expect(faults).toBeLessThan(4096); // a fresh 64 MiB buffer per run: ~32K over the two
     d2s.dispose();
   });
 

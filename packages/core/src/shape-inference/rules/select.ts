@@ -2,7 +2,7 @@
  * Ops whose output size depends on data or on a count operand: TopK, NonZero, Unique, Compress,
  * OneHot, NonMaxSuppression, Resize/Upsample. Data-dependent sizes stay unknown.
  */
-import type { ShapeRule } from '../context.js';
+import type { InferContext, ShapeRule } from '../context.js';
 import type { Dim } from '../../ir/graph.js';
 import { normalizeAxis } from '../dims.js';
 
@@ -57,7 +57,7 @@ const oneHot: ShapeRule = (ctx) => {
 const nonMaxSuppression: ShapeRule = (ctx) => ctx.setShape(0, [undefined, 3], 'int64');
 
 /** Output sizes from explicit `sizes`, else `floor(dim × scale)`; both must be known constants. */
-function resizedShape(x: readonly Dim[], scales: number[] | undefined, sizes: number[] | undefined): Dim[] {
+function resizedShape(x: readonly Dim[], scales: number[] | undefined, sizes: readonly Dim[] | undefined): Dim[] {
   if (sizes && sizes.length === x.length) return [...sizes];
   if (scales && scales.length === x.length) {
     return x.map((d, i) => (scales[i] === 1 ? d : typeof d === 'number' ? Math.floor(d * scales[i]) : undefined));
@@ -106,8 +106,20 @@ const resize: ShapeRule = (ctx) => {
   const axes = ctx.opset >= 18 && ctx.attrs.has('axes') ? ctx.attrs.ints('axes') : undefined;
   const keep = ctx.opset >= 18 ? ctx.attrs.string('keep_aspect_ratio_policy', 'stretch') : 'stretch';
   if (axes || keep !== 'stretch') return ctx.setShape(0, resizedShapeWithAxes(x, axes, keep, scales?.length ? scales : undefined, sizes));
-  ctx.setShape(0, resizedShape(x, scales?.length ? scales : undefined, sizes));
+  ctx.setShape(0, resizedShape(x, scales?.length ? scales : undefined, sizes ?? symbolicSizes(ctx)));
 };
+
+/**
+ * Sizes built from Shape arithmetic (exporters write `Concat(Slice(Shape(x), 0, 2), Cast(Shape(y)[2:]))` to
+ * resize to another tensor's H x W): the known elements, symbols included, are the output dims. Without
+ * them the output's N and C are unknown too, and passes that need them (the CPU EP keeps such a Resize in its
+ * channel-blocked layout only when N and C are unchanged) leave the node alone.
+ */
+function symbolicSizes(ctx: InferContext): Dim[] | undefined {
+  const v = ctx.opset < 11 ? undefined : ctx.value(3);
+  if (!v || v.dims.length !== 1) return undefined;
+  return v.values.every((d) => typeof d !== 'number' || (Number.isInteger(d) && d >= 0)) ? v.values : undefined;
+}
 
 /** Upsample: scales are an attribute before opset 9, input 1 after. */
 const upsample: ShapeRule = (ctx) => {
