@@ -125,8 +125,10 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
       mapped: string[];
     };
     expect(result.output).toEqual([1, 10]);
-    const heavy = result.nodes.filter((n) => n.opType === 'Conv' || n.opType === 'Gemm');
-    expect(heavy.length).toBeGreaterThanOrEqual(2);
+    // The demo CNN's heavy nodes are its two convolutions (the optimizer renames them to BlockedConv); its
+    // 16→10 Gemm is small enough that the EP keeps it in TS by design (smallOpsInTs).
+    const heavy = result.nodes.filter((n) => /Conv/.test(n.opType));
+    expect(heavy.length, JSON.stringify(result.nodes)).toBeGreaterThanOrEqual(2);
     for (const n of heavy) expect(n, JSON.stringify(result.nodes)).toMatchObject({ ep: 'cpu', implementation: expect.stringMatching(/onednn/) });
 
     const prebuiltDir = realpathSync(join(project, 'node_modules/@switchyard', PLATFORM_PACKAGE));

@@ -33,7 +33,8 @@ if (process.platform !== 'linux' || process.arch !== 'x64') fail(`only linux-x64
 if (!existsSync(addon)) fail(`no ${addon}; build it first: node scripts/build-native.mjs`);
 const runpath = run('readelf', ['-d', addon]).match(/\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[([^\]]*)\]/)?.[1] ?? '';
 if (!runpath.split(':').includes('$ORIGIN')) {
-  fail(`${addon} has no RUNPATH $ORIGIN (has '${runpath}'); rebuild it with the current CMakeLists.txt: node scripts/build-native.mjs --force`);
+  // A build configured before CMakeLists.txt set it (build folders outlive their configuration); the copy gets it below.
+  console.warn(`fill-prebuilt: ${addon} has no RUNPATH $ORIGIN (has '${runpath}'); setting it on the copy (rebuild with --clean to get it from CMake)`);
 }
 try {
   run('patchelf', ['--version']);
@@ -73,6 +74,7 @@ rmSync(join(target, 'LICENSES'), { recursive: true, force: true });
 mkdirSync(join(target, 'LICENSES'), { recursive: true });
 
 copyFileSync(addon, join(target, 'switchyard_cpu.node'));
+run('patchelf', ['--set-rpath', '$ORIGIN', join(target, 'switchyard_cpu.node')]);
 const notices = [];
 for (const soname of BUNDLED) {
   const source = libraries.get(soname);
