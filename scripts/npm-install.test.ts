@@ -9,7 +9,7 @@
  * nothing can come from a registry, and every @switchyard package must come from the tarballs.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,12 +70,18 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'switchyard-npm-'));
-    timed('fill-prebuilt', () => execFileSync(process.execPath, [join(repo, 'packages/ep-cpu/scripts/fill-prebuilt.mjs')], { stdio: 'pipe' }));
+    // The platform package is filled in a copy, so the repository's folder (packed by the release-flow test
+    // at the same time) is never half-written.
+    const platformCopy = join(work, PLATFORM_PACKAGE);
+    mkdirSync(platformCopy);
+    for (const f of ['package.json', 'README.md']) cpSync(join(repo, 'packages', PLATFORM_PACKAGE, f), join(platformCopy, f));
+    timed('fill-prebuilt', () => execFileSync(process.execPath, [join(repo, 'packages/ep-cpu/scripts/fill-prebuilt.mjs'), '--out', platformCopy], { stdio: 'pipe' }));
     const packDir = join(work, 'tarballs');
     timed('pnpm pack', () => {
       for (const dir of PACKED) {
         const before = new Set(existsSync(packDir) ? readdirSync(packDir) : []);
-        execFileSync('pnpm', ['pack', '--pack-destination', packDir], { cwd: join(repo, 'packages', dir), stdio: 'pipe' });
+        const cwd = dir === PLATFORM_PACKAGE ? platformCopy : join(repo, 'packages', dir);
+        execFileSync('pnpm', ['pack', '--pack-destination', packDir], { cwd, stdio: 'pipe' });
         const added = readdirSync(packDir).filter((f) => !before.has(f));
         expect(added, `pnpm pack in packages/${dir}`).toHaveLength(1);
         tarballs.set(dir, join(packDir, added[0]!));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Fills the prebuilt platform package (packages/ep-cpu-linux-x64-gnu) from the local build:
 //
-//   node scripts/fill-prebuilt.mjs         (or: pnpm --filter @switchyard/ep-cpu run fill-prebuilt)
+//   node scripts/fill-prebuilt.mjs             (or: pnpm --filter @switchyard/ep-cpu run fill-prebuilt)
+//   node scripts/fill-prebuilt.mjs --out DIR   fill a copy of that package folder instead (DIR holds its package.json)
 //
 // It copies build/Release/switchyard_cpu.node, the shared libraries it needs that a minimal machine may
 // lack (oneDNN, and what oneDNN itself loads: libgomp, libOpenCL), and the Debian copyright notices of
@@ -16,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const addon = join(packageRoot, 'build', 'Release', 'switchyard_cpu.node');
-const target = join(packageRoot, '..', 'ep-cpu-linux-x64-gnu');
+const outIndex = process.argv.indexOf('--out');
+const target = outIndex > 0 ? process.argv[outIndex + 1] : join(packageRoot, '..', 'ep-cpu-linux-x64-gnu');
 /** Sonames copied beside the addon; everything else (libc, libm, libstdc++, libgcc_s) is part of any glibc system with Node. */
 const BUNDLED = ['libdnnl.so.2', 'libgomp.so.1', 'libOpenCL.so.1'];
 /** Licence texts the Debian copyright files refer to by path rather than include. */
@@ -29,6 +31,7 @@ function fail(message) {
 
 const run = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
+if (!target || !existsSync(join(target, 'package.json'))) fail(`no package.json in ${target} (--out names a copy of packages/ep-cpu-linux-x64-gnu)`);
 if (process.platform !== 'linux' || process.arch !== 'x64') fail(`only linux-x64 has a platform package (this is ${process.platform}-${process.arch})`);
 if (!existsSync(addon)) fail(`no ${addon}; build it first: node scripts/build-native.mjs`);
 const runpath = run('readelf', ['-d', addon]).match(/\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[([^\]]*)\]/)?.[1] ?? '';
