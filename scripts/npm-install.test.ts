@@ -150,6 +150,25 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
     for (const lib of ['libdnnl.so.2', 'libgomp.so.1', 'libOpenCL.so.1']) expect(resolved[lib], lib).toBe(join(prebuiltDir, lib));
   });
 
+  it('installs and runs without the platform package, and says how to get the addon', () => {
+    // As after `npm install --omit=optional` or on a platform with no prebuilt package.
+    const bare = join(work, 'bare');
+    mkdirSync(bare);
+    writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare', private: true, type: 'module' }));
+    const script = "import { CpuExecutionProvider } from '@switchyard/ep-cpu'; console.log('DESCRIBE ' + new CpuExecutionProvider().describe());";
+    writeFileSync(join(bare, 'describe.mjs'), script);
+    timed('npm install without the platform package', () =>
+      execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarballs.get('core')!, tarballs.get('ep-cpu')!], { cwd: bare, env, stdio: 'pipe', timeout: 120_000 }),
+    );
+    expect(existsSync(join(bare, 'node_modules/@switchyard', PLATFORM_PACKAGE))).toBe(false);
+    const described = execFileSync('node', ['describe.mjs'], { cwd: bare, env, encoding: 'utf8' });
+    expect(described).toContain('DESCRIBE TypeScript kernels only');
+    expect(described).toContain(`@switchyard/${PLATFORM_PACKAGE} is an optional dependency`);
+    expect(described).toContain('npm install');
+    expect(described).toContain('node node_modules/@switchyard/ep-cpu/scripts/build-native.mjs');
+    expect(described).not.toMatch(/pnpm|--filter/);
+  });
+
   it('packs dist and types, no tests, no build folders, at reasonable sizes', () => {
     for (const [dir, tarball] of tarballs) {
       const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
