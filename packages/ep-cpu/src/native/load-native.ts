@@ -99,12 +99,12 @@ function tryLoad(path: string, prebuilt: boolean): Attempt {
 }
 
 /** Why nothing was found, and the ways to get the addon on this platform. */
-function notFoundReason(tried: string[], platformPackage: string): string {
+function notFoundReason(localPath: string, platformPackage: string): string {
   const platformKey = platformPackage.slice(PACKAGE.length + 1);
   const install = PREBUILT_PLATFORMS.includes(platformKey)
     ? `${platformPackage} is an optional dependency of ${PACKAGE} that was not installed (npm install --omit=optional, --no-optional, or a lockfile made on another platform?); run npm install again, or npm install ${platformPackage}, or ${BUILD_FROM_SOURCE}`
     : `there is no prebuilt addon for ${platformKey}; ${BUILD_FROM_SOURCE}`;
-  return `the oneDNN addon is not installed (looked for ${tried.join(' and ')}). Fix: ${install}`;
+  return `the oneDNN addon is not installed (no ${localPath}, no package ${platformPackage}). Fix: ${install}`;
 }
 
 /** Loads the addon (Node caches the module by path); the result, success or reason, is data, never an exception. */
@@ -119,20 +119,18 @@ export function loadNative(options: LoadNativeOptions = {}): NativeLoadResult {
     const origin = options.path !== undefined ? 'the path given' : 'SWITCHYARD_CPU_ADDON';
     return 'loaded' in attempt ? attempt.loaded : { ok: false, reason: `the oneDNN addon named by ${origin} does not exist (no ${explicit})` };
   }
-  const tried: string[] = [];
   const local = tryLoad(options.localPath ?? defaultAddonPath(), false);
   if ('loaded' in local) return local.loaded;
-  tried.push(local.missing);
   const platformPackage = platformPackageName(options.platform);
   const prebuiltPath = platformAddonPath(platformPackage);
-  if (prebuiltPath === undefined) {
-    tried.push(`the package ${platformPackage}`);
-    return { ok: false, reason: notFoundReason(tried, platformPackage) };
-  }
+  if (prebuiltPath === undefined) return { ok: false, reason: notFoundReason(local.missing, platformPackage) };
   const prebuilt = tryLoad(prebuiltPath, true);
   if ('loaded' in prebuilt) return prebuilt.loaded;
-  tried.push(prebuilt.missing);
-  return { ok: false, reason: notFoundReason(tried, platformPackage) };
+  // The package is there without its binary: an unfilled workspace copy, or a damaged install.
+  return {
+    ok: false,
+    reason: `the oneDNN addon is not installed (no ${local.missing}; ${platformPackage} is installed but has no ${prebuilt.missing}). Fix: reinstall it (rm -rf node_modules && npm install), or ${BUILD_FROM_SOURCE}`,
+  };
 }
 
 let defaultResult: NativeLoadResult | undefined;
