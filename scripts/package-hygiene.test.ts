@@ -20,6 +20,8 @@ describe.each(packages)('package %s', (dir) => {
     files: string[];
   };
   const built = existsSync(join(pkgDir, 'dist'));
+  // Prebuilt platform packages (ep-cpu-linux-x64-gnu) hold a binary and its libraries, no JS to build.
+  const isPlatformPackage = pkg.files.includes('switchyard_cpu.node');
 
   it('is ESM with exports listing types first', () => {
     expect(pkg.type).toBe('module');
@@ -27,7 +29,16 @@ describe.each(packages)('package %s', (dir) => {
       if (typeof entry === 'string') continue; // data files such as expectation lists
       expect(Object.keys(entry)[0], `${pkg.name} exports['${key}']`).toBe('types');
     }
-    expect(pkg.files).toContain('!dist/**/*.test.*');
+    if (!isPlatformPackage) expect(pkg.files).toContain('!dist/**/*.test.*');
+  });
+
+  it.runIf(isPlatformPackage)('is a platform package: os/cpu/libc set, named for them, optional in ep-cpu', () => {
+    const platform = pkg as unknown as { os: string[]; cpu: string[]; libc?: string[] };
+    const libc = platform.libc?.[0] === 'glibc' ? '-gnu' : platform.libc?.[0] === 'musl' ? '-musl' : '';
+    expect(pkg.name).toBe(`@switchyard/ep-cpu-${platform.os[0]}-${platform.cpu[0]}${libc}`);
+    const epCpu = JSON.parse(readFileSync(join(root, 'ep-cpu', 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string>; dependencies?: Record<string, string> };
+    expect(epCpu.optionalDependencies?.[pkg.name]).toBe('workspace:*');
+    expect(Object.keys(epCpu.dependencies ?? {}).filter((d) => !d.startsWith('@switchyard/'))).toEqual([]);
   });
 
   it.skipIf(!built)('passes publint and ships no tests', async () => {

@@ -12,7 +12,9 @@ PNPM_VERSION=12.4.2
 REQUIRED_APT=(build-essential cmake python3 python3-venv libdnnl-dev libonnx-testdata python3-onnx python3-numpy
   python3-torch python3-torchvision
   # Headless browser for the tests of `switchyard inspect --html` (driven with puppeteer-core).
-  chromium)
+  chromium
+  # Sets RUNPATH $ORIGIN on the libraries bundled into @switchyard/ep-cpu-linux-x64-gnu (fill-prebuilt.mjs).
+  patchelf)
 # Only the AMD build of @switchyard/native-hip needs these; without them the ROCm EP declines.
 OPTIONAL_APT=(hipcc libamdhip64-dev)
 
@@ -116,6 +118,8 @@ needs_build=()
 for dir in packages/*/; do
   dir="${dir%/}"
   [[ -f "$dir/package.json" ]] || continue
+  # Prebuilt platform packages (ep-cpu-linux-x64-gnu) have nothing to compile.
+  grep -q '"build":' "$dir/package.json" || continue
   if stale "$dir/dist/.switchyard-build.stamp" "$dir/src" "$dir/package.json" "$dir/tsup.config.ts" \
       "$dir/tsconfig.json" -- -type f ! -name '*.test.ts'; then
     needs_build+=("${dir#packages/}")

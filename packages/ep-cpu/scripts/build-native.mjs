@@ -55,7 +55,7 @@ try {
   await buildSystem.build();
 } catch (error) {
   console.error(`\nbuild-native: failed: ${error instanceof Error ? error.message : String(error)}`);
-  console.error('Possible fixes: apt-get install libdnnl-dev cmake g++ | pnpm install (cmake-js, node-addon-api) | node scripts/build-native.mjs --clean');
+  console.error('Possible fixes: apt-get install libdnnl-dev cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only; pnpm install in the Switchyard repository) | node scripts/build-native.mjs --clean');
   process.exit(1);
 }
 console.log(`switchyard_cpu.node built in ${((Date.now() - started) / 1000).toFixed(1)} s (${addonPath})`);
