@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up the repository (see setup.sh), runs the unit tests (vitest; they include both ONNX backend
+# Sets up the repository (see setup.sh), type-checks, runs the unit tests (vitest; they include both ONNX backend
 # suites, 1.12 and 1.23.1), then the 1.12 suite through the CLI on the CPU EP. On AVX-512 machines the
 # native suites also run capped at AVX2. Any failure fails the script. Extra arguments go to vitest.
 set -euo pipefail
@@ -7,6 +7,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 bash scripts/setup.sh
+
+# Types first (~20 s): vitest strips them, so a wrong type would otherwise pass the suite.
+echo "test: pnpm typecheck"
+pnpm typecheck
 
 echo "test: pnpm test"
 pnpm test "$@"

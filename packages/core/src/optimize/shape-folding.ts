@@ -26,8 +26,11 @@ import type { Scope } from './scope.js';
  */
 const ELEMENT_MOVING_OPS = ['Shape', 'Size', 'Gather', 'Slice', 'Concat', 'Unsqueeze', 'Squeeze', 'Reshape', 'Flatten', 'Identity'];
 
+/** Known contents with every element a number (no symbols, nothing unknown). */
+type FullyKnown = Omit<KnownValue, 'values'> & { values: number[] };
+
 /** The known contents as a tensor, for integer dtypes whose values are all exact in a JS number. */
-function tensorOf(value: KnownValue & { values: number[] }): Tensor | undefined {
+function tensorOf(value: FullyKnown): Tensor | undefined {
   const type: DataType = value.type;
   if (!INT_TYPES.includes(type) || !value.values.every((v) => Number.isSafeInteger(v))) return undefined;
   if (type === 'int64') return new Tensor('int64', BigInt64Array.from(value.values, BigInt), value.dims);
@@ -39,8 +42,8 @@ function tensorOf(value: KnownValue & { values: number[] }): Tensor | undefined 
 }
 
 /** Runs inference with the overridable initializers hidden; returns every output it knew in full. */
-function knownOutputs(graph: Graph): Map<string, KnownValue & { values: number[] }> {
-  const known = new Map<string, KnownValue & { values: number[] }>();
+function knownOutputs(graph: Graph): Map<string, FullyKnown> {
+  const known = new Map<string, FullyKnown>();
   const hidden = graph.inputs.filter((v) => graph.initializers.has(v.name)).map((v) => [v.name, graph.initializers.get(v.name)!] as const);
   for (const [name] of hidden) graph.initializers.delete(name);
   try {

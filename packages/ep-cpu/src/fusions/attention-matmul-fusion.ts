@@ -60,7 +60,7 @@ function foldableScale(rw: GraphRewriter, name: string, reader: Node, rank: numb
   const op = rw.producer(name);
   if (!op || rw.soleReader(name) !== reader || op.outputs.length !== 1) return undefined;
   // Div scales its dividend; Mul either input (the other being the constant).
-  for (const data of isOp(op, 'Div') ? op.inputs.slice(0, 1) : op.inputs) {
+  for (const data of op.opType === 'Div' ? op.inputs.slice(0, 1) : op.inputs) {
     if (!data || rw.constant(data) || rw.elemType(data) !== 'float32' || rw.rank(data) !== rank) continue;
     const factor = scalarFactor(rw, op, data, rank);
     if (factor !== undefined) return { node: op, source: data, factor };
