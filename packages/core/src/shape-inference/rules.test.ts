@@ -95,7 +95,18 @@ describe('convolution and pooling', () => {
 
   it('keeps a symbolic spatial dim that a same-size window maps onto itself', () => {
     expect(conv([1, 3, 'H', 'W'], [4, 3, 3, 3], { pads: [1, 1, 1, 1] })).toEqual([1, 4, 'H', 'W']);
-    expect(conv([1, 3, 'H', 8], [4, 3, 3, 3], { strides: [2, 2] })).toEqual([1, 4, undefined, 3]);
+  });
+
+  it('names the dim a strided or shrinking window derives from a symbol, one name per formula', () => {
+    const s2 = conv([1, 3, 'H', 8], [4, 3, 3, 3], { strides: [2, 2] });
+    expect(s2).toEqual([1, 4, 'floor((H-3)/2)+1', 3]);
+    // The same geometry through another route gives the same name; another pad gives another.
+    expect(conv([1, 4, 'H', 8], [2, 4, 3, 3], { strides: [2, 2] })?.[2]).toBe(s2?.[2]);
+    expect(conv([1, 3, 'H', 8], [4, 3, 3, 3], { strides: [2, 2], pads: [1, 1, 1, 1] })?.[2]).not.toBe(s2?.[2]);
+    expect(conv([1, 3, 'H', 'W'], [4, 3, 3, 3], {})).toEqual([1, 4, 'H-2', 'W-2']);
+    expect(conv([1, 3, 'H', 'W'], [4, 3, 3, 3], { strides: [2, 2], auto_pad: 'SAME_UPPER' })).toEqual([1, 4, 'ceil(H/2)', 'ceil(W/2)']);
+    const up = shapeOf(one('ConvTranspose', { inputs: { x: f32([1, 4, 'H', 5]), w: f32([4, 2, 2, 2]) }, attrs: { strides: [2, 2] } }), 'y0');
+    expect(up).toEqual([1, 2, '2*H', 10]);
   });
 
   it('computes ConvTranspose sizes with output_padding and groups', () => {
@@ -282,6 +293,9 @@ describe('reductions and selection', () => {
     expect(shapeOf(byScales, 'y0')).toEqual([1, 3, 10, 4]);
     const bySizes = one('Resize', { inputs: { x: f32(['N', 3, 5, 8]) }, initializers: { sizes: int64([1, 3, 7, 9]) }, order: ['x', '', '', 'sizes'] });
     expect(shapeOf(bySizes, 'y0')).toEqual([1, 3, 7, 9]);
+    // Symbolic H/W: an integer factor names 2*H (as ConvTranspose k2 s2 does), a fraction floor(W*0.5).
+    const symbolic = one('Resize', { inputs: { x: f32([1, 3, 'H', 'W']) }, initializers: { scales: new Tensor('float32', [1, 1, 2, 0.5], [4]) }, order: ['x', '', 'scales'] });
+    expect(shapeOf(symbolic, 'y0')).toEqual([1, 3, '2*H', 'floor(W*0.5)']);
   });
 
   it('Resize 18 reads sizes and scales per listed axis and applies keep_aspect_ratio_policy', () => {

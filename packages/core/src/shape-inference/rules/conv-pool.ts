@@ -1,10 +1,12 @@
 /**
  * Sliding-window ops (Conv, ConvTranspose, pooling) and their relatives (global pooling, RoI pooling,
  * MaxUnpool, GridSample). Spatial sizes follow the ONNX formulas for pads, strides, dilations,
- * auto_pad and ceil_mode; a symbolic spatial dim survives only where the window maps it onto itself.
+ * auto_pad and ceil_mode; a symbolic spatial dim gives a derived symbol (derived-dims.ts): itself where the
+ * window maps it onto itself, else a name spelling the formula.
  */
 import type { InferContext, ShapeRule } from '../context.js';
 import type { Dim } from '../../ir/graph.js';
+import { ceilWindowDim, sameDim, scaledDim, transposedDim, windowDim } from '../derived-dims.js';
 
 interface Window {
   kernel: number[];
@@ -34,10 +36,13 @@ export function windowOutputDim(input: Dim, w: Window, axis: number, ceilMode = 
   const effKernel = (k - 1) * w.dilations[axis] + 1;
   if (w.autoPad === 'SAME_UPPER' || w.autoPad === 'SAME_LOWER') {
     if (typeof input === 'number') return Math.ceil(input / s);
-    return s === 1 ? input : undefined;
+    return input === undefined ? undefined : sameDim(input, s);
   }
   const padTotal = w.autoPad === 'VALID' ? 0 : w.pads[axis] + w.pads[axis + spatial];
-  if (typeof input !== 'number') return s === 1 && padTotal === effKernel - 1 ? input : undefined;
+  if (input === undefined) return undefined;
+  if (typeof input !== 'number') {
+    return ceilMode ? ceilWindowDim(input, w.pads[axis], padTotal, effKernel, s) : windowDim(input, padTotal, effKernel, s);
+  }
   const span = input + padTotal - effKernel;
   if (span < 0) return undefined;
   if (!ceilMode) return Math.floor(span / s) + 1;
@@ -84,17 +89,18 @@ const convTranspose: ShapeRule = (ctx) => {
   const outputPadding = ctx.attrs.ints('output_padding', Array<number>(spatial).fill(0));
   for (let a = 0; a < spatial; a++) {
     const d = x?.[a + 2];
-    if (!w || typeof d !== 'number') {
+    if (!w || d === undefined) {
       out.push(undefined);
       continue;
     }
     if (w.autoPad === 'SAME_UPPER' || w.autoPad === 'SAME_LOWER') {
-      out.push(d * w.strides[a]);
+      out.push(typeof d === 'number' ? d * w.strides[a] : scaledDim(d, w.strides[a]));
       continue;
     }
     const padTotal = w.autoPad === 'VALID' ? 0 : w.pads[a] + w.pads[a + spatial];
     const effKernel = (w.kernel[a] - 1) * w.dilations[a] + 1;
-    out.push(w.strides[a] * (d - 1) + (outputPadding[a] ?? 0) + effKernel - padTotal);
+    const outPad = outputPadding[a] ?? 0;
+    out.push(typeof d === 'number' ? w.strides[a] * (d - 1) + outPad + effKernel - padTotal : transposedDim(d, w.strides[a], outPad, effKernel, padTotal));
   }
   ctx.setShape(0, out);
 };

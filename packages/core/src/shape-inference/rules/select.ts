@@ -5,6 +5,7 @@
 import type { InferContext, ShapeRule } from '../context.js';
 import type { Dim } from '../../ir/graph.js';
 import { normalizeAxis } from '../dims.js';
+import { scaledDim } from '../derived-dims.js';
 
 const topK: ShapeRule = (ctx) => {
   const x = ctx.shape(0);
@@ -57,10 +58,16 @@ const oneHot: ShapeRule = (ctx) => {
 const nonMaxSuppression: ShapeRule = (ctx) => ctx.setShape(0, [undefined, 3], 'int64');
 
 /** Output sizes from explicit `sizes`, else `floor(dim × scale)`; both must be known constants. */
+/** floor(d · scale) for a symbolic d: `2*H` for an integer factor (what ConvTranspose k2 s2 also gives), else spelled out. */
+function scaledSymbol(d: string, scale: number): string | undefined {
+  if (!(scale > 0) || !Number.isFinite(scale)) return undefined;
+  return Number.isInteger(scale) ? scaledDim(d, scale) : `floor(${d}*${scale})`;
+}
+
 function resizedShape(x: readonly Dim[], scales: number[] | undefined, sizes: readonly Dim[] | undefined): Dim[] {
   if (sizes && sizes.length === x.length) return [...sizes];
   if (scales && scales.length === x.length) {
-    return x.map((d, i) => (scales[i] === 1 ? d : typeof d === 'number' ? Math.floor(d * scales[i]) : undefined));
+    return x.map((d, i) => (scales[i] === 1 ? d : typeof d === 'number' ? Math.floor(d * scales[i]) : d === undefined ? undefined : scaledSymbol(d, scales[i])));
   }
   return x.map(() => undefined);
 }
