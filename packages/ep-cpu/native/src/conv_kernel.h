@@ -35,6 +35,10 @@ struct ConvParams {
   int64_t srcBlock = 0;
   int64_t dstBlock = 0;
   int64_t sumBlock = 0;
+  // Both buffers plain: ask oneDNN for plain src/dst first instead of its preferred layout. On AVX-512 that
+  // preference is NHWC, so a plain 1x1 conv paid a reorder on each side around brgconv; on plain layouts a
+  // 1x1 conv runs as one GEMM. (Depth-to-space ConvTranspose sets it: see depth_to_space_deconv.h.)
+  bool preferPlain = false;
   AlgorithmMode winograd = AlgorithmMode::kAuto;  // 3x3 stride-1 convs: Winograd instead of oneDNN (winograd_conv.h)
   AlgorithmMode im2col = AlgorithmMode::kAuto;    // strided convs: im2col + packed GEMM instead of oneDNN (im2col_conv.h)
   AlgorithmMode channelSplit = AlgorithmMode::kAuto;  // small images: a conv per thread over its output channels (channel_split.h)

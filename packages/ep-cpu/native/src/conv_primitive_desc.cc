@@ -101,6 +101,9 @@ dnnl::convolution_forward::primitive_desc ChooseConvPrimitiveDesc(const ConvPara
     }
     if (auto pd = builder.TryBuild(dnnl::algorithm::convolution_direct, src, dst)) return *pd;
   }
+  if (p.preferPlain && p.srcBlock == 0 && p.dstBlock == 0) {
+    if (auto pd = builder.TryBuild(dnnl::algorithm::convolution_direct, LayoutDesc(p.input, 0), LayoutDesc(out, 0))) return *pd;
+  }
   return builder.Build(dnnl::algorithm::convolution_direct, srcAny, dstAny);
 }
 

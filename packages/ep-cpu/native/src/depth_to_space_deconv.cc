@@ -64,6 +64,7 @@ DepthToSpaceDeconv::DepthToSpaceDeconv(const ConvTransposeParams& p, const Dims&
   conv.threads = p.threads;
   conv.srcBlock = p.srcBlock;
   conv.dstBlock = p.dstBlock;  // staged in Y's layout, so the copy moves rows or lane vectors
+  conv.preferPlain = true;     // plain X and Y: one GEMM, no NHWC reorders around it
   conv_ = std::make_unique<ConvKernel>(conv, weights.data(), p.hasBias ? biases.data() : nullptr);
   stagedElements_ = conv_->dstElements();
 }

@@ -4,7 +4,10 @@
 // depth-to-space copy. oneDNN 2.6's deconvolution is 2-4x slower on such shapes (one core, best of 9: k2 s2
 // 64 → 32 channels at 160x160, 23.5 vs 9.6 ms on AVX-512, 27.1 vs 10.8 on AVX2; 256 → 128 at 40x40, 11.1 vs
 // 3.0; k4 s4 32 → 16 at 80x80, 7.4 vs 2.4; no slower at 8 → 8 at 20x20), so ConvTransposeKernel runs this
-// instead wherever it applies.
+// instead wherever it applies. With plain X and Y the 1x1 conv is asked for plain layouts (ConvParams::preferPlain):
+// oneDNN then runs it as a GEMM; its own choice on AVX-512 (NHWC brgconv) reordered X in and the staged output
+// out, which costs most with few output channels (a DB head's 24 → 1 at 320x320, best of 48 runs, one thread,
+// shared machine: 1.47 ms before, 0.55-0.67 ms after; onnxruntime 1.0-1.2 ms).
 //
 // The conv is a ConvKernel (weights permuted to (kernel position, M) order and packed once, bias repeated per
 // position, the activation as its post-op); its output goes to a per-thread staging buffer in Y's layout
