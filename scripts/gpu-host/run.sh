@@ -11,7 +11,8 @@
 #      large to travel), startup (fresh-process start-up times), profile (per-step device time of
 #      the batch-32 cases), overhead (wall time besides the GPU: session JS, native call, copies),
 #      onnx123 (writes the ONNX 1.23.1 node suite with the host's onnx and runs its rocm-claimed tests),
-#      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match).
+#      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match),
+#      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU).
 #      Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -116,6 +117,16 @@ for stage in $stages; do
       log "stage overhead"
       node scripts/gpu-host/overhead.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-50}" ${SWITCHYARD_OVERHEAD:-resnet50:b1:fp32 resnet50:b1:fp16 bert:s128:fp32 bert:s128:fp16 bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32} >"$out/overhead.log" 2>&1 || status=1
       cut -c1-600 "$out/overhead.log" | tee -a "$out/run.log" ;;
+    serve-pool)
+      # switchyard serve on rocm: one instance against two on the same GPU, same closed-loop load. The
+      # host has no node_modules: .gpu/serve.bundle.mjs (scripts/gpu-host/bundle-serve.sh) carries
+      # @switchyard/serve with fastify and prom-client in one file.
+      log "stage serve-pool"
+      [ -f .gpu/serve.bundle.mjs ] || { log "no .gpu/serve.bundle.mjs (run scripts/gpu-host/bundle-serve.sh and carry it)"; status=2; continue; }
+      ln -sfn ../../packages/serve node_modules/@switchyard/serve
+      SWITCHYARD_SERVE_MODULE="$root/.gpu/serve.bundle.mjs" node scripts/gpu-host/serve-pool.mjs "$out" --ep rocm \
+        --model "${SWITCHYARD_POOL_MODEL:-mobilenet_v2}" --seconds "${SWITCHYARD_POOL_SECONDS:-20}" --clients "${SWITCHYARD_POOL_CLIENTS:-16}" >"$out/serve-pool.log" 2>&1 || status=1
+      tail -8 "$out/serve-pool.log" | tee -a "$out/run.log" ;;
     torch)
       log "stage torch"
       python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1
