@@ -1,6 +1,44 @@
 /** The scan shared by CumSum and CumProd: one running accumulation along an axis, optionally exclusive or reversed. */
-import { SwitchyardError, type Tensor } from '@switchyard/core';
+import { SwitchyardError, defineKernel, type DataType, type KernelDef, type Tensor } from '@switchyard/core';
 import { toNumbers } from './numeric.js';
+
+/** [outer, len, inner]: the scanned axis in the middle. */
+export type ScanShape = readonly [outer: number, len: number, inner: number];
+
+/**
+ * A CumSum-like kernel: reads `exclusive` / `reverse`, checks X's type, reads the axis input, and leaves
+ * the accumulation of X into Y (same dims and type) to `scanTensor`.
+ */
+export function defineScanKernel(
+  opType: string,
+  sinceVersion: number,
+  types: readonly DataType[],
+  scanTensor: (x: Tensor, out: Tensor, shape: ScanShape, exclusive: boolean, reverse: boolean) => void,
+): KernelDef {
+  return defineKernel({
+    ep: 'cpu',
+    domain: '',
+    opType,
+    sinceVersion,
+    typeConstraints: { T: types, T2: ['int32', 'int64'] },
+    create: ({ attrs }) => {
+      const exclusive = attrs.int('exclusive', 0) !== 0;
+      const reverse = attrs.int('reverse', 0) !== 0;
+      return {
+        run(ctx) {
+          const x = ctx.input(0);
+          if (!types.includes(x.type)) throw new SwitchyardError('UNSUPPORTED', `${opType}: element type '${x.type}' is not supported`);
+          const axis = readScanAxis(opType, ctx.input(1), x.dims.length);
+          const out = ctx.output(0, x.type, x.dims);
+          const outer = x.dims.slice(0, axis).reduce((p, d) => p * d, 1);
+          const inner = x.dims.slice(axis + 1).reduce((p, d) => p * d, 1);
+          scanTensor(x, out, [outer, x.dims[axis], inner], exclusive, reverse);
+          return [out];
+        },
+      };
+    },
+  });
+}
 
 /** Scans `src` into `dst` (same layout), viewing it as [outer, len, inner]. Works on numbers or BigInts; `identity` starts each run (0 for sums, 1 for products). */
 export function scan<T extends number | bigint>(
