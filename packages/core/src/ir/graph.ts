@@ -64,9 +64,14 @@ export interface Node {
   docString?: string;
   /**
    * IR 10+: which overload of a model-local function (domain, op_type, overload) the node calls.
-   * Kept so a load → encode round trip preserves it; Switchyard does not expand model-local functions.
+   * Kept so a load → encode round trip preserves it; sessions expand calls of model-local functions (inline-functions.ts).
    */
   overload?: string;
+  /**
+   * In a model-local function's body: attributes that take the calling node's attribute of another name
+   * (AttributeProto.ref_attr_name): this node's attribute name → the function's attribute name.
+   */
+  attributeRefs?: Map<string, string>;
 }
 
 /** Opset imports: domain ('' for ai.onnx) → version. */
@@ -225,7 +230,7 @@ export interface Model {
   docString: string;
   metadata: Map<string, string>;
   graph: Graph;
-  /** Functions defined in the model (kept opaque; a node calling one is reported unsupported). */
+  /** Functions defined in the model (their bodies stay encoded until a session expands the calls: onnx/local-functions.ts). */
   functionNames: string[];
 }
 

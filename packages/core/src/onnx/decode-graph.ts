@@ -64,7 +64,8 @@ export function decodeGraphProto(r: ProtoReader, opsetImports: OpsetImports, par
   return graph;
 }
 
-function decodeNode(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, index: number, gWhere: string): void {
+/** Decodes one NodeProto and adds it to `graph` (function bodies use it too). */
+export function decodeNode(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, index: number, gWhere: string): void {
   const inputs: string[] = [];
   const outputs: string[] = [];
   const attrs: ProtoReader[] = [];
@@ -93,23 +94,29 @@ function decodeNode(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, i
   if (!opType) throw invalid(`node #${index} ('${name}') of ${gWhere}: node has no op_type`);
   const nWhere = `node #${index} '${name}' (${opType}) in ${gWhere}`;
   const attributes = new Map<string, AttributeValue>();
+  let refs: Map<string, string> | undefined;
   for (const a of attrs) {
     const decoded = decodeAttribute(a, graph, options, nWhere);
-    if (decoded) attributes.set(decoded[0], decoded[1]);
+    if ('ref' in decoded) (refs ??= new Map()).set(decoded.name, decoded.ref);
+    else attributes.set(decoded[0], decoded[1]);
   }
   const node = graph.addNode({ name, opType, domain: domain === 'ai.onnx' ? '' : domain, inputs, outputs, attributes });
   if (docString !== undefined) node.docString = docString;
   if (overload) node.overload = overload;
+  if (refs) node.attributeRefs = refs;
 }
 
 type AttrKind = AttributeValue['type'];
 const KIND_BY_NUMBER = new Map<number, AttrKind>(Object.entries(ATTRIBUTE_TYPE).map(([k, v]) => [v, k as AttrKind]));
 
-/** Decodes one AttributeProto into [name, value]; undefined for references to function attributes. */
-function decodeAttribute(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, where: string): [string, AttributeValue] | undefined {
+/**
+ * Decodes one AttributeProto into [name, value], or, for a reference to an attribute of the enclosing
+ * function (`ref_attr_name`, only meaningful in a function body), the name and the one it refers to.
+ */
+export function decodeAttribute(r: ProtoReader, graph: Graph, options: GraphDecodeOptions, where: string): [string, AttributeValue] | { name: string; ref: string } {
   let name = '';
   let typeNumber = 0;
-  let refAttr = false;
+  let refAttr: string | undefined;
   let f: number | undefined;
   let i: number | undefined;
   let s: Uint8Array | undefined;
@@ -126,7 +133,7 @@ function decodeAttribute(r: ProtoReader, graph: Graph, options: GraphDecodeOptio
     switch (r.field) {
       case ATTRIBUTE.name: r.expect(WireType.LengthDelimited); name = r.string(); break;
       case ATTRIBUTE.type: r.expect(WireType.Varint); typeNumber = r.int32(); break;
-      case ATTRIBUTE.refAttrName: refAttr = true; r.skip(); break;
+      case ATTRIBUTE.refAttrName: r.expect(WireType.LengthDelimited); refAttr = r.string(); break;
       case ATTRIBUTE.f: r.expect(WireType.Fixed32); f = r.float(); break;
       case ATTRIBUTE.i: r.expect(WireType.Varint); i = r.int64(); break;
       case ATTRIBUTE.s: r.expect(WireType.LengthDelimited); s = r.bytesView(); break;
@@ -152,7 +159,7 @@ function decodeAttribute(r: ProtoReader, graph: Graph, options: GraphDecodeOptio
       default: r.skip();
     }
   }
-  if (refAttr) return undefined;
+  if (refAttr !== undefined) return { name, ref: refAttr };
   const aWhere = `attribute '${name}' of ${where}`;
   let kind = KIND_BY_NUMBER.get(typeNumber);
   if (typeNumber === 0) kind = inferKind();

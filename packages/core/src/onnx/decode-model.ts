@@ -17,7 +17,7 @@ export const MAX_IR_VERSION = 14;
  */
 export const functionProtos = new WeakMap<Model, Uint8Array[]>();
 
-function decodeOpsetId(r: ProtoReader): [string, number] {
+export function decodeOpsetId(r: ProtoReader): [string, number] {
   let domain = '';
   let version = 0;
   while (r.next()) {

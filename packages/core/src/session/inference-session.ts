@@ -10,6 +10,7 @@ import { providerConfigName, resolveExecutionProviders } from '../ep/ep-registry
 import { type Graph, type Model, type Node, type ValueInfo } from '../ir/graph.js';
 import { loadModel, encodeModel } from '../onnx/index.js';
 import { sortGraphTopologically } from '../ir/topological-order.js';
+import { inlineLocalFunctions } from '../onnx/inline-functions.js';
 import { buildPlacement, type Placement, type PlacementSource } from '../partition/placement.js';
 import { KernelRegistry } from '../registry/kernel-registry.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
@@ -161,6 +162,12 @@ export class InferenceSession {
     const notes = checkSessionOptions(options);
     const log = new Logger(options.logSeverityLevel, options.logId ?? 'switchyard');
     for (const n of notes) log.verbose(n);
+    // Calls of model-local functions become their bodies' ops before anything looks at the graph.
+    const inlinedCalls = inlineLocalFunctions(model);
+    if (inlinedCalls) {
+      sortGraphTopologically(model.graph);
+      log.verbose(`expanded ${inlinedCalls} call(s) of model-local functions`);
+    }
     const { providers, skipped } = await resolveExecutionProviders(options.executionProviders, {
       disableCpuFallback: options.disableCpuFallback,
       note: (msg) => log.verbose(msg),
