@@ -11,12 +11,12 @@
  * latency p50/p99, errors (non-2xx, socket errors, timeouts), mean batch size from /metrics, and
  * the servers' RSS (VmRSS) after warm-up and after each block: flat means no growth with requests. Writes bench/results/serve-<date>.json.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { oneModelRepository, spawnServer } from './lib/serve-process.mjs';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
 const argv = process.argv.slice(2);
@@ -35,27 +35,9 @@ const maxQueueDelayMs = arg('delay-ms', 5);
 const warmupSeconds = arg('warmup-seconds', 5);
 const log = (line) => process.stderr.write(`${line}\n`);
 
-function repository(config) {
-  const root = mkdtempSync(join(os.tmpdir(), 'sy-bench-serve-'));
-  mkdirSync(join(root, 'squeezenet', '1'), { recursive: true });
-  symlinkSync(join(repo, 'models/squeezenet1_1/model.onnx'), join(root, 'squeezenet', '1', 'model.onnx'));
-  writeFileSync(join(root, 'squeezenet', 'config.json'), JSON.stringify(config));
-  return root;
-}
-
 async function startServer(name, config) {
-  const child = spawn(process.execPath, [join(repo, 'packages/cli/dist/bin.js'), 'serve', '--repository', repository(config), '--port', '0', '--ep', 'cpu'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${name} server exited (${code}): ${stderr}`)));
-  });
+  const root = oneModelRepository('squeezenet', join(repo, 'models/squeezenet1_1/model.onnx'), config);
+  const { child, url } = await spawnServer(name, [join(repo, 'packages/cli/dist/bin.js'), 'serve', '--repository', root, '--port', '0', '--ep', 'cpu']);
   return { name, config, child, url, rss: () => procKiB(child.pid) };
 }
 

@@ -10,8 +10,8 @@
  * node_modules, so scripts/gpu-host/run.sh carries one bundled file (`.gpu/serve.bundle.mjs`).
  * Writes OUT_DIR/serve-pool.json and prints a markdown table.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { oneModelRepository, spawnServer } from '../../bench/lib/serve-process.mjs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -135,22 +135,7 @@ function readFirstInput(dir) {
 }
 
 async function startServer({ name, config }, modelDir, ep) {
-  const root = mkdtempSync(join(os.tmpdir(), 'sy-serve-pool-'));
-  const model = modelDir.split('/').pop();
-  mkdirSync(join(root, model, '1'), { recursive: true });
-  symlinkSync(join(modelDir, 'model.onnx'), join(root, model, '1', 'model.onnx'));
-  writeFileSync(join(root, model, 'config.json'), JSON.stringify({ executionProviders: [ep], ...config }));
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--server', root, ep], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${name} server exited (${code}): ${stderr}`)));
-  });
+  const root = oneModelRepository(modelDir.split('/').pop(), join(modelDir, 'model.onnx'), { executionProviders: [ep], ...config });
+  const { child, url } = await spawnServer(name, [fileURLToPath(import.meta.url), '--server', root, ep]);
   return { name, config, child, url };
 }
