@@ -20,6 +20,7 @@ hipError_t LaunchReduce(ReduceOp, DType, const void*, int64_t, int64_t, int64_t,
 hipError_t LaunchSoftmax(DType, const void*, void*, int64_t, int64_t, bool, hipStream_t) __attribute__((weak));
 hipError_t LaunchLayerNorm(DType, const void*, const void*, const void*, const void*, void*, void*, float*, float*, int64_t,
                            int64_t, float, hipStream_t) __attribute__((weak));
+hipError_t LaunchRmsNorm(DType, const void*, const void*, void*, int64_t, int64_t, float, hipStream_t) __attribute__((weak));
 hipError_t LaunchGather(DType, const void*, int64_t, int64_t, int64_t, const void*, DType, int64_t, void*, hipStream_t)
     __attribute__((weak));
 hipError_t LaunchConcat(DType, const void* const*, const int64_t*, int, int64_t, int64_t, void*, hipStream_t) __attribute__((weak));
