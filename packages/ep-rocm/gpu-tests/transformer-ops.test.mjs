@@ -115,7 +115,7 @@ describe('ONNX Attention (opset 23) on rocm', { skip }, () => {
       const { diffs, placement } = await compare(model, feeds);
       const node = placement.nodes.find((n) => n.opType === 'Attention');
       assert.equal(node.ep, 'cpu');
-      assert.match(node.declined.map((d) => d.message).join('; '), reason);
+      assert.match(node.declined.map((d) => d.reason.message).join('; '), reason);
       assert.equal(diffs.y, 0);
     });
   }
@@ -185,8 +185,26 @@ describe('RMSNormalization (opset 23) on rocm', { skip }, () => {
     const { diffs, placement } = await compare(model, { x: tensorOf('float32', [2, 6, 40], 44) });
     const node = placement.nodes.find((n) => n.opType === 'RMSNormalization');
     assert.equal(node.ep, 'cpu');
-    assert.match(node.declined.map((d) => d.message).join('; '), /must span the normalized dims/);
+    assert.match(node.declined.map((d) => d.reason.message).join('; '), /must span the normalized dims/);
     assert.equal(diffs.y, 0);
+  });
+
+  it('the RMSNormalization step refuses sizes that do not match its buffers', (t) => {
+    if (!loaded.binding.planStepOps().includes('RMSNormalization')) return t.skip('this build has no RMSNormalization step');
+    // x, y [4, 8]; scale [8] (float32), and a float16 scale [8].
+    const buffers = [
+      { offset: 0, bytes: 128, dtype: 1, dims: [4, 8] },
+      { offset: 256, bytes: 32, dtype: 1, dims: [8] },
+      { offset: 512, bytes: 128, dtype: 1, dims: [4, 8] },
+      { offset: 768, bytes: 16, dtype: 10, dims: [8] },
+    ];
+    const build = (attrs, scale = 1) => () =>
+      new loaded.binding.ExecutionPlan({ deviceId: 0, arenaBytes: 1024, captureGraph: false, buffers, constants: [], inputs: [0, scale], outputs: [2], steps: [{ op: 'RMSNormalization', attrs, inputs: [0, scale], outputs: [2] }] }).dispose();
+    assert.doesNotThrow(build([4, 8, 1e-5]));
+    assert.throws(build([2, 8, 1e-5]), /does not match the input size/);
+    assert.throws(build([1, 32, 1e-5]), /scale must have cols elements/);
+    assert.throws(build([4, 8, 1e-5], 3), /scale must have x's type/);
+    assert.throws(build([4, 8]), /needs \[rows, cols, epsilon\]/);
   });
 });
 
@@ -205,7 +223,7 @@ describe('models/modern_encoder_opset23 on rocm', { skip }, () => {
       const s = await InferenceSession.create(bytes, { executionProviders: [{ name: 'rocm', fp16, enableHipGraph: true }, 'cpu'] });
       let diff = 0;
       for (let run = 0; run < 3; run++) diff = Math.max(diff, maxDiff(asFloats((await s.run(feeds)).logits), asFloats(expected.logits)));
-      const off = s.placement.nodes.filter((n) => n.ep !== 'rocm').map((n) => `${n.name} (${n.opType}): ${n.declined.map((d) => d.message).join('; ')}`);
+      const off = s.placement.nodes.filter((n) => n.ep !== 'rocm').map((n) => `${n.name} (${n.opType}): ${n.declined.map((d) => d.reason.message).join('; ')}`);
       const ops = s.providers.find((p) => p.name === 'rocm').partitions.flatMap((p) => p.stats.lastDescription.steps.map((st) => st.op));
       console.log(`# modern_encoder_opset23${fp16 ? ' fp16' : ''}: ${s.placement.nodes.length - off.length}/${s.placement.nodes.length} nodes on rocm, max |diff| ${diff.toExponential(2)}; steps ${ops.join(' ')}`);
       await s.release();
