@@ -208,6 +208,96 @@ describe('RMSNormalization (opset 23) on rocm', { skip }, () => {
   });
 });
 
+describe('RotaryEmbedding (opset 23) on rocm', { skip }, () => {
+  // x, caches (cos/sin of seeded angles) and position ids, for one case.
+  function rotaryCase({ x, type = 'float32', heads, rotDim, interleaved = 0, positions, cacheDims }) {
+    const half = cacheDims[cacheDims.length - 1];
+    const angles = seeded(count(cacheDims), 61).map((a) => 6 * a);
+    const cache = (f) => {
+      const v = angles.map(f);
+      return type === 'float16' ? new Tensor('float16', Uint16Array.from(v, float32ToFloat16Bits), cacheDims) : new Tensor('float32', Float32Array.from(v), cacheDims);
+    };
+    const inputs = [['x', type, x], ['cos', type, cacheDims], ['sin', type, cacheDims]];
+    const nodeInputs = ['x', 'cos', 'sin'];
+    const feeds = { x: tensorOf(type, x, 62, 2), cos: cache(Math.cos), sin: cache(Math.sin) };
+    if (positions) {
+      inputs.push(['pos', 'int64', positions.dims]);
+      nodeInputs.push('pos');
+      feeds.pos = new Tensor('int64', BigInt64Array.from(positions.values.map(BigInt)), positions.dims);
+    }
+    const attributes = { interleaved, ...(heads ? { num_heads: heads } : {}), ...(rotDim ? { rotary_embedding_dim: rotDim } : {}) };
+    assert.ok(half > 0);
+    return { model: buildModel({ opset: 23, inputs, outputs: [['y', type]], nodes: [{ op: 'RotaryEmbedding', inputs: nodeInputs, outputs: ['y'], name: 'rope', attributes }] }), feeds };
+  }
+  const served = [
+    ['4-D, position_ids [B, S]', { x: [2, 3, 5, 16], cacheDims: [12, 8], positions: { dims: [2, 5], values: [0, 1, 2, 3, 4, 7, 6, 5, 11, 10] } }],
+    ['4-D, position_ids [1, S], rotary dim 8 of 16, interleaved', { x: [2, 3, 5, 16], cacheDims: [9, 4], rotDim: 8, interleaved: 1, positions: { dims: [1, 5], values: [8, 0, 3, 3, 1] } }],
+    ['3-D, caches [B, S, D/2]', { x: [2, 7, 4 * 32], heads: 4, cacheDims: [2, 7, 16] }],
+    ['3-D, caches [1, S, rot/2], rotary dim 12 of 32', { x: [3, 6, 2 * 32], heads: 2, rotDim: 12, cacheDims: [1, 6, 6] }],
+  ];
+  for (const [name, c] of served) {
+    for (const type of ['float32', 'float16']) {
+      it(`${name}, ${type}: on rocm, matches the CPU EP`, async () => {
+        const { model, feeds } = rotaryCase({ ...c, type });
+        const { diffs, placement } = await compare(model, feeds);
+        console.log(`# RotaryEmbedding ${name}, ${type}: max |diff| ${diffs.y.toExponential(2)}`);
+        assert.ok(onRocm(placement, 'RotaryEmbedding'), JSON.stringify(placement.nodes.map((n) => [n.ep, n.declined])));
+        assert.ok(diffs.y <= (type === 'float16' ? 2e-3 : 1e-5), `max diff ${diffs.y}`);
+      });
+    }
+  }
+
+  it('a symbolic head size is declined with the reason, the CPU EP’s answer', async () => {
+    const model = buildModel({
+      opset: 23,
+      inputs: [['x', 'float32', [1, 2, 3, 'd']], ['cos', 'float32', [4, 2]], ['sin', 'float32', [4, 2]], ['pos', 'int64', [1, 3]]],
+      outputs: [['y', 'float32']],
+      nodes: [{ op: 'RotaryEmbedding', inputs: ['x', 'cos', 'sin', 'pos'], outputs: ['y'], name: 'rope' }],
+    });
+    const feeds = { x: tensorOf('float32', [1, 2, 3, 4], 63), cos: tensorOf('float32', [4, 2], 64), sin: tensorOf('float32', [4, 2], 65), pos: new Tensor('int64', BigInt64Array.of(0n, 3n, 1n), [1, 3]) };
+    const { diffs, placement } = await compare(model, feeds);
+    const node = placement.nodes.find((n) => n.opType === 'RotaryEmbedding');
+    assert.equal(node.ep, 'cpu');
+    assert.match(node.declined.map((d) => d.reason.message).join('; '), /head size must be known/);
+    assert.equal(diffs.y, 0);
+  });
+
+  it('a position id outside the caches writes zeros for that position, without a fault', async () => {
+    const { model, feeds } = rotaryCase({ x: [1, 2, 3, 8], cacheDims: [4, 4], positions: { dims: [1, 3], values: [0, 9, -1] } });
+    const s = await InferenceSession.fromModel(model, { executionProviders: ['rocm', 'cpu'] });
+    const y = asFloats((await s.run(feeds)).y);
+    await s.release();
+    // Head h, position p: elements (h * 3 + p) * 8 .. + 8; positions 1 and 2 are out of range.
+    for (let h = 0; h < 2; h++) {
+      assert.ok(y.slice((h * 3 + 0) * 8, (h * 3 + 1) * 8).some((v) => v !== 0));
+      assert.deepEqual([...y.slice((h * 3 + 1) * 8, (h * 3 + 3) * 8)], new Array(16).fill(0));
+    }
+  });
+
+  it('the RotaryEmbedding step refuses malformed attributes and mismatched buffers', (t) => {
+    if (!loaded.binding.planStepOps().includes('RotaryEmbedding')) return t.skip('this build has no RotaryEmbedding step');
+    // x, y [1, 2, 3, 8]; caches [4, 4]; positions int64 [1, 3].
+    const buffers = [
+      { offset: 0, bytes: 192, dtype: 1, dims: [1, 2, 3, 8] },
+      { offset: 256, bytes: 64, dtype: 1, dims: [4, 4] },
+      { offset: 512, bytes: 64, dtype: 1, dims: [4, 4] },
+      { offset: 768, bytes: 24, dtype: 7, dims: [1, 3] },
+      { offset: 1024, bytes: 192, dtype: 1, dims: [1, 2, 3, 8] },
+    ];
+    const build = (attrs) => () =>
+      new loaded.binding.ExecutionPlan({ deviceId: 0, arenaBytes: 1280, captureGraph: false, buffers, constants: [], inputs: [0, 1, 2, 3], outputs: [4], steps: [{ op: 'RotaryEmbedding', attrs, inputs: [0, 1, 2, 3], outputs: [4] }] }).dispose();
+    const good = [1, 2, 3, 8, 0, 8, 0, 1, 0];
+    const with_ = (i, v) => good.map((x, j) => (j === i ? v : x));
+    assert.doesNotThrow(build(good));
+    assert.throws(build(with_(5, 7)), /rotary dim must be even/);
+    assert.throws(build(with_(5, 10)), /rotary dim must be even/);
+    assert.throws(build(with_(2, 4)), /must hold batch \* heads \* seq \* headSize/);
+    assert.throws(build(with_(7, 2)), /position_ids must be \[1 or batch, seq\]/);
+    assert.throws(build(with_(5, 6)), /not a multiple of rotDim/);
+    assert.throws(build(good.slice(0, 8)), /needs 9 attributes/);
+  });
+});
+
 describe('models/modern_encoder_opset23 on rocm', { skip }, () => {
   const path = fileURLToPath(new URL('../../../models/modern_encoder_opset23/model.onnx', import.meta.url));
   for (const fp16 of [false, true]) {

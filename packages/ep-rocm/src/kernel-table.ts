@@ -108,6 +108,7 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('RMSNormalization', 23, { T: FLOATS, V: FLOATS }),
   // U: attn_mask, bool or additive (op-limits: of Q's type).
   row('Attention', 23, { T1: FLOATS, T2: FLOATS, U: [...FLOATS, 'bool'] }, ['OnnxAttention']),
+  row('RotaryEmbedding', 23, { T: FLOATS, M: ['int64'] }),
   row('MatMul', 1, { T: FLOATS }),
   row('Gemm', 7, { T: FLOATS }, ['Gemm', 'Expand']),
   row('Conv', 1, { T: FLOATS }),

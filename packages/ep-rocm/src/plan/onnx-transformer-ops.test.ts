@@ -131,6 +131,31 @@ describe('RMSNormalization on rocm', () => {
   });
 });
 
+describe('RotaryEmbedding on rocm', () => {
+  const spec = (x: Shape, cache: Shape, opts: { positions?: Shape; attributes?: Record<string, number> } = {}): ModelSpec => ({
+    opset: 23,
+    inputs: [['x', 'float32', x], ['cos', 'float32', cache], ['sin', 'float32', cache], ...(opts.positions ? [['pos', 'int64', opts.positions] as ModelSpec['inputs'][number]] : [])],
+    outputs: [['y', 'float32']],
+    nodes: [{ op: 'RotaryEmbedding', inputs: ['x', 'cos', 'sin', ...(opts.positions ? ['pos'] : [])], outputs: ['y'], name: 'rope', attributes: opts.attributes ?? {} }],
+  });
+  const decideRope = (s: ModelSpec) => decisionsOf(graphOf(s)).rope;
+
+  it('claims 4-D and 3-D inputs, with and without position_ids, and encodes the sizes', () => {
+    expect(decideRope(spec([2, 4, 5, 16], [32, 8], { positions: [2, 5] }))).toBe('gpu');
+    expect(decideRope(spec(['b', 5, 64], ['b', 5, 4], { attributes: { num_heads: 4, rotary_embedding_dim: 8, interleaved: 1 } }))).toBe('gpu');
+    const g = graphOf(spec([2, 5, 64], [1, 5, 4], { attributes: { num_heads: 4, rotary_embedding_dim: 8, interleaved: 1 } }));
+    expect(encodeStep(g.nodes[0], g)).toEqual({ op: 'RotaryEmbedding', attrs: [2, 4, 5, 16, 1, 8, 1, 0, 1], inputs: [0, 1, 2], outputs: [0] });
+    const h = graphOf(spec([2, 4, 5, 16], [32, 8], { positions: [1, 5] }));
+    expect(encodeStep(h.nodes[0], h).attrs).toEqual([2, 4, 5, 16, 0, 16, 0, 1, 0]);
+  });
+
+  it('declines an odd or oversize rotary dim, a missing num_heads and caches of the wrong rank', () => {
+    expect(decideRope(spec([2, 4, 5, 16], [32, 9], { positions: [2, 5], attributes: { rotary_embedding_dim: 18 } }))).toContain('rotary_embedding_dim 18 must be even and at most the head size 16');
+    expect(decideRope(spec([2, 5, 64], [2, 5, 8]))).toContain('3-D input needs a positive num_heads');
+    expect(decideRope(spec([2, 4, 5, 16], [2, 5, 8], { positions: [2, 5] }))).toContain('the caches must be 2-D with position_ids');
+  });
+});
+
 describe('modern_encoder_opset23 on rocm', () => {
   it('claims every node (Attention and RMSNormalization included)', async () => {
     const path = fileURLToPath(new URL('../../../../models/modern_encoder_opset23/model.onnx', import.meta.url));

@@ -1,9 +1,10 @@
 /**
  * The opset-23 transformer ops as rocm runs them: ONNX Attention on the fused attention kernel
- * (native `OnnxAttention`: Q·Kᵀ, mask, softmax and ·V in one kernel, K/V heads shared for GQA) and
- * RMSNormalization on a row kernel. What the kernels do not serve -- a KV cache, the extra outputs,
- * softcap, sliding windows, nonpad_kv_seqlen, a V head size unlike Q's, heads deeper than 128 -- is
- * declined when the EP claims the node, so those nodes stay with the next EP (the CPU EP serves all).
+ * (native `OnnxAttention`: Q·Kᵀ, mask, softmax and ·V in one kernel, K/V heads shared for GQA),
+ * RMSNormalization on a row kernel and RotaryEmbedding on an elementwise one. What the kernels do
+ * not serve -- a KV cache, the extra outputs, softcap, sliding windows, nonpad_kv_seqlen, a V head
+ * size unlike Q's, heads deeper than 128, an odd rotary dim -- is declined when the EP claims the
+ * node, so those nodes stay with the next EP (the CPU EP serves all).
  */
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
 import type { StepSpec } from './step-encoders.js';
@@ -145,4 +146,52 @@ export function encodeRmsNorm(node: Node, graph: Graph, attrs: AttributeReader):
   const cols = product(x, axis);
   if (product(scale) !== cols) throw new SwitchyardError('UNSUPPORTED', `RMSNormalization '${node.name}': Scale does not span the normalized dims`);
   return { op: 'RMSNormalization', attrs: [product(x, 0, axis), cols, attrs.float('epsilon', 1e-5)], inputs: [0, 1], outputs: [0] };
+}
+
+/** X's head count and head size for RotaryEmbedding (4-D [B, H, S, D] or 3-D with num_heads), when known. */
+function rotaryHeads(node: Node, graph: Graph): { packed: boolean; heads?: number; headSize?: number } | string {
+  const rank = rankOf(graph, node.inputs[0]);
+  if (rank !== 3 && rank !== 4) return 'the input must have a known rank of 3 or 4';
+  if (rank === 4) return { packed: false, heads: dimAt(graph, node.inputs[0], 1), headSize: dimAt(graph, node.inputs[0], 3) };
+  const heads = new AttributeReader(node).int('num_heads', 0);
+  if (heads <= 0) return '3-D input needs a positive num_heads';
+  const hidden = dimAt(graph, node.inputs[0], 2);
+  return { packed: true, heads, headSize: hidden !== undefined && hidden % heads === 0 ? hidden / heads : undefined };
+}
+
+/** Claim-time limits of RotaryEmbedding on rocm. */
+export function rotaryLimits(node: Node, graph: Graph): true | string {
+  const heads = rotaryHeads(node, graph);
+  if (typeof heads === 'string') return heads;
+  if (heads.headSize === undefined) return 'the head size must be known when the plan is built';
+  const rotDim = new AttributeReader(node).int('rotary_embedding_dim', 0) || heads.headSize;
+  if (rotDim < 2 || rotDim % 2 !== 0 || rotDim > heads.headSize) return `rotary_embedding_dim ${rotDim} must be even and at most the head size ${heads.headSize}`;
+  const cacheRank = rankOf(graph, node.inputs[1]);
+  const expected = given(node, 3) ? 2 : 3;
+  if (cacheRank !== expected) return `the caches must be ${expected}-D ${given(node, 3) ? 'with' : 'without'} position_ids`;
+  return true;
+}
+
+/** RotaryEmbedding → `RotaryEmbedding` step: [batch, heads, seq, headSize, packed, rotDim, interleaved, posBatch, cacheBatch]. */
+export function encodeRotary(node: Node, graph: Graph, attrs: AttributeReader): StepSpec {
+  const dims = (i: number) => {
+    const d = staticDims(graph, node.inputs[i]);
+    if (!d) throw new SwitchyardError('RUNTIME', `rocm plan: the shape of '${node.inputs[i]}' is not static at plan time`);
+    return d;
+  };
+  const x = dims(0);
+  const packed = x.length === 3;
+  const heads = packed ? attrs.int('num_heads') : x[1];
+  const seq = packed ? x[1] : x[2];
+  const headSize = packed ? x[2] / heads : x[3];
+  const rotDim = attrs.int('rotary_embedding_dim', 0) || headSize;
+  const positions = given(node, 3);
+  const posBatch = positions ? dims(3)[0] : 0;
+  const cacheBatch = positions ? 0 : dims(1)[0];
+  return {
+    op: 'RotaryEmbedding',
+    attrs: [x[0], heads, seq, headSize, packed ? 1 : 0, rotDim, attrs.int('interleaved', 0) !== 0 ? 1 : 0, posBatch, cacheBatch],
+    inputs: positions ? [0, 1, 2, 3] : [0, 1, 2],
+    outputs: [0],
+  };
 }

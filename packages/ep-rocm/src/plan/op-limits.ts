@@ -5,7 +5,7 @@
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
 import { constantOf, constantFloats, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
 import { planTimeKnown } from './host-values.js';
-import { attentionLimits, rmsNormLimits } from './onnx-transformer-ops.js';
+import { attentionLimits, rmsNormLimits, rotaryLimits } from './onnx-transformer-ops.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
 
@@ -269,6 +269,7 @@ const LIMITS: Record<string, Limit> = {
   }),
   Attention: attentionLimits,
   RMSNormalization: rmsNormLimits,
+  RotaryEmbedding: rotaryLimits,
   ...Object.fromEntries(
     ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSumExp'].map((op) => [op, reduceAxes]),
   ),

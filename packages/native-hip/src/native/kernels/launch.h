@@ -264,6 +264,20 @@ struct AttentionShape {
 hipError_t LaunchAttention(DType dtype, const void* q, const void* k, const void* v, const void* mask, void* out,
                            const AttentionShape& shape, hipStream_t stream);
 
+// ---------------------------------------------------------------- rotary.hip
+
+// ONNX RotaryEmbedding over x [batch, heads, seq, head_size] (packed: [batch, seq, heads * head_size]),
+// out of the same shape. The caches are [cache_rows, rot_dim / 2]: with positions (int64
+// [pos_batch, seq], pos_batch 1 or batch) a position picks the row, else row (b or 0) * seq + s for
+// caches of [cache_batch, seq, rot_dim / 2]. rot_dim even, at most head_size.
+struct RotaryShape {
+  int64_t batch = 0, heads = 0, seq = 0, head_size = 0, rot_dim = 0;
+  bool packed = false, interleaved = false;
+  int64_t cache_rows = 0, cache_batch = 1, pos_batch = 1;
+};
+hipError_t LaunchRotary(DType dtype, const void* x, const void* cos_cache, const void* sin_cache, const int64_t* positions, void* out,
+                        const RotaryShape& shape, hipStream_t stream);
+
 // ---------------------------------------------------------------- split_tf32.hip
 
 // Writes src [rows, cols] (rows ld_src apart) three times into dst -- at dst, dst + part_stride and

@@ -36,6 +36,8 @@ hipError_t LaunchIm2Col(DType, const void*, const Im2ColShape&, void*, hipStream
 hipError_t LaunchSplitTf32(const float*, int64_t, int64_t, int64_t, float*, int64_t, int64_t, int, hipStream_t) __attribute__((weak));
 hipError_t LaunchAttention(DType, const void*, const void*, const void*, const void*, void*, const AttentionShape&, hipStream_t)
     __attribute__((weak));
+hipError_t LaunchRotary(DType, const void*, const void*, const void*, const int64_t*, void*, const RotaryShape&, hipStream_t)
+    __attribute__((weak));
 }  // namespace switchyard::kernels
 
 namespace switchyard::plan {
