@@ -28,7 +28,7 @@ export {
   type ResolvedProviders,
 } from './ep/ep-registry.js';
 export { partitionGraph, defaultCapability, type PartitionPlan, type PartitionUnit, type DeclineRecord } from './partition/partition-graph.js';
-export type { Placement, NodePlacement, ProviderSummary, CopyPlacement } from './partition/placement.js';
+export type { Placement, NodePlacement, ProviderSummary, CopyPlacement, FlopShapes } from './partition/placement.js';
 export * from './onnx/index.js';
 export * from './shape-inference/index.js';
 export * from './optimize/index.js';

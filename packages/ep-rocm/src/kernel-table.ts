@@ -105,6 +105,10 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('Softmax', 1, { T: FLOATS }),
   row('LogSoftmax', 1, { T: FLOATS }),
   row('LayerNormalization', 17, { T: FLOATS, U: ['float32'] }),
+  row('RMSNormalization', 23, { T: FLOATS, V: FLOATS }),
+  // U: attn_mask, bool or additive (op-limits: of Q's type).
+  row('Attention', 23, { T1: FLOATS, T2: FLOATS, U: [...FLOATS, 'bool'] }, ['OnnxAttention']),
+  row('RotaryEmbedding', 23, { T: FLOATS, M: ['int64'] }),
   row('MatMul', 1, { T: FLOATS }),
   row('Gemm', 7, { T: FLOATS }, ['Gemm', 'Expand']),
   row('Conv', 1, { T: FLOATS }),

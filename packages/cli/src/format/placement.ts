@@ -44,6 +44,8 @@ export function formatCoverage(placement: Placement): string {
     (p) => `${p.name} ${p.nodes}/${placement.totalNodes} nodes (${percent(p.nodeCoverage)}), ${placement.totalFlops ? percent(p.flopCoverage) : 'n/a'} of FLOPs`,
   );
   const lines = [`Coverage: ${parts.join('; ')}`];
+  const shapes = flopShapesLine(placement);
+  if (shapes) lines.push(shapes);
   if (placement.copies.length) {
     lines.push(`Copies between devices: ${placement.copies.map((c) => `${c.value} ${c.from}→${c.to}`).join(', ')}`);
   } else lines.push('Copies between devices: none');
@@ -59,4 +61,15 @@ export function placementJson(session: InferenceSession, requested: readonly str
     placement: session.placement,
     optimization: { passes: session.optimization.report.passes.map((p) => ({ name: p.name, count: p.count })), memory: session.optimization.memory },
   };
+}
+
+const FLOP_SOURCES = { declared: 'the declared shapes', freeDimensionOverrides: 'freeDimensionOverrides', lastRun: "the last run's input shapes", given: 'the given dims' } as const;
+
+/** Which shapes the FLOPs were counted from, when symbols were bound or some nodes stay uncounted. */
+function flopShapesLine(placement: Placement): string | undefined {
+  const { source, dims, unknownNodes } = placement.flopShapes;
+  if (source === 'declared' && unknownNodes === 0) return undefined;
+  const bound = Object.entries(dims).map(([k, v]) => `${k}=${v}`).join(', ');
+  const unknown = unknownNodes ? `; ${unknownNodes} compute node${unknownNodes === 1 ? '' : 's'} with symbolic shapes uncounted` : '';
+  return `FLOPs counted from ${FLOP_SOURCES[source]}${bound ? ` (${bound})` : ''}${unknown}`;
 }

@@ -42,6 +42,25 @@ export interface CopyPlacement {
   ep: string;
 }
 
+/**
+ * Which shapes the FLOP counts were read from. A model with symbolic dims (a dynamic batch) has no
+ * size for its values until a run binds them: counted from the declared shapes, its compute nodes'
+ * FLOPs are unknown (0) and coverage by FLOPs means little, so sessions count them again from the
+ * last run's input shapes, or from dims a caller gives (`InferenceSession.placementFor`).
+ */
+export interface FlopShapes {
+  /**
+   * `declared`: the model's shapes as inferred at creation; `freeDimensionOverrides`: the same, with
+   * the session's overrides fixing named dims; `lastRun`: the symbols bound to the input shapes of
+   * the latest run; `given`: bound to the dims passed to `placementFor`.
+   */
+  source: 'declared' | 'freeDimensionOverrides' | 'lastRun' | 'given';
+  /** The sizes the symbolic dims were bound to (symbol → size); empty for `declared`. */
+  dims: Record<string, number>;
+  /** Compute nodes whose FLOPs stay unknown (a shape still not static with these sizes): counted as 0. */
+  unknownNodes: number;
+}
+
 export interface Placement {
   nodes: NodePlacement[];
   providers: ProviderSummary[];
@@ -50,6 +69,8 @@ export interface Placement {
   copies: CopyPlacement[];
   totalNodes: number;
   totalFlops: number;
+  /** The shapes `totalFlops` and each EP's FLOP coverage were counted from. */
+  flopShapes: FlopShapes;
 }
 
 export interface PlacementSource {
@@ -59,15 +80,25 @@ export interface PlacementSource {
   subplans: Iterable<{ owner: Node; attribute: string; source: PlacementSource }>;
 }
 
+/** A node's FLOPs, or undefined when its shapes are not static (counted 0, and as unknown). */
+export type FlopsOf = (node: Node, graph: Graph) => number | undefined;
+
 export function buildPlacement(
   root: PlacementSource,
-  flopsOf: (node: Node, graph: Graph) => number,
+  flopsOf: FlopsOf,
   describe: (epName: string) => string | undefined,
+  shapes: Omit<FlopShapes, 'unknownNodes'> = { source: 'declared', dims: {} },
 ): Placement {
+  let unknownNodes = 0;
   const nodes: NodePlacement[] = [];
   const copies: CopyPlacement[] = [];
   const devices = new Map<string, string>();
   const order: string[] = [];
+  const countFlops = (node: Node, graph: Graph): number => {
+    const f = flopsOf(node, graph);
+    if (f === undefined) unknownNodes++;
+    return f ?? 0;
+  };
   const walk = (src: PlacementSource, path: string): void => {
     const graph = src.partition.graph;
     for (const node of graph.nodes) {
@@ -83,7 +114,7 @@ export function buildPlacement(
         implementation: src.implementationOf(node),
         partition: unit.kind === 'fused' ? unit.name : undefined,
         declined: src.partition.declines.get(node)?.filter((d) => d.ep !== unit.ep.name) ?? [],
-        flops: flopsOf(node, graph),
+        flops: countFlops(node, graph),
       });
     }
     for (const c of src.copies) copies.push({ value: c.source, from: c.from, to: c.to, ep: c.ep.name });
@@ -105,5 +136,5 @@ export function buildPlacement(
       description: describe(name),
     };
   });
-  return { nodes, providers, skipped: root.partition.skipped, copies, totalNodes, totalFlops };
+  return { nodes, providers, skipped: root.partition.skipped, copies, totalNodes, totalFlops, flopShapes: { ...shapes, unknownNodes } };
 }

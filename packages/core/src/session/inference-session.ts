@@ -11,10 +11,10 @@ import { type Graph, type Model, type Node, type ValueInfo } from '../ir/graph.j
 import { loadModel, encodeModel } from '../onnx/index.js';
 import { sortGraphTopologically } from '../ir/topological-order.js';
 import { inlineLocalFunctions } from '../onnx/inline-functions.js';
-import { buildPlacement, type Placement, type PlacementSource } from '../partition/placement.js';
+import { buildPlacement, type FlopShapes, type Placement, type PlacementSource } from '../partition/placement.js';
 import { KernelRegistry } from '../registry/kernel-registry.js';
 import type { RuntimeValue } from '../registry/kernel-def.js';
-import { inferShapes, estimateFlops } from '../shape-inference/index.js';
+import { inferShapes, estimateFlopsOrUnknown } from '../shape-inference/index.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { optimizeModelGraph, type OptimizationSummary } from './optimize-model.js';
 import { buildPlan, disposePlan } from './build-plan.js';
@@ -33,6 +33,7 @@ import { checkSessionOptions } from './check-options.js';
 import { parseCreateArguments } from './create-arguments.js';
 import { overrideFreeDimensions } from './free-dimensions.js';
 import { parseRunArguments, writeInto } from './run-arguments.js';
+import { RealizedFlops, placementForDims, type PlacementBuilder } from './realized-flops.js';
 import type { CreationTimings, RunTimings } from './timings.js';
 
 /** Metadata of one model input or output, as onnxruntime-node reports it. */
@@ -61,8 +62,9 @@ export class InferenceSession {
   readonly outputNames: readonly string[];
   readonly inputMetadata: readonly ValueMetadata[];
   readonly outputMetadata: readonly ValueMetadata[];
-  /** Where each node runs, why, and coverage per EP. */
-  readonly placement: Placement;
+  readonly #declaredPlacement: Placement;
+  readonly #buildPlacement: PlacementBuilder;
+  readonly #realizedFlops: RealizedFlops | undefined;
   /** What the optimizer did, and the host memory plan. */
   readonly optimization: OptimizationSummary;
   /** Where creating this session spent its time. */
@@ -88,6 +90,7 @@ export class InferenceSession {
     providers: readonly ExecutionProvider[];
     owned: readonly ExecutionProvider[];
     placement: Placement;
+    buildPlacement: PlacementBuilder;
     optimization: OptimizationSummary;
     options: SessionOptions;
     log: Logger;
@@ -105,7 +108,9 @@ export class InferenceSession {
     this.outputNames = graph.outputs.map((o) => o.name);
     this.inputMetadata = init.declared?.inputs ?? userInputs.map(metadataOf);
     this.outputMetadata = init.declared?.outputs ?? graph.outputs.map(metadataOf);
-    this.placement = init.placement;
+    this.#declaredPlacement = init.placement;
+    this.#buildPlacement = init.buildPlacement;
+    this.#realizedFlops = RealizedFlops.for(graph, init.buildPlacement);
     this.optimization = init.optimization;
     this.creationTimings = init.timings;
     this.#plan = init.plan;
@@ -119,6 +124,24 @@ export class InferenceSession {
     this.#env = this.#runEnvironment();
     // Number the plan's values now rather than in the first run.
     programOf(init.plan);
+  }
+
+  /**
+   * Where each node runs, why, and coverage per EP. For a model with symbolic input dims the FLOP
+   * counts (`totalFlops`, each EP's `flops` and `flopCoverage`) come from the last run's input shapes
+   * once a run has happened; `flopShapes` says which shapes were used.
+   */
+  get placement(): Placement {
+    return this.#realizedFlops?.placement(this.#declaredPlacement) ?? this.#declaredPlacement;
+  }
+
+  /**
+   * The placement with FLOPs counted for the given sizes of the model's symbolic dims (symbol → size,
+   * e.g. `{ batch: 8 }`), without running; `flopShapes.source` is `given`.
+   */
+  placementFor(dims: Readonly<Record<string, number>>): Placement {
+    this.#checkAlive();
+    return placementForDims(this.#buildPlacement, dims);
   }
 
   /**
@@ -181,9 +204,12 @@ export class InferenceSession {
       const graph = model.graph;
       // onnxruntime reports the model's declared inputs and outputs, dimension names included.
       const declared = options.freeDimensionOverrides ? { inputs: graph.inputs.map(metadataOf), outputs: graph.outputs.map(metadataOf) } : undefined;
+      let flopShapes: Omit<FlopShapes, 'unknownNodes'> = { source: 'declared', dims: {} };
       if (options.freeDimensionOverrides) {
         const unmatched = overrideFreeDimensions(graph, options.freeDimensionOverrides);
         if (unmatched.length) log.warn(`freeDimensionOverrides: the model has no dimension named ${unmatched.map((d) => `'${d}'`).join(', ')}`);
+        const applied = Object.entries(options.freeDimensionOverrides).filter(([name]) => !unmatched.includes(name));
+        if (applied.length) flopShapes = { source: 'freeDimensionOverrides', dims: Object.fromEntries(applied) };
       }
       inferAll(graph);
       const passes = ownedGraphPasses(providers, registry, skipped);
@@ -199,10 +225,13 @@ export class InferenceSession {
       const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4, maxTensorBytes: resolveMaxTensorBytes(options.maxTensorBytes) });
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
-      const placement = buildPlacement(placementSource(plan), estimateFlops, (name) => providers.find((p) => p.name === name)?.describe?.());
+      const source = placementSource(plan);
+      const describe = (name: string) => providers.find((p) => p.name === name)?.describe?.();
+      const rebuildPlacement: PlacementBuilder = (flopsOf, shapes) => buildPlacement(source, flopsOf, describe, shapes);
+      const placement = rebuildPlacement(estimateFlopsOrUnknown, flopShapes);
       timings.prepareMs = lap();
       log.info(`placed ${placement.totalNodes} nodes: ${placement.providers.map((p) => `${p.name} ${p.nodes}`).join(', ')}`);
-      return new InferenceSession({ model, plan, providers, owned, placement, optimization, options, log, timings, declared });
+      return new InferenceSession({ model, plan, providers, owned, placement, buildPlacement: rebuildPlacement, optimization, options, log, timings, declared });
     } catch (err) {
       for (const p of owned) await p.dispose?.();
       throw err;
@@ -226,6 +255,7 @@ export class InferenceSession {
     const severity = options.logSeverityLevel;
     for (const n of notes) this.#log.log(0, n, severity, options.tag);
     const values = this.#feeds.validate(feeds as Record<string, unknown>);
+    this.#realizedFlops?.note(values);
     const started = performance.now();
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const outputs = await executePlan(plan, values, stop ? this.#stoppableEnvironment(stop) : this.#env);
@@ -251,6 +281,7 @@ export class InferenceSession {
     this.#checkAlive();
     const started = performance.now();
     const values = this.#feeds.validate(feeds as Record<string, unknown>);
+    this.#realizedFlops?.note(values);
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const phases = { execMs: 0, copyMs: 0, copies: 0 };
     const outputs = await executePlan(plan, values, { ...this.#env, phases });

@@ -4,8 +4,9 @@ import type { DataType } from '../tensor/data-type.js';
 import type { Dim } from '../ir/graph.js';
 import type { PlainAttribute } from '../testing/kernel-harness.js';
 import { addNode, makeGraph } from './build-graph.test-helper.js';
-import { estimateFlops } from './flops.js';
+import { estimateFlops, estimateFlopsOrUnknown } from './flops.js';
 import { inferShapes } from './infer.js';
+import { boundShapes } from '../session/realized-flops.js';
 
 function flopsOf(op: string, inputs: Record<string, [DataType, Dim[] | undefined]>, attrs: Record<string, PlainAttribute> = {}): number {
   const g: Graph = makeGraph({ inputs });
@@ -15,6 +16,27 @@ function flopsOf(op: string, inputs: Record<string, [DataType, Dim[] | undefined
 }
 
 describe('estimateFlops', () => {
+  it('counts Attention as its two products, 2·B·Hq·Sq·Skv·(D + Dv), in both layouts', () => {
+    const four = makeGraph({ opset: 23, inputs: { q: ['float32', [2, 4, 5, 8]], k: ['float32', [2, 2, 7, 8]], v: ['float32', [2, 2, 7, 16]] } });
+    addNode(four, 'Attention', ['q', 'k', 'v'], ['y']);
+    inferShapes(four);
+    expect(estimateFlops(four.nodes[0], four)).toBe(2 * 2 * 4 * 5 * 7 * (8 + 16));
+    const three = makeGraph({ opset: 23, inputs: { q: ['float32', [2, 5, 32]], k: ['float32', [2, 7, 16]], v: ['float32', [2, 7, 16]] } });
+    addNode(three, 'Attention', ['q', 'k', 'v'], ['y'], { q_num_heads: 4, kv_num_heads: 2 });
+    inferShapes(three);
+    expect(estimateFlops(three.nodes[0], three)).toBe(2 * 2 * 4 * 5 * 7 * (8 + 8));
+  });
+
+  it('says unknown for symbolic shapes, and counts them once the symbols are bound', () => {
+    const g = makeGraph({ inputs: { a: ['float32', ['batch', 3, 4]], b: ['float32', [4, 5]] } });
+    addNode(g, 'MatMul', ['a', 'b'], ['y']);
+    inferShapes(g);
+    expect(estimateFlopsOrUnknown(g.nodes[0], g)).toBeUndefined();
+    expect(estimateFlops(g.nodes[0], g)).toBe(0);
+    expect(estimateFlopsOrUnknown(g.nodes[0], boundShapes(g, new Map([['batch', 6]])))).toBe(2 * 6 * 3 * 5 * 4);
+    expect(estimateFlopsOrUnknown(g.nodes[0], boundShapes(g, new Map([['other', 6]])))).toBeUndefined();
+  });
+
   it('counts Conv as 2·N·Cout·spatial·(Cin/group)·kernel', () => {
     // out [1, 16, 32, 32]: 2 · 16 · 1024 · 3 · 9
     expect(flopsOf('Conv', { x: ['float32', [1, 3, 32, 32]], w: ['float32', [16, 3, 3, 3]] }, { pads: [1, 1, 1, 1] })).toBe(884_736);

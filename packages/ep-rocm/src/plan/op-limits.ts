@@ -5,6 +5,7 @@
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
 import { constantOf, constantFloats, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
 import { planTimeKnown } from './host-values.js';
+import { attentionLimits, rmsNormLimits, rotaryLimits } from './onnx-transformer-ops.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
 
@@ -266,6 +267,9 @@ const LIMITS: Record<string, Limit> = {
     const axis = normalizeAxis(new AttributeReader(node).int('axis', -1), rank);
     return axis === rank - 1 ? true : 'LayerNormalization over more than the last axis is not run on rocm';
   }),
+  Attention: attentionLimits,
+  RMSNormalization: rmsNormLimits,
+  RotaryEmbedding: rotaryLimits,
   ...Object.fromEntries(
     ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSumExp'].map((op) => [op, reduceAxes]),
   ),

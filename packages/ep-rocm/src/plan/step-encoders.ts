@@ -6,6 +6,7 @@
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
 import { fusedActivationAttrs } from './conv-activation.js';
 import { constantFloat, constantFloats, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
+import { encodeOnnxAttention, encodeRmsNorm, encodeRotary } from './onnx-transformer-ops.js';
 
 export interface StepSpec {
   op: string;
@@ -253,6 +254,9 @@ const ENCODERS: Record<string, Encoder> = {
   LogSoftmax: softmaxEncoder('LogSoftmax'),
   MatMul: binary('MatMul'),
   Gemm: (n, _g, a) => simple('Gemm', given(n, 2) ? [0, 1, 2] : [0, 1], [a.int('transA', 0), a.int('transB', 0), a.float('alpha', 1), a.float('beta', 1)]),
+  Attention: encodeOnnxAttention,
+  RMSNormalization: encodeRmsNorm,
+  RotaryEmbedding: encodeRotary,
   LayerNormalization: (n, g, a) => {
     const dims = dimsOf(g, n.inputs[0]);
     return simple('LayerNormalization', given(n, 2) ? [0, 1, 2] : [0, 1], [product(dims, 0, dims.length - 1), dims[dims.length - 1] ?? 1, a.float('epsilon', 1e-5)]);

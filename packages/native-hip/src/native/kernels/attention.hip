@@ -76,7 +76,7 @@ __device__ __forceinline__ void StoreQuad(float* p, const float4& v) { *reinterp
 
 template <typename T, int kVec, bool kVectorLoads>
 __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                                                      const T* __restrict__ mask, T* __restrict__ out, AttentionShape s) {
+                                                      const void* __restrict__ mask, T* __restrict__ out, AttentionShape s) {
   constexpr int kDepth = kLanes * kVec;       // padded depth
   constexpr int kKeysPerLane = 4 / kVec;      // shared memory stays ~38 KB at every depth
   constexpr int kTile = kLanes * kKeysPerLane;
@@ -86,15 +86,23 @@ __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, 
   __shared__ __align__(16) float qs[kRowsPerBlock * kDepth];
   __shared__ __align__(16) float ps[kWarps][kTile][kRowsPerWarp];
 
-  const int64_t head = blockIdx.x;
+  // Flat head -> (batch, head in batch); K/V heads shared by kv_group query heads.
+  const int64_t flat = blockIdx.x;
+  const int64_t per_batch = s.heads_per_batch > 0 ? s.heads_per_batch : s.heads;
+  const int64_t batch = flat / per_batch, head = flat % per_batch, kv_head = head / s.kv_group;
   const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kRowsPerBlock;
+  // Causal: no row of this block sees a key past its last row, so later tiles are skipped.
+  const int64_t key_end = s.causal && row0 + kRowsPerBlock < s.seq_k ? row0 + kRowsPerBlock : s.seq_k;
   const int lane = threadIdx.x % warpSize;
   const int warp = threadIdx.x / warpSize;
   const bool active = lane < kLanes;
   const int depth = static_cast<int>(s.depth);
-  const T* qh = q + head * s.q_head;
-  const T* kh = k + head * s.k_head;
-  const T* vh = v + head * s.v_head;
+  const T* qh = q + batch * s.q_batch + head * s.q_head;
+  const T* kh = k + batch * s.k_batch + kv_head * s.k_head;
+  const T* vh = v + batch * s.v_batch + kv_head * s.v_head;
+  const int64_t m_base = batch * s.m_batch + head * s.m_head;
+  const T* mask_t = static_cast<const T*>(mask);
+  const uint8_t* mask_b = static_cast<const uint8_t*>(mask);
   const int local0 = warp * kRowsPerWarp;
   int64_t rows[kRowsPerWarp];
 #pragma unroll
@@ -125,7 +133,7 @@ __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, 
   constexpr int kPerThread = (kQuads + kLanes * kWarps - 1) / (kLanes * kWarps);  // at 32-wide warps; wider ones leave some empty
   float4 kq[kPerThread], vq[kPerThread];
   const auto load_tile = [&](int64_t key0) {
-    const int64_t tile = s.seq_k - key0 < kTile ? s.seq_k - key0 : kTile;
+    const int64_t tile = key_end - key0 < kTile ? key_end - key0 : kTile;
 #pragma unroll
     for (int u = 0; u < kPerThread; ++u) {
       const int i = threadIdx.x + u * blockDim.x;
@@ -137,8 +145,8 @@ __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, 
   };
   load_tile(0);
 
-  for (int64_t key0 = 0; key0 < s.seq_k; key0 += kTile) {
-    const int tile = static_cast<int>(s.seq_k - key0 < kTile ? s.seq_k - key0 : kTile);
+  for (int64_t key0 = 0; key0 < key_end; key0 += kTile) {
+    const int tile = static_cast<int>(key_end - key0 < kTile ? key_end - key0 : kTile);
     __syncthreads();  // the previous tile is consumed (and, the first time, qs is written)
 #pragma unroll
     for (int u = 0; u < kPerThread; ++u) {
@@ -149,7 +157,7 @@ __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, 
       StoreQuad(&vs[j * kDepth + d], vq[u]);
     }
     __syncthreads();
-    if (key0 + kTile < s.seq_k) load_tile(key0 + kTile);
+    if (key0 + kTile < key_end) load_tile(key0 + kTile);
     if (rows[0] >= s.seq_q) continue;  // this warp has no rows; it still meets every __syncthreads
 
     // Scores: kRowsPerWarp x kKeysPerLane independent dot products per lane.
@@ -175,8 +183,18 @@ __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, 
 #pragma unroll
       for (int kk = 0; kk < kKeysPerLane; ++kk) {
         const int key = lane + kk * kLanes;
-        const bool valid = active && key < tile && rows[r] < s.seq_q;
-        if (valid && mask != nullptr) sc[r][kk] += ToFloat(mask[head * s.m_head + rows[r] * s.m_row + (key0 + key) * s.m_col]);
+        const int64_t j = key0 + key;
+        bool valid = active && key < tile && rows[r] < s.seq_q;
+        if (valid && s.causal && j > rows[r]) valid = false;
+        if (valid && mask != nullptr) {
+          if (s.mask_cols > 0 && j >= s.mask_cols) {
+            valid = false;
+          } else {
+            const int64_t at = m_base + rows[r] * s.m_row + j * s.m_col;
+            if (!s.mask_bool) sc[r][kk] += ToFloat(mask_t[at]);
+            else if (mask_b[at] == 0) valid = false;
+          }
+        }
         if (!valid) sc[r][kk] = -INFINITY;
         tile_max = CombineValues<Combine::kMax>(tile_max, sc[r][kk]);
       }
@@ -217,8 +235,8 @@ __global__ void __launch_bounds__(256) AttentionKernel(const T* __restrict__ q, 
 #pragma unroll
   for (int r = 0; r < kRowsPerWarp; ++r) {
     if (rows[r] >= s.seq_q) break;
-    const float inv = 1.0f / l[r];
-    T* o = out + head * s.o_head + rows[r] * s.o_ld;
+    const float inv = s.empty_rows_zero && l[r] == 0.0f ? 0.0f : 1.0f / l[r];
+    T* o = out + batch * s.o_batch + head * s.o_head + rows[r] * s.o_ld;
 #pragma unroll
     for (int e = 0; e < kVec; ++e) {
       const int d = lane * kVec + e;
@@ -234,6 +252,7 @@ static_assert(kRowsPerWarp == 2, "P.V reads both rows' probabilities as one floa
 hipError_t LaunchAttention(DType dtype, const void* q, const void* k, const void* v, const void* mask, void* out,
                            const AttentionShape& s, hipStream_t stream) {
   if (s.heads < 0 || s.seq_q < 0 || s.seq_k < 0 || s.depth < 0 || s.depth > kAttentionMaxDepth) return hipErrorInvalidValue;
+  if (s.kv_group < 1 || s.heads_per_batch < 0 || (s.heads_per_batch > 0 && s.heads % s.heads_per_batch != 0)) return hipErrorInvalidValue;
   if (s.heads == 0 || s.seq_q == 0 || s.depth == 0) return hipSuccess;
   if (s.seq_k == 0) return hipErrorInvalidValue;  // a softmax over no keys has no value
   const int64_t row_blocks = (s.seq_q + kRowsPerBlock - 1) / kRowsPerBlock;
@@ -246,14 +265,14 @@ hipError_t LaunchAttention(DType dtype, const void* q, const void* k, const void
     const T* tq = static_cast<const T*>(q);
     const T* tk = static_cast<const T*>(k);
     const T* tv = static_cast<const T*>(v);
-    const T* tm = static_cast<const T*>(mask);
     T* to = static_cast<T*>(out);
     // Quads of four elements load as one access when nothing can misalign them.
     const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % (4 * sizeof(T)) == 0; };
     const bool vector = s.depth % 4 == 0 && s.q_ld % 4 == 0 && s.k_ld % 4 == 0 && s.v_ld % 4 == 0 && s.q_head % 4 == 0 &&
-                        s.k_head % 4 == 0 && s.v_head % 4 == 0 && aligned(q) && aligned(k) && aligned(v);
+                        s.k_head % 4 == 0 && s.v_head % 4 == 0 && s.q_batch % 4 == 0 && s.k_batch % 4 == 0 &&
+                        s.v_batch % 4 == 0 && aligned(q) && aligned(k) && aligned(v);
     auto launch = [&](auto vec, auto vector_loads) {
-      AttentionKernel<T, decltype(vec)::value, decltype(vector_loads)::value><<<grid, threads, 0, stream>>>(tq, tk, tv, tm, to, s);
+      AttentionKernel<T, decltype(vec)::value, decltype(vector_loads)::value><<<grid, threads, 0, stream>>>(tq, tk, tv, mask, to, s);
     };
     auto by_depth = [&](auto vector_loads) {
       if (s.depth <= kLanes) launch(std::integral_constant<int, 1>{}, vector_loads);

@@ -133,6 +133,11 @@ hipError_t LaunchLayerNorm(DType dtype, const void* x, const void* residual, con
                            void* out, void* sum_out, float* mean, float* inv_std, int64_t rows, int64_t cols,
                            float epsilon, hipStream_t stream);
 
+// RMSNormalization over the last axis of [rows, cols]: out = x / sqrt(mean(x^2) + epsilon) * scale,
+// scale [cols] of dtype; the mean square accumulated in float32.
+hipError_t LaunchRmsNorm(DType dtype, const void* x, const void* scale, void* out, int64_t rows, int64_t cols, float epsilon,
+                         hipStream_t stream);
+
 // ---------------------------------------------------------------- movement.hip
 
 // Gather along an axis: data viewed as [outer, axis_dim, inner], indices (int32 or int64, negative
@@ -228,6 +233,17 @@ hipError_t LaunchIm2Col(DType dtype, const void* x, const Im2ColShape& shape, vo
 // and written into one. The additive mask (optional, nullptr for none) is read at
 // mask[h * m_head + i * m_row + j * m_col]: strides of 0 broadcast it. Softmax in float32 whatever
 // the storage type, in one pass over the keys (a running maximum and sum). depth <= kAttentionMaxDepth.
+//
+// ONNX Attention (opset 23) adds, each off by default so the fused chain above keeps its meaning:
+//   - a batch: with heads_per_batch > 0, flat head h is batch b = h / heads_per_batch, head
+//     hq = h % heads_per_batch, and every operand's offset gains b * <x>_batch (the head strides
+//     apply to hq);
+//   - grouped K/V heads (GQA): K and V are read at head hq / kv_group;
+//   - mask_bool: the mask holds bytes (bool), 0 meaning "masked" (-inf), else nothing is added;
+//     mask_cols > 0: keys at or past it are masked (an ONNX mask shorter than the keys);
+//   - causal: key j is masked for query row i when j > i (no past: the top-left alignment);
+//   - empty_rows_zero: a row with every key masked writes zeros (ONNX Attention's rule) instead of
+//     the NaN that a Softmax of -inf gives.
 constexpr int64_t kAttentionMaxDepth = 128;
 struct AttentionShape {
   int64_t heads = 0, seq_q = 0, seq_k = 0, depth = 0;
@@ -237,9 +253,30 @@ struct AttentionShape {
   int64_t o_ld = 0, o_head = 0;
   int64_t m_head = 0, m_row = 0, m_col = 0;
   float scale = 1.0f;
+  int64_t heads_per_batch = 0;
+  int64_t q_batch = 0, k_batch = 0, v_batch = 0, o_batch = 0, m_batch = 0;
+  int64_t kv_group = 1;
+  int64_t mask_cols = 0;
+  bool mask_bool = false;
+  bool causal = false;
+  bool empty_rows_zero = false;
 };
 hipError_t LaunchAttention(DType dtype, const void* q, const void* k, const void* v, const void* mask, void* out,
                            const AttentionShape& shape, hipStream_t stream);
+
+// ---------------------------------------------------------------- rotary.hip
+
+// ONNX RotaryEmbedding over x [batch, heads, seq, head_size] (packed: [batch, seq, heads * head_size]),
+// out of the same shape. The caches are [cache_rows, rot_dim / 2]: with positions (int64
+// [pos_batch, seq], pos_batch 1 or batch) a position picks the row, else row (b or 0) * seq + s for
+// caches of [cache_batch, seq, rot_dim / 2]. rot_dim even, at most head_size.
+struct RotaryShape {
+  int64_t batch = 0, heads = 0, seq = 0, head_size = 0, rot_dim = 0;
+  bool packed = false, interleaved = false;
+  int64_t cache_rows = 0, cache_batch = 1, pos_batch = 1;
+};
+hipError_t LaunchRotary(DType dtype, const void* x, const void* cos_cache, const void* sin_cache, const int64_t* positions, void* out,
+                        const RotaryShape& shape, hipStream_t stream);
 
 // ---------------------------------------------------------------- split_tf32.hip
 

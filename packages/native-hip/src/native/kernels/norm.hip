@@ -1,4 +1,4 @@
-// Row-wise normalizations over the last axis: Softmax, LogSoftmax and LayerNormalization (with an
+// Row-wise normalizations over the last axis: Softmax, LogSoftmax, RMSNormalization and LayerNormalization (with an
 // optional fused residual add). One team per row -- a warp for short rows, the block for long ones --
 // with float32 accumulation whatever the storage type. A LayerNormalization row of up to
 // kMaxRowSlots elements per thread of the block is read once into registers (BERT's 768: 3 a thread).
@@ -71,6 +71,25 @@ __global__ void LayerNormKernel(const T* __restrict__ x, const T* __restrict__ r
       if (mean_out != nullptr) mean_out[row] = mean;
       if (inv_std_out != nullptr) inv_std_out[row] = inv_std;
     }
+  }
+}
+
+// RMSNormalization: one pass for the mean square, one to write; the row stays in L2 between them.
+template <typename T, typename Team>
+__global__ void RmsNormKernel(const T* __restrict__ x, const T* __restrict__ scale, T* __restrict__ out, int64_t rows,
+                              int64_t cols, float epsilon) {
+  __shared__ float scratch[32];
+  Team team;
+  for (int64_t row = team.first_row(); row < rows; row += team.row_stride()) {
+    const T* p = x + row * cols;
+    T* q = out + row * cols;
+    float squares = 0.0f;
+    for (int64_t c = team.lane(); c < cols; c += team.size()) {
+      const float v = ToFloat(p[c]);
+      squares += v * v;
+    }
+    const float inv_rms = rsqrtf(team.template Reduce<Combine::kSum>(squares, scratch) / static_cast<float>(cols) + epsilon);
+    for (int64_t c = team.lane(); c < cols; c += team.size()) q[c] = FromFloat<T>(ToFloat(p[c]) * inv_rms * ToFloat(scale[c]));
   }
 }
 
@@ -185,6 +204,21 @@ hipError_t LaunchLayerNorm(DType dtype, const void* x, const void* residual, con
           static_cast<const T*>(x), static_cast<const T*>(residual), static_cast<const T*>(gamma),
           static_cast<const T*>(beta), static_cast<T*>(out), static_cast<T*>(sum_out), mean, inv_std, rows, cols,
           epsilon);
+    });
+  });
+  return status;
+}
+
+hipError_t LaunchRmsNorm(DType dtype, const void* x, const void* scale, void* out, int64_t rows, int64_t cols, float epsilon,
+                         hipStream_t stream) {
+  if (rows < 0 || cols < 0 || scale == nullptr) return hipErrorInvalidValue;
+  if (rows == 0 || cols == 0) return hipSuccess;
+  hipError_t status = hipErrorInvalidValue;
+  DispatchFloat(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    status = LaunchRows(rows, cols, [&](auto team, unsigned blocks) {
+      RmsNormKernel<T, decltype(team)><<<blocks, kBlockSize, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(scale),
+                                                                          static_cast<T*>(out), rows, cols, epsilon);
     });
   });
   return status;

@@ -20,6 +20,7 @@ hipError_t LaunchReduce(ReduceOp, DType, const void*, int64_t, int64_t, int64_t,
 hipError_t LaunchSoftmax(DType, const void*, void*, int64_t, int64_t, bool, hipStream_t) __attribute__((weak));
 hipError_t LaunchLayerNorm(DType, const void*, const void*, const void*, const void*, void*, void*, float*, float*, int64_t,
                            int64_t, float, hipStream_t) __attribute__((weak));
+hipError_t LaunchRmsNorm(DType, const void*, const void*, void*, int64_t, int64_t, float, hipStream_t) __attribute__((weak));
 hipError_t LaunchGather(DType, const void*, int64_t, int64_t, int64_t, const void*, DType, int64_t, void*, hipStream_t)
     __attribute__((weak));
 hipError_t LaunchConcat(DType, const void* const*, const int64_t*, int, int64_t, int64_t, void*, hipStream_t) __attribute__((weak));
@@ -34,6 +35,8 @@ hipError_t LaunchBiasActivation(DType, const void*, const void*, const void*, vo
 hipError_t LaunchIm2Col(DType, const void*, const Im2ColShape&, void*, hipStream_t) __attribute__((weak));
 hipError_t LaunchSplitTf32(const float*, int64_t, int64_t, int64_t, float*, int64_t, int64_t, int, hipStream_t) __attribute__((weak));
 hipError_t LaunchAttention(DType, const void*, const void*, const void*, const void*, void*, const AttentionShape&, hipStream_t)
+    __attribute__((weak));
+hipError_t LaunchRotary(DType, const void*, const void*, const void*, const int64_t*, void*, const RotaryShape&, hipStream_t)
     __attribute__((weak));
 }  // namespace switchyard::kernels
 

@@ -1,5 +1,6 @@
 // Step ops for kernels/reduce.hip and kernels/norm.hip. Attribute blobs:
 //   Reduce* [outer, reduce, inner]   Softmax/LogSoftmax [rows, cols]   LayerNorm [rows, cols, epsilon]
+//   RMSNormalization [rows, cols, epsilon] (inputs x, scale [cols] of x's type)
 // LayerNorm inputs: x, gamma, beta (-1 when absent), residual (optional, x's shape: added to x as it
 // is read -- the EP folds Add → LayerNormalization into it); output: y. "LayerNormalizationResidual"
 // is the same op, registered only so the EP can tell a build that takes the residual.
@@ -74,6 +75,20 @@ hipError_t LaunchLayerNormStep(const StepArgs& args) {
                                   static_cast<float>(args.attrs[2]), args.stream);
 }
 
+std::string CheckRmsNorm(StepArgs* args) {
+  std::string p = CheckRowsCols(args, 2, 2, 3);
+  if (!p.empty()) return p;
+  if (args->in(1).dtype != args->in(0).dtype) return "scale must have x's type";
+  if (static_cast<double>(args->in(1).count()) != args->attrs[1]) return "scale must have cols elements";
+  return "";
+}
+
+hipError_t LaunchRmsNormStep(const StepArgs& args) {
+  return kernels::LaunchRmsNorm(FloatDType(args.in(0)), args.in(0).data, args.in(1).data, args.out(0).data,
+                                static_cast<int64_t>(args.attrs[0]), static_cast<int64_t>(args.attrs[1]),
+                                static_cast<float>(args.attrs[2]), args.stream);
+}
+
 const bool kReduce = &kernels::LaunchReduce != nullptr;
 
 }  // namespace
@@ -91,6 +106,7 @@ SWITCHYARD_REDUCE("ReduceLogSumExp", kLogSumExp);
 SWITCHYARD_STEP_OP("Softmax", CheckSoftmax<false>, LaunchSoftmaxStep<false>, &kernels::LaunchSoftmax != nullptr);
 SWITCHYARD_STEP_OP("LogSoftmax", CheckSoftmax<true>, LaunchSoftmaxStep<true>, &kernels::LaunchSoftmax != nullptr);
 SWITCHYARD_STEP_OP("LayerNormalization", CheckLayerNorm, LaunchLayerNormStep, &kernels::LaunchLayerNorm != nullptr);
+SWITCHYARD_STEP_OP("RMSNormalization", CheckRmsNorm, LaunchRmsNormStep, &kernels::LaunchRmsNorm != nullptr);
 SWITCHYARD_STEP_OP("LayerNormalizationResidual", CheckLayerNorm, LaunchLayerNormStep, &kernels::LaunchLayerNorm != nullptr);
 
 }  // namespace switchyard::plan
