@@ -42,6 +42,7 @@ export {
 } from './session/inference-session.js';
 export { DEFAULT_MAX_TENSOR_BYTES, type SessionOptions, type RunOptions } from './session/session-options.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
+export type { SessionMemoryPlan, DeviceMemory, ShapesByInput } from './session/memory-estimate.js';
 export type { ProfileEvent } from './session/profiler.js';
 export type { CreationTimings, RunTimings } from './session/timings.js';
 export * from './validate/index.js';
