@@ -29,6 +29,7 @@ export {
 } from './ep/ep-registry.js';
 export { partitionGraph, defaultCapability, type PartitionPlan, type PartitionUnit, type DeclineRecord } from './partition/partition-graph.js';
 export type { Placement, NodePlacement, ProviderSummary, CopyPlacement } from './partition/placement.js';
+export { DEFAULT_LINK_BANDWIDTH, DEFAULT_COPY_LATENCY_S, DEFAULT_DEVICE_FLOPS, DEFAULT_HOST_FLOPS } from './partition/cost-model.js';
 export * from './onnx/index.js';
 export * from './shape-inference/index.js';
 export * from './optimize/index.js';
