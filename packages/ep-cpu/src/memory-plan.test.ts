@@ -33,11 +33,11 @@ function recordingCpu(): { ep: ExecutionProvider; runs: Recorded[] } {
       const recording: Kernel = Object.create(kernel) as Kernel;
       (recording as { run: Kernel['run'] }).run = (ctx) => {
         const result = kernel.run(ctx);
-        const note = (outs: unknown) => {
+        const note = <T,>(outs: T): T => {
           runs.push({ node: ctx.node, outputs: (outs as unknown[]).filter((o): o is Tensor => o instanceof Tensor) });
           return outs;
         };
-        return result instanceof Promise ? result.then(note) : (note(result) as typeof result);
+        return result instanceof Promise ? result.then(note) : note(result);
       };
       return recording;
     },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InferenceSession, type SessionMemoryPlan, type Placement } from '@switchyard/core';
-import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
+import { CpuExecutionProvider } from '@switchyard/ep-cpu';
 import { readNpy } from '../npy.js';
 import { cli, hasBuiltCli, mockDeviceEp, repo, squeezenet, tinyCnn, tinyCnnExpected, tinyCnnInput } from '../cli-process.test-util.js';
 
@@ -25,7 +25,7 @@ describe.skipIf(!hasBuiltCli)('inspect: memory plan (built CLI)', () => {
     expect(fixed.memoryPlan.unresolvedDims).toEqual([]);
     const fromInput = JSON.parse((await cli(['inspect', squeezenet, '--ep', 'cpu', '--json', '--input', `input=${b3}`])).stdout) as InspectJson;
     expect(fromInput.memoryPlan.dims).toEqual({ batch: 3 });
-    const session = await InferenceSession.create(squeezenet, { executionProviders: [cpuFactory.create({})], disableCpuFallback: true });
+    const session = await InferenceSession.create(squeezenet, { executionProviders: [new CpuExecutionProvider()], disableCpuFallback: true });
     const api = session.memoryPlanFor({ input: [3, 3, 224, 224] });
     expect(fromInput.memoryPlan.devices).toEqual(api.devices);
     const two = session.memoryPlanFor({ input: [2, 3, 224, 224] }).devices[0];
