@@ -10,13 +10,13 @@ import { conformanceCommand } from './commands/conformance.js';
 import { validateCommand, parsePrecision } from './commands/validate.js';
 import { benchCommand } from './commands/bench.js';
 import { explainCommand } from './commands/explain.js';
-import { parseLevel, type SessionArgs } from './session-args.js';
+import { parseFreeDims, parseLevel, parsePartitioning, type SessionArgs } from './session-args.js';
 import { serveCommand } from './commands/serve.js';
 import { CliError } from './cli-error.js';
 
 const USAGE = `Usage:
   switchyard run MODEL [--input name=file.npy|random]... [-n N] [--json]
-  switchyard inspect MODEL [--json] [--html report.html]
+  switchyard inspect MODEL [--json] [--html report.html] [--input name=file.npy]...   (inputs bind symbolic dims for the memory plan)
   switchyard explain MODEL --node NAME [--json]
   switchyard validate MODEL [--reference EPS] [--reference-level L] [--input name=file.npy]... [--precision fp32|fp16|bf16|int8|fp64|exact] [--atol X] [--rtol X] [--json]
   switchyard bench MODEL [--compare EPS] [--batch 1,8,32] [--iterations N] [--warmup N] [--input name=file.npy]... [--json]
@@ -31,6 +31,9 @@ Every command also takes:
   --load-ep MODULE        registers the executionProviderFactory a JS module exports (repeatable)
   --level disabled|basic|extended|all   graph optimization level (default all)
   --threads N             intra-op threads (default: every core)
+  --partitioning first-capable|cost   first-capable (default): each node on the first EP that can run it;
+                          cost: cheap device islands whose copies cost more than they save run on the host
+  --free-dim NAME=SIZE    fixes a symbolic dimension (freeDimensionOverrides; repeatable)
   --save-optimized FILE   writes the optimized model as ONNX
   --profile FILE          writes a Chrome trace (chrome://tracing, Perfetto) of the runs;
                           inspect and explain run the model once for it`;
@@ -75,6 +78,8 @@ async function main(argv: string[]): Promise<number> {
       threads: { type: 'string' },
       level: { type: 'string' },
       'save-optimized': { type: 'string' },
+      partitioning: { type: 'string' },
+      'free-dim': { type: 'string', multiple: true },
       profile: { type: 'string' },
       json: { type: 'boolean', default: false },
       node: { type: 'string' },
@@ -108,6 +113,8 @@ async function main(argv: string[]): Promise<number> {
     threads: intArg(values.threads, '--threads'),
     saveOptimized: values['save-optimized'],
     profile: values.profile,
+    partitioning: parsePartitioning(values.partitioning),
+    freeDims: parseFreeDims(values['free-dim']),
   };
   const model = positionals[0];
   const needModel = () => {

@@ -25,3 +25,4 @@ export async function cli(args: string[], timeout = 180_000): Promise<{ code: nu
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
 }
+export const mockDeviceEp = join(repo, 'packages/cli/src/fixtures/mock-device-ep.mjs');

@@ -126,6 +126,8 @@ export function explainNode(session: InferenceSession, requested: readonly strin
       s.push(`${ep} came earlier in the priority list but did not take it (no reason recorded).`);
     }
   }
+  // partitioning 'cost' weighed it: a move is already among the declines above; a node kept is said here.
+  if (placement.reason && !placement.declined.some((d) => d.reason.kind === 'cost')) s.push(`Partitioning by cost weighed it: ${placement.reason}.`);
   const finalNode = session.model.graph.nodes.find((n) => nodeLabel(n) === final);
   if (finalNode) {
     const values = new Set([...finalNode.inputs, ...finalNode.outputs]);

@@ -17,6 +17,28 @@ export interface SessionArgs {
   saveOptimized?: string;
   /** `--profile FILE`: a Chrome trace of the runs. */
   profile?: string;
+  /** `--partitioning first-capable|cost`. */
+  partitioning?: 'first-capable' | 'cost';
+  /** `--free-dim NAME=SIZE` (repeatable): freeDimensionOverrides. */
+  freeDims?: Record<string, number>;
+}
+
+export function parsePartitioning(value: string | undefined): SessionArgs['partitioning'] {
+  if (value === undefined) return undefined;
+  if (value !== 'first-capable' && value !== 'cost') throw new CliError(`--partitioning takes first-capable|cost, got '${value}'`);
+  return value;
+}
+
+/** `--free-dim batch=8` (repeatable) → `{ batch: 8 }`. */
+export function parseFreeDims(values: readonly string[] | undefined): Record<string, number> | undefined {
+  if (!values?.length) return undefined;
+  const dims: Record<string, number> = {};
+  for (const v of values) {
+    const m = /^([^=]+)=(\d+)$/.exec(v);
+    if (!m || Number(m[2]) < 1 || !Number.isSafeInteger(Number(m[2]))) throw new CliError(`--free-dim takes NAME=SIZE with a positive size, got '${v}'`);
+    dims[m[1]] = Number(m[2]);
+  }
+  return dims;
 }
 
 export function parseLevel(value: string | undefined, flag = '--level'): Level | undefined {
@@ -37,6 +59,8 @@ export function sessionOptionsFrom(args: SessionArgs, extra: SessionOptions = {}
     graphOptimizationLevel: args.level,
     optimizedModelFilePath: args.saveOptimized,
     enableProfiling: args.profile !== undefined,
+    ...(args.partitioning ? { partitioning: args.partitioning } : {}),
+    ...(args.freeDims ? { freeDimensionOverrides: args.freeDims } : {}),
     ...extra,
   };
   return { options, names };

@@ -29,6 +29,7 @@ export {
 } from './ep/ep-registry.js';
 export { partitionGraph, defaultCapability, type PartitionPlan, type PartitionUnit, type DeclineRecord } from './partition/partition-graph.js';
 export type { Placement, NodePlacement, ProviderSummary, CopyPlacement, FlopShapes } from './partition/placement.js';
+export { DEFAULT_LINK_BANDWIDTH, DEFAULT_COPY_LATENCY_S, DEFAULT_DEVICE_FLOPS, DEFAULT_HOST_FLOPS } from './partition/cost-model.js';
 export * from './onnx/index.js';
 export * from './shape-inference/index.js';
 export * from './optimize/index.js';
@@ -42,6 +43,7 @@ export {
 } from './session/inference-session.js';
 export { DEFAULT_MAX_TENSOR_BYTES, type SessionOptions, type RunOptions } from './session/session-options.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
+export type { SessionMemoryPlan, DeviceMemory, ShapesByInput } from './session/memory-estimate.js';
 export type { ProfileEvent } from './session/profiler.js';
 export type { CreationTimings, RunTimings } from './session/timings.js';
 export * from './validate/index.js';

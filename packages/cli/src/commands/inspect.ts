@@ -1,12 +1,14 @@
 /**
- * `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage — without running,
- * unless `--profile FILE` asks for one profiled run (then the ten slowest nodes are listed).
+ * `switchyard inspect MODEL [--ep …] [--json]`: placement table, reasons, coverage and the memory plan —
+ * without running, unless `--profile FILE` asks for one profiled run (then the ten slowest nodes are
+ * listed). `--input name=file.npy` binds the symbolic dims of the memory plan to that file's shape.
  */
 import { writeFileSync } from 'node:fs';
-import { InferenceSession } from '@switchyard/core';
+import { InferenceSession, type SessionMemoryPlan } from '@switchyard/core';
 import { buildReportData } from '../html/report-data.js';
 import { reportPage } from '../html/report-page.js';
-import { feedsFor } from '../feeds.js';
+import { feedsFor, givenInputs } from '../feeds.js';
+import { formatMemoryPlan } from '../format/memory.js';
 import { formatCoverage, formatPlacement, formatProviders, placementJson } from '../format/placement.js';
 import { finishProfile, sessionOptionsFrom, slowestNodes, type SessionArgs } from '../session-args.js';
 
@@ -34,13 +36,14 @@ export async function inspectCommand(args: InspectArgs): Promise<void> {
     const slowest = args.profile ? slowestNodes(session) : [];
     const times = args.profile ? msByNode(session) : undefined;
     const profile = finishProfile(session, args.profile);
+    const memoryPlan = memoryPlanOf(session, args.inputs);
     if (args.html) {
-      const data = buildReportData(session, args.model, eps, profile && times ? { file: profile, runs: 1, msByNode: times } : undefined);
+      const data = buildReportData(session, args.model, eps, profile && times ? { file: profile, runs: 1, msByNode: times } : undefined, memoryPlan);
       writeFileSync(args.html, reportPage(data));
     }
     if (args.json) {
       const extra = profile ? { profile: { file: profile, slowest } } : {};
-      process.stdout.write(JSON.stringify({ ...placementJson(session, eps), creationTimings: session.creationTimings, ...extra }, null, 2) + '\n');
+      process.stdout.write(JSON.stringify({ ...placementJson(session, eps), memoryPlan, creationTimings: session.creationTimings, ...extra }, null, 2) + '\n');
       return;
     }
     const opt = session.optimization.report;
@@ -51,6 +54,8 @@ export async function inspectCommand(args: InspectArgs): Promise<void> {
       `Outputs: ${session.outputMetadata.map((m) => `${m.name} ${m.type ?? ''}[${(m.shape ?? []).join(', ')}]`).join('; ')}`,
       `Optimizer (${opt.level}): ${opt.nodesBefore} → ${opt.nodesAfter} nodes; ${opt.passes.filter((p) => p.count).map((p) => `${p.name} ${p.count}`).join(', ') || 'no changes'}`,
       memoryLine(mem),
+      '',
+      formatMemoryPlan(memoryPlan),
       '',
       formatProviders(session.placement, eps),
       '',
@@ -65,6 +70,12 @@ export async function inspectCommand(args: InspectArgs): Promise<void> {
   } finally {
     await session.release();
   }
+}
+
+/** The session's memory plan, with symbolic dims bound to the shapes of the `--input` files given. */
+function memoryPlanOf(session: InferenceSession, inputs: readonly string[]): SessionMemoryPlan {
+  const given = givenInputs(inputs, session.inputNames);
+  return Object.keys(given).length ? session.memoryPlanFor(given) : session.memoryPlan;
 }
 
 function memoryLine(mem: { peakBytes?: number; naiveBytes?: number }): string {

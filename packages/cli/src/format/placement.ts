@@ -31,7 +31,9 @@ export function formatPlacement(placement: Placement, opts: { maxNodes?: number 
       .map((d) => `${d.ep}: ${shortReason(d.reason.kind, d.reason.message)}`)
       .join('; ');
     const unavailable = n.declined.filter((d) => d.reason.kind === 'ep-unavailable').map((d) => d.ep);
-    const why = [unavailable.length ? `${unavailable.join(', ')} unavailable` : '', declined].filter(Boolean).join('; ');
+    // partitioning 'cost': a node it kept says so here (one it moved already has a 'cost' decline).
+    const kept = n.reason && !n.declined.some((d) => d.reason.kind === 'cost') ? n.reason : '';
+    const why = [unavailable.length ? `${unavailable.join(', ')} unavailable` : '', declined, kept].filter(Boolean).join('; ');
     return [String(i), (n.graph ? n.graph + '/' : '') + n.name, n.opType, n.ep, n.implementation + (n.partition ? ` (${n.partition})` : ''), why || '—'];
   });
   const lines = ['Placement', table(['#', 'node', 'op', 'EP', 'impl', 'why not an earlier EP'], rows, [0, 40, 0, 0, 0, 110]).replace(/^/gm, '  ')];

@@ -3,7 +3,7 @@
  * value types; the main graph's edges with copies marked; coverage, copies, memory plan, optimizer
  * summary and (with a profile) time per node.
  */
-import { BYTES_PER_ELEMENT, nodeLabel, type AttributeValue, type DataType, type Graph, type InferenceSession, type Node, type ValueType } from '@switchyard/core';
+import { BYTES_PER_ELEMENT, nodeLabel, type AttributeValue, type DataType, type Graph, type InferenceSession, type Node, type SessionMemoryPlan, type ValueType } from '@switchyard/core';
 
 export interface ValueRef {
   name: string;
@@ -22,6 +22,8 @@ export interface ReportNode {
   impl: string;
   partition?: string;
   declined: Array<{ ep: string; kind: string; message: string }>;
+  /** With partitioning 'cost': why it was moved to or kept on its EP. */
+  reason?: string;
   flops: number;
   inputs: ValueRef[];
   outputs: ValueRef[];
@@ -50,6 +52,8 @@ export interface ReportData {
   /** Bytes copied per run, over copies whose size is known. */
   copyBytes: number;
   memory: { arenaBytes?: number; peakBytes?: number; naiveBytes?: number };
+  /** session.memoryPlan (or memoryPlanFor the inputs given): per device weights, activations, per-run, workspace. */
+  memoryPlan?: SessionMemoryPlan;
   optimizer: { level: string; nodesBefore: number; nodesAfter: number; passes: Array<{ name: string; count: number }> };
   inputs: ValueRef[];
   outputs: ValueRef[];
@@ -112,7 +116,13 @@ function graphsByPath(graph: Graph, path = '', out = new Map<string, Graph>()): 
   return out;
 }
 
-export function buildReportData(session: InferenceSession, model: string, requested: readonly string[], profile?: { file: string; runs: number; msByNode: ReadonlyMap<string, number> }): ReportData {
+export function buildReportData(
+  session: InferenceSession,
+  model: string,
+  requested: readonly string[],
+  profile?: { file: string; runs: number; msByNode: ReadonlyMap<string, number> },
+  memoryPlan: SessionMemoryPlan = session.memoryPlan,
+): ReportData {
   const placement = session.placement;
   const graphs = graphsByPath(session.model.graph);
   const main = session.model.graph;
@@ -134,6 +144,7 @@ export function buildReportData(session: InferenceSession, model: string, reques
       impl: p.implementation,
       partition: p.partition,
       declined: p.declined.map((d) => ({ ep: d.ep, kind: d.reason.kind, message: d.reason.message })),
+      reason: p.reason,
       flops: p.flops,
       inputs: node ? node.inputs.map(ref) : [],
       outputs: node ? node.outputs.map(ref) : [],
@@ -177,6 +188,7 @@ export function buildReportData(session: InferenceSession, model: string, reques
     copies,
     copyBytes: copies.reduce((a, c) => a + (c.bytes ?? 0), 0),
     memory: { arenaBytes: mem.arenaBytes, peakBytes: mem.peakBytes, naiveBytes: mem.naiveBytes },
+    memoryPlan,
     optimizer: { level: opt.level, nodesBefore: opt.nodesBefore, nodesAfter: opt.nodesAfter, passes: opt.passes.filter((p) => p.count).map((p) => ({ name: p.name, count: p.count })) },
     inputs: main.inputs.map((v) => ({ name: v.name, type: typeText(v.type) })),
     outputs: main.outputs.map((v) => ({ name: v.name, type: typeText(v.type) })),

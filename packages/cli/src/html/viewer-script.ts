@@ -47,6 +47,18 @@ export const VIEWER_SCRIPT = String.raw`
     : !m.naiveBytes ? 'no intermediate value has a static size; buffers are allocated per run'
     : 'arena ' + bytes(m.peakBytes) + ' (' + bytes(m.naiveBytes) + ' without reuse)';
   head.push('<div class="row">Host memory plan: ' + plan + '</div>');
+  var mp = data.memoryPlan;
+  if (mp) {
+    var dims = Object.keys(mp.dims).map(function (k) { return k + '=' + mp.dims[k]; }).join(', ');
+    head.push('<div class="row">Memory before running' + (dims ? ' (' + esc(dims) + ')' : '') + ': ' + bytes(mp.totalBytes) + '</div>');
+    head.push('<table class="memory"><tr><th>device</th><th>weights</th><th>peak activations</th><th>per run</th><th>workspace</th></tr>');
+    mp.devices.forEach(function (d) {
+      head.push('<tr><td>' + esc(d.device) + '</td><td>' + bytes(d.weightsBytes) + '</td><td>' + bytes(d.activationBytes) + ' <span class="dim">(' + esc(d.activationSource) + ')</span></td><td>' + bytes(d.perRunBytes) + '</td><td>' + (d.workspaceReportedBy.length ? bytes(d.workspaceBytes) : '\u2014') + '</td></tr>');
+    });
+    head.push('</table>');
+    if (mp.unresolvedDims.length) head.push('<div class="row unavailable">Unresolved dims: ' + esc(mp.unresolvedDims.join(', ')) + ' (' + mp.unsized.length + ' values not counted)</div>');
+    mp.notes.forEach(function (note) { head.push('<div class="row dim">' + esc(note) + '</div>'); });
+  }
   head.push('<div class="row">Optimizer (' + esc(data.optimizer.level) + '): ' + data.optimizer.nodesBefore + ' \u2192 ' + data.optimizer.nodesAfter + ' nodes' + (data.optimizer.passes.length ? '; ' + esc(data.optimizer.passes.map(function (p) { return p.name + ' ' + p.count; }).join(', ')) : '') + '</div>');
   var timed = data.nodes.filter(function (n) { return typeof n.ms === 'number'; });
   var maxMs = 0;
@@ -179,6 +191,7 @@ export const VIEWER_SCRIPT = String.raw`
       .map(function (s) { return '<li class="reason"><b>' + esc(s.name) + '</b>: unavailable \u2014 ' + esc(s.reason.split('\n')[0]) + '</li>'; })
       .concat(n.declined.filter(function (d) { return d.kind !== 'ep-unavailable'; }).map(function (d) { return '<li class="reason"><b>' + esc(d.ep) + '</b>: declined (' + esc(d.kind) + ') \u2014 ' + esc(d.message) + '</li>'; }));
     h.push(reasons.length ? '<ul>' + reasons.join('') + '</ul>' : '<p>none: ' + esc(n.ep) + ' is the first EP in the list that could take it.</p>');
+    if (n.reason && !n.declined.some(function (d) { return d.kind === 'cost'; })) h.push('<p class="reason">Partitioning by cost: ' + esc(n.reason) + '</p>');
     h.push('<h3>Inputs</h3><table class="kv">' + valueRows(n.inputs) + '</table>');
     h.push('<h3>Outputs</h3><table class="kv">' + valueRows(n.outputs) + '</table>');
     if (n.attributes.length) h.push('<h3>Attributes</h3><table class="kv">' + n.attributes.map(function (a) { return '<tr><td>' + esc(a[0]) + '</td><td>' + esc(a[1]) + '</td></tr>'; }).join('') + '</table>');

@@ -2,7 +2,7 @@
  * The execution-provider contract. An EP names itself, says which nodes it can take, and runs them.
  * Only `name` and either `kernels` or `getCapability` are required; everything else has a default.
  */
-import type { Graph, Node } from '../ir/graph.js';
+import type { Graph, Node, ValueType } from '../ir/graph.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { DeclineReason, KernelDef, RuntimeValue } from '../registry/kernel-def.js';
 import type { KernelLookup } from '../registry/kernel-registry.js';
@@ -76,6 +76,39 @@ export interface ExecutionProvider {
   dispose?(): Promise<void> | void;
   /** A short line for `inspect` about what this EP found (device name, library versions). */
   describe?(): string;
+  /**
+   * What this EP's share needs in memory, when its plans know it (session.memoryPlan). Called after
+   * partitioning, never during a run; it must be cheap and must not allocate device memory.
+   */
+  memoryEstimate?(request: MemoryEstimateRequest): MemoryEstimate | undefined;
+  /**
+   * Host ↔ device copy bandwidth in bytes per second, for `partitioning: 'cost'` (measured or known).
+   * Default `DEFAULT_LINK_BANDWIDTH` (partition/cost-model.ts). Unused for host EPs.
+   */
+  readonly linkBandwidth?: number;
+  /**
+   * Sustained FLOP/s this EP reaches on typical nodes, for `partitioning: 'cost'`. Default
+   * `DEFAULT_DEVICE_FLOPS` for device EPs, `DEFAULT_HOST_FLOPS` for host EPs.
+   */
+  readonly flopsPerSecond?: number;
+}
+
+/** What `memoryEstimate()` is asked about: this EP's share of a session's graph, for given input shapes. */
+export interface MemoryEstimateRequest {
+  /** The session's (optimized) top-level graph. */
+  graph: Graph;
+  /** The nodes this EP runs, in execution order (fused partitions' nodes included). */
+  nodes: readonly Node[];
+  /** A value's type with the symbolic dims of this estimate bound (dims left unbound stay strings). */
+  typeOf(name: string): ValueType | undefined;
+}
+
+/** An EP's own figures for `session.memoryPlan`; each is optional, and a figure left out is estimated by core. */
+export interface MemoryEstimate {
+  /** Peak bytes of the intermediate values its plans or compiled programs hold at once on its device. */
+  activationBytes?: number;
+  /** Scratch memory besides values and weights (convolution workspaces, BLAS handles' buffers, …). */
+  workspaceBytes?: number;
 }
 
 /** Options object naming an EP: `{ name: 'rocm', deviceId: 1 }`. */

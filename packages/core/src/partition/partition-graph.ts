@@ -30,6 +30,8 @@ export interface PartitionPlan {
   declines: Map<Node, DeclineRecord[]>;
   /** EPs requested but unavailable, with reasons. */
   skipped: Array<{ name: string; reason: string }>;
+  /** Why `partitioning: 'cost'` moved or kept each node it weighed (cost-placement.ts). */
+  reasons?: Map<Node, string>;
 }
 
 /** The default `getCapability`: each unassigned node one of the EP's kernels serves. */
@@ -52,7 +54,7 @@ function addDecline(declines: Map<Node, DeclineRecord[]>, node: Node, ep: string
 }
 
 /** Orders units so that each comes after the producers of everything it reads. */
-function orderUnits(graph: Graph, unitOf: Map<Node, PartitionUnit>): PartitionUnit[] {
+export function orderUnits(graph: Graph, unitOf: Map<Node, PartitionUnit>): PartitionUnit[] {
   const producers = graph.producers();
   const units = [...new Set(graph.nodes.map((n) => unitOf.get(n)!))];
   const deps = new Map<PartitionUnit, Set<PartitionUnit>>();

@@ -20,6 +20,8 @@ export interface NodePlacement {
   partition?: string;
   /** Why each EP before `ep` declined this node. */
   declined: DeclineRecord[];
+  /** With `partitioning: 'cost'`: why the node was moved to, or kept on, its EP (copies vs compute). */
+  reason?: string;
   flops: number;
 }
 
@@ -114,6 +116,7 @@ export function buildPlacement(
         implementation: src.implementationOf(node),
         partition: unit.kind === 'fused' ? unit.name : undefined,
         declined: src.partition.declines.get(node)?.filter((d) => d.ep !== unit.ep.name) ?? [],
+        reason: src.partition.reasons?.get(node),
         flops: countFlops(node, graph),
       });
     }

@@ -79,7 +79,8 @@ export interface Kernel {
 }
 
 /** Why a kernel, op or EP cannot take a node — data, so the placement can show it. */
-export type DeclineKind = 'op' | 'opset' | 'dtype' | 'attribute' | 'shape' | 'ep-unavailable' | 'partition' | 'other';
+/** `cost`: the EP could run the node, but `partitioning: 'cost'` found the copies it needs cost more than they save. */
+export type DeclineKind = 'op' | 'opset' | 'dtype' | 'attribute' | 'shape' | 'ep-unavailable' | 'partition' | 'cost' | 'other';
 
 export interface DeclineReason {
   kind: DeclineKind;

@@ -10,6 +10,8 @@ import { constantResolver, enclosingGraphs } from '../ir/constants.js';
 import { deviceOf, insertCopies, type UnitStep } from '../partition/copy-insertion.js';
 import { extractPartition } from '../partition/extract-partition.js';
 import { partitionGraph } from '../partition/partition-graph.js';
+import { placeByCost } from '../partition/cost-placement.js';
+import { estimateFlops } from '../shape-inference/index.js';
 import type { KernelRegistry } from '../registry/kernel-registry.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { ExecutionPlan, KernelStep, Step } from './execution-plan.js';
@@ -37,6 +39,8 @@ export interface PlanOptions {
    * from the graph, or dropped and their buffers freed (only when the session owns the model's data).
    */
   releaseConstants?: ConstantRelease;
+  /** `'cost'`: move cheap device islands to the host when their copies cost more than they save (SessionOptions.partitioning). */
+  partitioning?: 'first-capable' | 'cost';
   /** Values over this many bytes get no arena slot (SessionOptions.maxTensorBytes; default DEFAULT_MAX_TENSOR_BYTES). */
   maxTensorBytes?: number;
 }
@@ -83,7 +87,8 @@ async function prepareStep(graph: Graph, step: UnitStep, threads: number, consta
 }
 
 export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel = true): Promise<ExecutionPlan> {
-  const partition = await partitionGraph(graph, options.providers, options.registry, options.skipped);
+  const firstCapable = await partitionGraph(graph, options.providers, options.registry, options.skipped);
+  const partition = options.partitioning === 'cost' ? placeByCost(firstCapable, { providers: options.providers, registry: options.registry, flopsOf: estimateFlops }) : firstCapable;
   const { steps: laidOut, hostNameOf } = insertCopies(graph, partition.units, { keepOnDevice: isTopLevel ? options.keepOnDevice : undefined });
   const steps: Step[] = [];
   // Subgraph plans are built after this loop and may read outer constants: the releaser pins those.

@@ -63,6 +63,7 @@ const SESSION_OPTIONS: { readonly [K in keyof Required<SessionOptions>]: OptionR
   externalDataFolder: s.string(),
   // inference-session.ts's resolveMaxTensorBytes checks it where it reads it.
   maxTensorBytes: { check: () => {} },
+  partitioning: s.oneOf(['first-capable', 'cost']),
   freeDimensionOverrides: {
     check: (v, n) => {
       if (!isObject(v)) fail('InferenceSession.create', n, 'an object mapping dimension names to sizes', v);

@@ -19,6 +19,7 @@ import type { Tensor } from '../tensor/tensor.js';
 import { optimizeModelGraph, type OptimizationSummary } from './optimize-model.js';
 import { buildPlan, disposePlan } from './build-plan.js';
 import { DynamicArenas } from './dynamic-arena.js';
+import { bindInputDims, estimateSessionMemory, type SessionMemoryPlan, type ShapesByInput } from './memory-estimate.js';
 import type { ExecutionPlan } from './execution-plan.js';
 import { executePlan, type RunEnvironment } from './executor.js';
 import { hostEvaluator } from './evaluate-node.js';
@@ -82,6 +83,9 @@ export class InferenceSession {
   readonly #env: RunEnvironment;
   readonly #log: Logger;
   readonly #maxTensorBytes: number;
+  readonly #memoryPattern: boolean;
+  readonly #fixedDims: Readonly<Record<string, number>> | undefined;
+  #memoryPlan: SessionMemoryPlan | undefined;
   #released = false;
 
   private constructor(init: {
@@ -115,6 +119,8 @@ export class InferenceSession {
     this.creationTimings = init.timings;
     this.#plan = init.plan;
     this.#maxTensorBytes = resolveMaxTensorBytes(init.options.maxTensorBytes);
+    this.#memoryPattern = init.options.enableMemPattern ?? true;
+    this.#fixedDims = init.options.freeDimensionOverrides;
     this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan, this.#maxTensorBytes) : undefined;
     this.#providers = init.providers;
     this.#ownedProviders = init.owned;
@@ -222,7 +228,7 @@ export class InferenceSession {
       const keep = keepOnDevice(options.preferredOutputLocation);
       // Profiles report every input's shape, so a profiled session keeps its constants.
       const releaseConstants = options.enableProfiling ? 'keep' : release;
-      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, initializerInputsOverride: model.irVersion >= 4, maxTensorBytes: resolveMaxTensorBytes(options.maxTensorBytes) });
+      const plan = await buildPlan(graph, { providers, registry, skipped, memoryPattern: options.enableMemPattern ?? true, keepOnDevice: keep, threads: resolveThreads(options.intraOpNumThreads), releaseConstants, partitioning: options.partitioning, initializerInputsOverride: model.irVersion >= 4, maxTensorBytes: resolveMaxTensorBytes(options.maxTensorBytes) });
       const releasedConstantBytes = plan.releasedConstants ? [...plan.releasedConstants.values()].reduce((a, b) => a + b, 0) : undefined;
       optimization.memory = { arenaBytes: plan.arenaBytes, peakBytes: plan.memoryPlan?.peakBytes, naiveBytes: plan.memoryPlan?.naiveBytes, releasedConstantBytes };
       const source = placementSource(plan);
@@ -334,6 +340,37 @@ export class InferenceSession {
         stop();
       },
     };
+  }
+
+  /**
+   * Memory this session needs per device before it runs: weights, peak activations, per-run
+   * allocations and EP-reported workspace, for the shapes fixed at creation (freeDimensionOverrides).
+   * Symbolic dims left free are listed in `unresolvedDims`, and the values they size in `unsized`:
+   * `memoryPlanFor(shapes)` binds them.
+   */
+  get memoryPlan(): SessionMemoryPlan {
+    this.#checkAlive();
+    return (this.#memoryPlan ??= this.#estimateMemory(new Map()));
+  }
+
+  /**
+   * `memoryPlan` for given input shapes: `{ input: [1, 3, 224, 224] }` or feeds (their tensors' dims),
+   * binding the inputs' symbolic dims. Inputs left out leave their dims unbound.
+   */
+  memoryPlanFor(shapes: ShapesByInput | FeedsType): SessionMemoryPlan {
+    this.#checkAlive();
+    if (typeof shapes !== 'object' || shapes === null) throw new SwitchyardError('INVALID_ARGUMENT', 'memoryPlanFor: pass input shapes by name, or feeds');
+    const given: Record<string, readonly number[] | { dims: readonly number[] }> = {};
+    for (const [name, v] of Object.entries(shapes)) {
+      // Optional inputs fed null and sequence feeds bind no tensor dims.
+      if (v === null || (Array.isArray(v) && v.length > 0 && typeof v[0] === 'object')) continue;
+      given[name] = v as readonly number[] | { dims: readonly number[] };
+    }
+    return this.#estimateMemory(bindInputDims(this.#plan.graph, given));
+  }
+
+  #estimateMemory(bindings: ReadonlyMap<string, number>): SessionMemoryPlan {
+    return estimateSessionMemory(this.#plan, { bindings, fixed: this.#fixedDims, maxTensorBytes: this.#maxTensorBytes, memoryPattern: this.#memoryPattern });
   }
 
   /** Does nothing, as in onnxruntime-node: profiling is on from creation when `enableProfiling` is set. */

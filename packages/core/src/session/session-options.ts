@@ -43,6 +43,15 @@ export interface SessionOptions {
    */
   freeDimensionOverrides?: Readonly<Record<string, number>>;
   /**
+   * How nodes are assigned to EPs. `'first-capable'` (default, as onnxruntime): each node goes to the
+   * first EP in `executionProviders` that can run it. `'cost'`: then each group of single nodes on a
+   * device is weighed against running it on the host: the copies it causes (bytes over the EP's
+   * `linkBandwidth`, default 12 GB/s, plus 10 µs per copy) against the compute the device saves (FLOPs
+   * over each EP's `flopsPerSecond`); it moves to the host when the copies cost more. The placement
+   * gives each weighed node's reason (`placement.nodes[i].reason`).
+   */
+  partitioning?: 'first-capable' | 'cost';
+  /**
    * Largest single tensor (bytes) a run may allocate for a node's output. A shape read from an input
    * or computed at run time (ConstantOfShape, Expand, Tile, Resize, Range, …) that would need more
    * fails the run with an `OUT_OF_MEMORY` SwitchyardError instead of exhausting the process. Default

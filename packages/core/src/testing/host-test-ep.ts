@@ -1,4 +1,7 @@
-/** A tiny host EP for core's own tests: float32 Relu/Neg/Add/Mul/Sigmoid/Identity without broadcasting. */
+/**
+ * A tiny host EP for core's own tests: float32 Relu/Neg/Add/Mul/Sigmoid/Identity without broadcasting
+ * (a one-element second operand aside), and 2-D MatMul when asked for by name in `ops`.
+ */
 import type { ExecutionProvider } from '../ep/execution-provider.js';
 import { defineKernel, type KernelDef } from '../registry/kernel-def.js';
 
@@ -10,7 +13,30 @@ const UNARY: Record<string, (x: number) => number> = {
 };
 const BINARY: Record<string, (a: number, b: number) => number> = { Add: (a, b) => a + b, Mul: (a, b) => a * b };
 
+function matMul(name: string): KernelDef {
+  return defineKernel({
+    ep: name,
+    domain: '',
+    opType: 'MatMul',
+    sinceVersion: 1,
+    typeConstraints: { T: ['float32'] },
+    supports: (node, graph) => node.inputs.every((n) => { const t = graph.typeOf(n); return t?.kind === 'tensor' && t.shape?.length === 2; }) || 'operands must be 2-D',
+    create: () => ({
+      run: (ctx) => {
+        const [a, b] = [ctx.input(0), ctx.input(1)];
+        const [x, y] = [a.data as Float32Array, b.data as Float32Array];
+        const [m, k, n] = [a.dims[0], a.dims[1], b.dims[1]];
+        const out = ctx.output(0, 'float32', [m, n]);
+        const o = out.data;
+        for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) o[i * n + j] += x[i * k + p] * y[p * n + j];
+        return [out];
+      },
+    }),
+  });
+}
+
 function kernel(name: string, op: string): KernelDef {
+  if (op === 'MatMul') return matMul(name);
   return defineKernel({
     ep: name,
     domain: '',

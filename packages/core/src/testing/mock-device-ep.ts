@@ -9,8 +9,11 @@ import { Tensor, type DeviceData } from '../tensor/tensor.js';
 
 export interface MockDeviceOptions {
   name?: string;
-  /** Ops it claims (float32 only). Supported: Relu, Add, Mul, Sub, Sigmoid, Neg. */
+  /** Ops it claims (float32 only). Supported: Relu, Add, Mul, Sub, Sigmoid, Neg, MatMul (2-D). */
   ops?: readonly string[];
+  /** Stated for `partitioning: 'cost'` (ExecutionProvider.linkBandwidth / flopsPerSecond); unset: the defaults. */
+  linkBandwidth?: number;
+  flopsPerSecond?: number;
 }
 
 type Binary = (a: number, b: number) => number;
@@ -22,6 +25,8 @@ export class MockDeviceProvider implements ExecutionProvider {
   readonly name: string;
   readonly device: string;
   readonly kernels: KernelDef[];
+  readonly linkBandwidth?: number;
+  readonly flopsPerSecond?: number;
   copiesToDevice = 0;
   copiesToHost = 0;
   readonly #memory = new WeakMap<DeviceData, Float32Array>();
@@ -29,7 +34,36 @@ export class MockDeviceProvider implements ExecutionProvider {
   constructor(options: MockDeviceOptions = {}) {
     this.name = options.name ?? 'mockdev';
     this.device = `${this.name}:0`;
-    this.kernels = (options.ops ?? ['Relu', 'Add', 'Mul']).map((op) => this.#kernel(op));
+    this.kernels = (options.ops ?? ['Relu', 'Add', 'Mul']).map((op) => (op === 'MatMul' ? this.#matMul() : this.#kernel(op)));
+    this.linkBandwidth = options.linkBandwidth;
+    this.flopsPerSecond = options.flopsPerSecond;
+  }
+
+  /** [M, K] × [K, N], static shapes. */
+  #matMul(): KernelDef {
+    return defineKernel({
+      ep: this.name,
+      domain: '',
+      opType: 'MatMul',
+      sinceVersion: 1,
+      typeConstraints: { T: ['float32'] },
+      supports: (node, graph) => {
+        const [a, b] = node.inputs.map((n) => graph.typeOf(n));
+        const ok = a?.kind === 'tensor' && b?.kind === 'tensor' && a.shape?.length === 2 && b.shape?.length === 2 && [...a.shape, ...b.shape].every((d) => typeof d === 'number') && a.shape[1] === b.shape[0];
+        return ok ? true : 'operands must be static 2-D matrices';
+      },
+      create: () => ({
+        implementation: 'mock',
+        run: (ctx) => {
+          const [a, b] = [ctx.input(0), ctx.input(1)];
+          const [x, y] = [this.#read(a, 'MatMul'), this.#read(b, 'MatMul')];
+          const [m, k, n] = [a.dims[0], a.dims[1], b.dims[1]];
+          const out = new Float32Array(m * n);
+          for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) out[i * n + j] += x[i * k + p] * y[p * n + j];
+          return [this.#store(out, [m, n])];
+        },
+      }),
+    });
   }
 
   #store(data: Float32Array, dims: readonly number[]): Tensor {
