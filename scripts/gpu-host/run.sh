@@ -12,6 +12,7 @@
 #      the batch-32 cases), overhead (wall time besides the GPU: session JS, native call, copies),
 #      onnx123 (writes the ONNX 1.23.1 node suite with the host's onnx and runs its rocm-claimed tests),
 #      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match),
+#      validate (validateProviders, rocm fp32/fp16 against cpu on the committed models),
 #      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU).
 #      Results go to $OUT (or .gpu/out).
 set -uo pipefail
@@ -117,6 +118,11 @@ for stage in $stages; do
       log "stage overhead"
       node scripts/gpu-host/overhead.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-50}" ${SWITCHYARD_OVERHEAD:-resnet50:b1:fp32 resnet50:b1:fp16 bert:s128:fp32 bert:s128:fp16 bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32} >"$out/overhead.log" 2>&1 || status=1
       cut -c1-600 "$out/overhead.log" | tee -a "$out/run.log" ;;
+    validate)
+      # validateProviders: rocm (fp32, fp16) against the CPU EP on the committed models.
+      log "stage validate"
+      node scripts/gpu-host/validate.mjs "$out" >"$out/validate.log" 2>&1 || status=1
+      cut -c1-300 "$out/validate.log" | tee -a "$out/run.log" ;;
     serve-pool)
       # switchyard serve on rocm: one instance against two on the same GPU, same closed-loop load. The
       # host has no node_modules: .gpu/serve.bundle.mjs (scripts/gpu-host/bundle-serve.sh) carries
