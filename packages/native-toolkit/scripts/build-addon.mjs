@@ -69,9 +69,12 @@ export async function buildAddon(spec, argv = process.argv.slice(2)) {
     console.log(`${what} is up to date (${addonPath})`);
     return;
   }
-  // A configure that failed leaves a cache but no build file; cmake-js would then only try to build
-  // and fail with "loading 'build.ninja'". Start that tree over.
-  if (existsSync(join(cmakeOut, 'CMakeCache.txt')) && !['build.ninja', 'Makefile'].some((f) => existsSync(join(cmakeOut, f)))) {
+  // A configure that failed leaves a cache but no build file (cmake-js would then only try to build and
+  // fail with "loading 'build.ninja'"); a tree copied from another checkout has a cache naming that
+  // checkout's sources, which cmake refuses. Start such a tree over.
+  const cache = readStamp(join(cmakeOut, 'CMakeCache.txt'));
+  const home = cache?.match(/^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$/m)?.[1];
+  if (cache !== undefined && (!['build.ninja', 'Makefile'].some((f) => existsSync(join(cmakeOut, f))) || (home !== undefined && home !== spec.sourceDir))) {
     rmSync(cmakeOut, { recursive: true, force: true });
   }
   const started = Date.now();
