@@ -1,15 +1,7 @@
 #!/usr/bin/env node
 // Builds build/Release/switchyard_cpu.node (the oneDNN addon) from native/ with the shared build script
 // of @switchyard/native-toolkit (flags: --force, --clean, --no-install; see its scripts/build-addon.mjs).
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildAddon } from '@switchyard/native-toolkit/build-addon';
 
-const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-await buildAddon({
-  packageRoot,
-  addon: 'switchyard_cpu.node',
-  sourceDir: join(packageRoot, 'native'),
-  inputs: [join(packageRoot, 'native')],
-  hint: 'apt-get install libdnnl-dev cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only; pnpm install in the Switchyard repository)',
-});
+await buildAddon({ from: import.meta.url, addon: 'switchyard_cpu.node', sourceDir: 'native', inputs: ['native'],
+  hint: 'apt-get install libdnnl-dev cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only; pnpm install in the Switchyard repository)' });

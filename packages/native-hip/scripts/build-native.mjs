@@ -14,11 +14,9 @@
 // (:- or ;-lists, each with include/ and lib/). They are cmake settings, so a change reconfigures the
 // tree; what was found is printed (build/cmake-<platform>/switchyard_vendor.json).
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join } from 'node:path';
 import { buildAddon } from '@switchyard/native-toolkit/build-addon';
 
-const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 
 function findExecutable(name, extraDirs) {
@@ -74,10 +72,10 @@ const vendorRoots = [env.SWITCHYARD_ROCM_PATH, env.SWITCHYARD_VENDOR_ROOTS]
   .join(';');
 
 await buildAddon({
-  packageRoot,
+  from: import.meta.url,
   addon: 'switchyard_hip.node',
-  sourceDir: packageRoot,
-  inputs: [join(packageRoot, 'src', 'native'), join(packageRoot, 'CMakeLists.txt')],
+  sourceDir: '.',
+  inputs: ['src/native', 'CMakeLists.txt'],
   cmakeDir: `cmake-${platform}`,
   cmakeOptions: { SWITCHYARD_GPU_PLATFORM: platform, SWITCHYARD_GPU_COMPILER: compiler, SWITCHYARD_GPU_ARCHS: archs, SWITCHYARD_VENDOR_ROOTS: vendorRoots },
   describe: `for ${platform} (${archs})`,

@@ -39,12 +39,19 @@ function readStamp(path) {
   }
 }
 
+/** The nearest folder above `url` (a module's import.meta.url) with a package.json. */
+function packageRootOf(url) {
+  let dir = dirname(fileURLToPath(url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 /**
  * @param {object} spec
- * @param {string} spec.packageRoot   the addon package's folder
+ * @param {string} spec.from          import.meta.url of the package's build script (its package root is found above it)
  * @param {string} spec.addon         file name of the addon (`switchyard_cpu.node`)
- * @param {string} spec.sourceDir     the folder with CMakeLists.txt
- * @param {string[]} spec.inputs      files and folders whose changes call for a rebuild (the toolkit's own are added)
+ * @param {string} spec.sourceDir     the folder with CMakeLists.txt, relative to the package root
+ * @param {string[]} spec.inputs      files and folders (relative) whose changes call for a rebuild (the toolkit's own are added)
  * @param {string} [spec.cmakeDir]    the cmake tree under build/ (default `cmake`)
  * @param {Record<string, string>} [spec.cmakeOptions]  -D definitions; part of the settings stamp
  * @param {string} spec.hint          what to try when the build fails (words that work in a user's project)
@@ -54,13 +61,15 @@ function readStamp(path) {
  */
 export async function buildAddon(spec, argv = process.argv.slice(2)) {
   const args = new Set(argv);
-  const buildDir = join(spec.packageRoot, 'build');
+  const packageRoot = packageRootOf(spec.from);
+  const sourceDir = join(packageRoot, spec.sourceDir);
+  const buildDir = join(packageRoot, 'build');
   const addonPath = join(buildDir, 'Release', spec.addon);
   const stampPath = join(buildDir, 'Release', spec.addon.replace(/\.node$/, '.build.json'));
   const cmakeOut = join(buildDir, spec.cmakeDir ?? 'cmake');
   const cmakeOptions = { ...spec.cmakeOptions, SWITCHYARD_NATIVE_TOOLKIT: toolkitRoot };
   const settings = `${JSON.stringify(cmakeOptions, null, 2)}\n`;
-  const inputs = [...spec.inputs, join(toolkitRoot, 'include'), join(toolkitRoot, 'native'), join(toolkitRoot, 'cmake')];
+  const inputs = [...spec.inputs.map((p) => join(packageRoot, p)), join(toolkitRoot, 'include'), join(toolkitRoot, 'native'), join(toolkitRoot, 'cmake')];
   const what = `${spec.addon}${spec.describe ? ` ${spec.describe}` : ''}`;
 
   if (args.has('--clean')) rmSync(buildDir, { recursive: true, force: true });
@@ -74,13 +83,13 @@ export async function buildAddon(spec, argv = process.argv.slice(2)) {
   // checkout's sources, which cmake refuses. Start such a tree over.
   const cache = readStamp(join(cmakeOut, 'CMakeCache.txt'));
   const home = cache?.match(/^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$/m)?.[1];
-  if (cache !== undefined && (!['build.ninja', 'Makefile'].some((f) => existsSync(join(cmakeOut, f))) || (home !== undefined && home !== spec.sourceDir))) {
+  if (cache !== undefined && (!['build.ninja', 'Makefile'].some((f) => existsSync(join(cmakeOut, f))) || (home !== undefined && home !== sourceDir))) {
     rmSync(cmakeOut, { recursive: true, force: true });
   }
   const started = Date.now();
   try {
-    const { BuildSystem } = createRequire(join(spec.packageRoot, 'package.json'))('cmake-js');
-    const buildSystem = new BuildSystem({ directory: spec.sourceDir, out: cmakeOut, config: 'Release', parallel: availableParallelism(), cMakeOptions: cmakeOptions });
+    const { BuildSystem } = createRequire(join(packageRoot, 'package.json'))('cmake-js');
+    const buildSystem = new BuildSystem({ directory: sourceDir, out: cmakeOut, config: 'Release', parallel: availableParallelism(), cMakeOptions: cmakeOptions });
     // cmake-js decides "Node-API build, no Node header download" from `binary.napi_versions` in the
     // package.json beside CMakeLists.txt; ep-cpu's lives one level up, so say it here for all.
     buildSystem.options.isNodeApi = true;
