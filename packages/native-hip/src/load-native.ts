@@ -7,7 +7,7 @@ import { addonOnce, buildCommand, defaultAddonPath as addonPathOf, loadAddon, ty
 import { isNativeHipBinding, type NativeHipBinding } from './binding.js';
 
 export type NativeHipLoadResult = AddonLoadResult<NativeHipBinding>;
-export type LoadNativeHipOptions = Pick<LoadAddonOptions, 'path' | 'env'>;
+export type LoadNativeHipOptions = Pick<LoadAddonOptions, 'path' | 'env' | 'localPath'>;
 
 const PACKAGE = '@switchyard/native-hip';
 /** Builds the addon from a user's project folder; AMD needs hipcc, NVIDIA nvcc, both cmake and g++. */
