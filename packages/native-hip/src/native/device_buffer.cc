@@ -78,7 +78,7 @@ DeviceBuffer* DeviceBuffer::FromValue(Napi::Env env, const Napi::Value& value, c
   }
   DeviceBuffer* buffer = Napi::ObjectWrap<DeviceBuffer>::Unwrap(value.As<Napi::Object>());
   if (buffer->freed_ || buffer->free_requested_) {
-    throw Napi::Error::New(env, std::string(what) + " was freed");
+    ThrowJs(env, "RELEASED", std::string(what) + " was freed");
   }
   return buffer;
 }

@@ -52,7 +52,7 @@ Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   if (b != nullptr) CheckFits(env, b, count, "b");
   CheckFits(env, out, count, "out");
   if ((b != nullptr && b->device_id() != a->device_id()) || out->device_id() != a->device_id()) {
-    throw Napi::Error::New(env, "elementwise: operands live on different devices");
+    ThrowJs(env, "INVALID_ARGUMENT", "elementwise: operands live on different devices");
   }
   if (count == 0) return env.Undefined();
 

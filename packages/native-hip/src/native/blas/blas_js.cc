@@ -42,7 +42,7 @@ blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where
   DeviceBuffer* b = DeviceBuffer::FromValue(env, o.Get("b"), (w + ": b").c_str());
   DeviceBuffer* c = DeviceBuffer::FromValue(env, o.Get("c"), (w + ": c").c_str());
   if (a->device_id() != c->device_id() || b->device_id() != c->device_id()) {
-    throw Napi::Error::New(env, w + ": a, b and c must be on one device");
+    ThrowJs(env, "INVALID_ARGUMENT", w + ": a, b and c must be on one device");
   }
   blas::GemmDesc d;
   Napi::Value dtype = o.Get("dtype");
@@ -128,7 +128,7 @@ Napi::Value BlasPreparedGemm(const Napi::CallbackInfo& info) {
   DeviceBuffer* bias = nullptr;
   if (!o.Get("bias").IsUndefined()) {
     bias = DeviceBuffer::FromValue(env, o.Get("bias"), "blasPreparedGemm: bias");
-    if (bias->device_id() != c->device_id()) throw Napi::Error::New(env, "blasPreparedGemm: bias must be on C's device");
+    if (bias->device_id() != c->device_id()) ThrowJs(env, "INVALID_ARGUMENT", "blasPreparedGemm: bias must be on C's device");
     if (d.batch != 1 || d.beta != 0.0f) ThrowJsRange(env, "INVALID_ARGUMENT", "blasPreparedGemm: a bias needs batch 1 and beta 0");
     if (static_cast<double>(d.n) * element > static_cast<double>(bias->byte_length())) {
       ThrowJsRange(env, "INVALID_ARGUMENT", "blasPreparedGemm: bias needs " + std::to_string(d.n * element) + " bytes");

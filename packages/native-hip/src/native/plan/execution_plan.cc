@@ -149,7 +149,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     PlanStep step;
     const std::string name = op_name.As<Napi::String>().Utf8Value();
     step.op = FindStepOp(name);
-    if (step.op == nullptr) throw Napi::Error::New(env, "ExecutionPlan: " + where + ": this build has no step op '" + name + "' (planStepOps() lists those it has)");
+    if (step.op == nullptr) ThrowJs(env, "UNSUPPORTED", "ExecutionPlan: " + where + ": this build has no step op '" + name + "' (planStepOps() lists those it has)");
     Napi::Array attrs = ArrayAt(env, s, "attrs", where);
     for (uint32_t k = 0; k < attrs.Length(); ++k) {
       Napi::Value v = attrs.Get(k);
@@ -179,7 +179,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     }
     const size_t given_workspace = step.args.workspace_bytes;
     const std::string problem = step.op->check(&step.args);
-    if (!problem.empty()) throw Napi::Error::New(env, "ExecutionPlan: " + where + " (" + name + "): " + problem);
+    if (!problem.empty()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " (" + name + "): " + problem);
     if (step.args.workspace_bytes > given_workspace) {
       throw Napi::Error::New(env, "ExecutionPlan: " + where + " (" + name + ") needs " + std::to_string(step.args.workspace_bytes) +
                                       " bytes of workspace, the description gives " + std::to_string(given_workspace));

@@ -248,7 +248,7 @@ std::string ExecutionPlan::FinishRun(RunIo& io) {
 void ExecutionPlan::ReadRunArgs(const Napi::CallbackInfo& info, const char* method, RunIo& io, std::vector<Napi::Value>& values) {
   Napi::Env env = info.Env();
   const std::string call = std::string("ExecutionPlan.") + method;
-  if (disposed_) throw Napi::Error::New(env, call + ": the plan was disposed");
+  if (disposed_) ThrowJs(env, "RELEASED", call + ": the plan was disposed");
   if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsArray()) {
     ThrowJs(env, "INVALID_ARGUMENT", call + "(inputs, outputs): both must be arrays", true);
   }
@@ -270,7 +270,7 @@ void ExecutionPlan::ReadRunArgs(const Napi::CallbackInfo& info, const char* meth
     }
     DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
     if (b->byte_length() < slot.bytes) ThrowJsRange(env, "INVALID_ARGUMENT", what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
-    if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
+    if (b->device_id() != device_id_) ThrowJs(env, "INVALID_ARGUMENT", what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
     return {b->data(), false};
   };
   for (uint32_t i = 0; i < inputs.Length(); ++i) {
@@ -337,7 +337,7 @@ Napi::Value ExecutionPlan::Start(const Napi::CallbackInfo& info) {
     if (!error.empty()) {
       AbortRun();
       ReleaseRun();
-      throw Napi::Error::New(env, "ExecutionPlan.start: " + error);
+      ThrowJs(env, "RUNTIME", "ExecutionPlan.start: " + error);
     }
     TouchHostOutputs(run->io);
     for (const Napi::Value& v : values) run->keep.push_back(Napi::Persistent(v));
@@ -359,13 +359,13 @@ Napi::Value ExecutionPlan::Poll(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (polled_ == nullptr) {
     // After dispose(): it finished the run in flight, if there was one, before freeing the plan.
-    throw Napi::Error::New(env, disposed_ ? "ExecutionPlan.poll: the plan was disposed"
-                                          : "ExecutionPlan.poll: no run begun by start() is in flight");
+    ThrowJs(env, disposed_ ? "RELEASED" : "INVALID_ARGUMENT",
+            disposed_ ? "ExecutionPlan.poll: the plan was disposed" : "ExecutionPlan.poll: no run begun by start() is in flight");
   }
   // hipErrorNotReady: still running. Any other failure surfaces from FinishRun's synchronization.
   if (hipEventQuery(steps_end_) == hipErrorNotReady) return Napi::Boolean::New(env, false);
   const std::string error = FinishPolledRun();
-  if (!error.empty()) throw Napi::Error::New(env, "ExecutionPlan.run: " + error);
+  if (!error.empty()) ThrowJs(env, "RUNTIME", "ExecutionPlan.run: " + error);
   return Napi::Boolean::New(env, true);
 }
 

@@ -293,7 +293,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
     Napi::Env env = info.Env();
     EventObject* start = Unwrapped(env, info[0], "Event.elapsedMs: start");
     EventObject* end = Unwrapped(env, info[1], "Event.elapsedMs: end");
-    if (!start->recorded_ || !end->recorded_) throw Napi::Error::New(env, "Event.elapsedMs: both events must be recorded");
+    if (!start->recorded_ || !end->recorded_) ThrowJs(env, "INVALID_ARGUMENT", "Event.elapsedMs: both events must be recorded");
     float ms = 0;
     CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventElapsedTime), hipEventElapsedTime(&ms, start->event_, end->event_));
     return Napi::Number::New(env, ms);
