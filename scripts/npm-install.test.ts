@@ -18,8 +18,11 @@ import { publint } from 'publint';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PLATFORM_PACKAGE = 'ep-cpu-linux-x64-gnu';
-/** The quick start imports core and asks for ['rocm', 'cpu']: ep-rocm (with native-hip, optional) and ep-cpu. */
-const PACKED = ['core', 'ep-cpu', PLATFORM_PACKAGE, 'ep-rocm', 'native-hip'];
+/**
+ * The quick start imports core and asks for ['rocm', 'cpu']: ep-rocm (with native-hip, optional) and ep-cpu;
+ * native-toolkit (the addons' shared loader, headers and build script) is a dependency of both addons.
+ */
+const PACKED = ['core', 'ep-cpu', PLATFORM_PACKAGE, 'ep-rocm', 'native-hip', 'native-toolkit'];
 const addon = join(repo, 'packages/ep-cpu/build/Release/switchyard_cpu.node');
 const COMPILERS = ['gcc', 'g++', 'cc', 'c++', 'cmake', 'clang', 'clang++', 'make'];
 
@@ -158,7 +161,7 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
     const script = "import { CpuExecutionProvider } from '@switchyard/ep-cpu'; console.log('DESCRIBE ' + new CpuExecutionProvider().describe());";
     writeFileSync(join(bare, 'describe.mjs'), script);
     timed('npm install without the platform package', () =>
-      execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarballs.get('core')!, tarballs.get('ep-cpu')!], { cwd: bare, env, stdio: 'pipe', timeout: 120_000 }),
+      execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarballs.get('core')!, tarballs.get('ep-cpu')!, tarballs.get('native-toolkit')!], { cwd: bare, env, stdio: 'pipe', timeout: 120_000 }),
     );
     expect(existsSync(join(bare, 'node_modules/@switchyard', PLATFORM_PACKAGE))).toBe(false);
     const described = execFileSync('node', ['describe.mjs'], { cwd: bare, env, encoding: 'utf8' });
@@ -167,6 +170,22 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
     expect(described).toContain('npm install');
     expect(described).toContain('node node_modules/@switchyard/ep-cpu/scripts/build-native.mjs');
     expect(described).not.toMatch(/pnpm|--filter/);
+  });
+
+  it("a build from source in the user's project finds the shared native toolkit as CMake and the build scripts do", () => {
+    // What each addon's CMakeLists.txt runs (node -p require.resolve) from its own folder, and what its
+    // scripts/build-native.mjs imports: both must land in the project's node_modules.
+    const toolkit = join(project, 'node_modules/@switchyard/native-toolkit');
+    for (const [pkg, cmakeDir] of [['ep-cpu', 'native'], ['native-hip', '.']] as const) {
+      const cwd = join(project, 'node_modules/@switchyard', pkg, cmakeDir);
+      const found = execFileSync('node', ['-p', "require('path').dirname(require.resolve('@switchyard/native-toolkit/package.json'))"], { cwd, env, encoding: 'utf8' }).trim();
+      expect(realpathSync(found), pkg).toBe(realpathSync(toolkit));
+      const imported = execFileSync('node', ['--input-type=module', '-e', "const m = await import('@switchyard/native-toolkit/build-addon'); console.log(typeof m.buildAddon)"], { cwd, env, encoding: 'utf8' }).trim();
+      expect(imported, pkg).toBe('function');
+    }
+    for (const f of ['include/switchyard/errors.h', 'include/switchyard/js_args.h', 'include/switchyard/promise_worker.h', 'native/js_args.cc', 'cmake/switchyard-native-toolkit.cmake']) {
+      expect(existsSync(join(toolkit, f)), f).toBe(true);
+    }
   });
 
   it('packs dist and types, no tests, no build folders, at reasonable sizes', () => {

@@ -146,7 +146,8 @@ fi
 say "packages built"
 
 # --- native addons -----------------------------------------------------------------------------
-# Every package with a "build:native" script (ep-cpu: oneDNN; native-hip: HIP; …). Native parts are
+# Every package with a "build:native" script (ep-cpu: oneDNN; native-hip: HIP; ep-migraphx: the MIGraphX
+# loader), each a call to the shared build of @switchyard/native-toolkit (scripts/build-addon.mjs). Native parts are
 # optional: each EP falls back (TS kernels) or declines (no device) without them, so a failed
 # native build is a warning, remembered until its sources or the GPU platform change.
 native_key="SWITCHYARD_GPU_PLATFORM=${SWITCHYARD_GPU_PLATFORM:-}"
@@ -159,7 +160,10 @@ build_native() {
   name="$(sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p' "$dir/package.json" | head -n 1)"
   local ok_stamp="$dir/build/.switchyard-native.stamp" failed_stamp="$dir/build/.switchyard-native.failed"
   local log="$state_dir/native-$pkg.log"
-  local watch=("$dir" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build" \) -prune
+  # The package's own sources and the shared native toolkit's (headers, sources, CMake module, build script).
+  local toolkit=packages/native-toolkit
+  local watch=("$dir" "$toolkit" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build"
+    -o -path "$toolkit/node_modules" -o -path "$toolkit/dist" \) -prune
     -o -type f ! -name '*.ts' ! -name '*.md' ! -name '*.tsbuildinfo')
   if ! stale "$ok_stamp" "${watch[@]}" && [[ "$(cat "$ok_stamp")" == "$native_key" ]]; then
     say "native $name ok"

@@ -8,4 +8,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
+  // The shared addon loader is bundled in, so dist runs where only dist travels (the GPU host carries
+  // packages/*/dist, not node_modules); the toolkit stays a dependency for its headers and build script.
+  noExternal: ['@switchyard/native-toolkit'],
 });

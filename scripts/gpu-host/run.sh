@@ -3,7 +3,8 @@
 # network (see docs/gpu-host.md). From the repository root:
 #   1. puts the carried Node runtime on PATH (.gpu/node, made by bundle-node.sh)
 #   2. builds native-hip for the platform it finds (nvcc -> NVIDIA sm_90 + cuBLAS/cuDNN when their
-#      headers exist; hipcc -> AMD) with plain cmake, using the carried node-addon-api headers
+#      headers exist; hipcc -> AMD) with plain cmake, using the carried node-addon-api headers and the
+#      shared C++ toolkit of packages/native-toolkit (tracked sources; its dist is bundled into the others)
 #   3. links the workspace packages (packages/*/dist must be carried: dist is git-ignored)
 #   4. runs the stages named in STAGES (default "tests"): tests (node:test GPU tests), backend
 #      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
@@ -48,7 +49,8 @@ log "building native-hip for $platform ($archs) with $compiler"
 t0=$(date +%s)
 cmake -S packages/native-hip -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DSWITCHYARD_GPU_PLATFORM=$platform -DSWITCHYARD_GPU_COMPILER="$compiler" "-DSWITCHYARD_GPU_ARCHS=$archs" \
-  "-DCMAKE_JS_INC=$root/$napi_headers;$root/$napi_api" -DCMAKE_JS_SRC= -DCMAKE_JS_LIB= >"$out/build.log" 2>&1 &&
+  "-DCMAKE_JS_INC=$root/$napi_headers;$root/$napi_api" -DCMAKE_JS_SRC= -DCMAKE_JS_LIB= \
+  -DSWITCHYARD_NATIVE_TOOLKIT="$root/packages/native-toolkit" >"$out/build.log" 2>&1 &&
   cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then log "build failed (rc $rc); tail of build.log:"; tail -40 "$out/build.log" | tee -a "$out/run.log"; exit 1; fi

@@ -1,4 +1,4 @@
-export { SwitchyardError, AbortError, type ErrorCode } from './errors.js';
+export { SwitchyardError, AbortError, fromNativeError, isErrorCode, type ErrorCode } from './errors.js';
 export { env, LOG_LEVELS, type Env, type LogLevel } from './env.js';
 export * from './tensor/data-type.js';
 export { Tensor, elementCount, MAX_TENSOR_ELEMENTS, type TensorLocation, type DeviceData } from './tensor/tensor.js';

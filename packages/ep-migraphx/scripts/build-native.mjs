@@ -1,67 +1,8 @@
 #!/usr/bin/env node
-// Builds build/Release/switchyard_migraphx.node (the dlopen shim for MIGraphX's C library) with cmake-js.
-//
-//   node scripts/build-native.mjs            build if any file under native/ is newer than the addon
-//   node scripts/build-native.mjs --force    always run cmake-js (it still only recompiles what changed)
-//   node scripts/build-native.mjs --clean    remove build/ first (after moving the checkout, say)
-//
-// Up-to-date runs return in milliseconds: we compare mtimes before starting cmake at all.
-// Failures exit 1 with cmake's output above and a hint below; nothing calls this from `pnpm install`.
-// cmake works in build/cmake; the finished addon is copied into build/Release with a rename, so a
-// process loading it (a test running beside the build) never sees a half-written file.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+// Builds build/Release/switchyard_migraphx.node (the dlopen shim for MIGraphX's C library; needs no
+// MIGraphX to build) with the shared build script of @switchyard/native-toolkit (flags: --force,
+// --clean, --no-install; see its scripts/build-addon.mjs).
+import { buildAddon } from '@switchyard/native-toolkit/build-addon';
 
-const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const nativeDir = join(packageRoot, 'native');
-const buildDir = join(packageRoot, 'build');
-const addonPath = join(buildDir, 'Release', 'switchyard_migraphx.node');
-const args = new Set(process.argv.slice(2));
-
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function upToDate() {
-  if (!existsSync(addonPath)) return false;
-  return statSync(addonPath).mtimeMs >= newestMtime(nativeDir);
-}
-
-if (args.has('--clean')) rmSync(buildDir, { recursive: true, force: true });
-if (!args.has('--force') && !args.has('--clean') && upToDate()) {
-  console.log(`switchyard_migraphx.node is up to date (${addonPath})`);
-  process.exit(0);
-}
-
-const started = Date.now();
-try {
-  const require = createRequire(import.meta.url);
-  const { BuildSystem } = require('cmake-js');
-  const buildSystem = new BuildSystem({
-    directory: nativeDir,
-    out: join(buildDir, 'cmake'),
-    config: 'Release',
-    parallel: availableParallelism(),
-  });
-  // cmake-js decides "Node-API build, no Node header download" from `binary.napi_versions` in the
-  // package.json beside CMakeLists.txt; ours lives one level up (in the package root), so say it here.
-  buildSystem.options.isNodeApi = true;
-  await buildSystem.build();
-  mkdirSync(dirname(addonPath), { recursive: true });
-  const temporary = `${addonPath}.${process.pid}.tmp`;
-  copyFileSync(join(buildDir, 'cmake', 'Release', 'switchyard_migraphx.node'), temporary);
-  renameSync(temporary, addonPath);
-} catch (error) {
-  console.error(`\nbuild-native: failed: ${error instanceof Error ? error.message : String(error)}`);
-  console.error('Possible fixes: apt-get install cmake g++ | pnpm install (cmake-js, node-addon-api) | node scripts/build-native.mjs --clean');
-  process.exit(1);
-}
-console.log(`switchyard_migraphx.node built in ${((Date.now() - started) / 1000).toFixed(1)} s (${addonPath})`);
+await buildAddon({ from: import.meta.url, addon: 'switchyard_migraphx.node', sourceDir: 'native', inputs: ['native/src', 'native/CMakeLists.txt'],
+  hint: 'apt-get install cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only; pnpm install in the Switchyard repository)' });

@@ -39,4 +39,4 @@ export type {
   NativeTensor,
   NativeCompileOptions,
 } from './native/binding.js';
-export { loadMigraphxAddon, migraphxAddon, BUILD_COMMAND } from './native/load-native.js';
+export { loadMigraphxAddon, migraphxAddon, BUILD_COMMAND, type LoadMigraphxAddonOptions } from './native/load-native.js';

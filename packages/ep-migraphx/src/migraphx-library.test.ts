@@ -47,8 +47,12 @@ describe('libraryCandidates', () => {
 
 describe('loadMigraphxAddon', () => {
   it('explains a missing build with the command that builds it', () => {
-    const result = loadMigraphxAddon(join(tmpdir(), 'nowhere', 'switchyard_migraphx.node'));
-    expect(result.ok || result.reason).toMatch(/not built .*pnpm --filter @switchyard\/ep-migraphx run build:native/);
+    const localPath = join(tmpdir(), 'nowhere', 'switchyard_migraphx.node');
+    const result = loadMigraphxAddon({ localPath, env: {} });
+    expect(result.ok || result.reason).toContain(`not built (no ${localPath})`);
+    // In words that work in a user's project: no monorepo commands.
+    expect(result.ok || result.reason).toContain('node node_modules/@switchyard/ep-migraphx/scripts/build-native.mjs');
+    expect(result.ok || result.reason).not.toMatch(/pnpm|--filter/);
   });
 });
 

@@ -27,7 +27,7 @@ function expectMissingLibraryReason(reason: string, tried: string): void {
     expect(reason).toMatch(/^libmigraphx_c\.so not found: tried /);
     expect(reason).toContain(tried);
   } else {
-    expect(reason).toMatch(/MIGraphX loader addon is not built.*build:native/);
+    expect(reason).toMatch(/MIGraphX loader addon is not built.*scripts\/build-native\.mjs/);
   }
 }
 

@@ -20,7 +20,7 @@ function expectDeclineReason(reason: string): void {
     expect(reason).toContain('HIP_VISIBLE_DEVICES');
     expect(reason).toMatch(/^no AMD GPU is visible to HIP \(hipGetDeviceCount: hipError\w+\)|^no NVIDIA GPU/);
   } else {
-    expect(reason).toMatch(/^HIP addon unavailable: .*build:native/);
+    expect(reason).toMatch(/^HIP addon unavailable: .*scripts\/build-native\.mjs/);
   }
 }
 

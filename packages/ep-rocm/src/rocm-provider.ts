@@ -79,7 +79,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
     this.#tf32TensorCores = binding.blasInfo().backend === 'cuBLAS' && chosen.major >= 8;
     this.#runtime = probe.runtime;
     if (!hasPlanBinding(binding)) {
-      throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: pnpm --filter @switchyard/native-hip run build:native`);
+      throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: node node_modules/@switchyard/native-hip/scripts/build-native.mjs --clean`);
     }
     this.#memory = new RocmDeviceMemory(binding, deviceId, this.options.gpuMemLimit, this.options.arenaExtendStrategy);
     this.#plans = binding;

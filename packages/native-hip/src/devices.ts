@@ -4,6 +4,7 @@
  */
 import type { DeviceProperties, NativeHipBinding, RuntimeInfo } from './binding.js';
 import { explainNoDevice, gatherGpuFacts } from './gpu-diagnosis.js';
+import { buildCommand } from '@switchyard/native-toolkit';
 import { nativeHipBinding } from './load-native.js';
 
 export interface UsableDevice extends DeviceProperties {
@@ -25,7 +26,7 @@ export interface ProbeOptions {
 function rebuildHint(runtime: RuntimeInfo, arch: string): string {
   const variable = runtime.platform === 'amd' ? 'SWITCHYARD_HIP_ARCHS' : 'SWITCHYARD_CUDA_ARCHS';
   const value = runtime.platform === 'amd' ? arch : arch.replace(/^sm_/, '');
-  return `rebuild with ${variable}="${value}" pnpm --filter @switchyard/native-hip run build:native`;
+  return `rebuild with ${variable}="${value}" ${buildCommand('@switchyard/native-hip')} --force`;
 }
 
 /** Lists the devices and whether each can run this build's kernels; `ok` when at least one can. */

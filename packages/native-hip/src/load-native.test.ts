@@ -49,11 +49,17 @@ describe.skipIf(!hasCompiler)('switchyard_hip.node (built here)', () => {
 
   it.skipIf(gpuHost)('throws a coded error, not a crash, when asked for a device that is not there', () => {
     expect(() => binding.deviceProperties(0)).toThrow(/GetDeviceCount: \w+ErrorNoDevice|not in \[0, 0\)/);
+    // GPU failures carry the runtime's status name as their code (gpu_errors.h, through the toolkit's ThrowJs).
+    expect(() => new binding.DeviceBuffer(0, 16)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^(hip|cuda)Error\w+$/) }));
     expect(() => new binding.DeviceBuffer(0, 16)).toThrow(/hipSetDevice|cudaSetDevice|ErrorInvalidDevice|ErrorNoDevice/);
   });
 
   it('rejects bad arguments with clear errors', () => {
     expect(() => Reflect.apply(binding.deviceProperties, binding, ['0'])).toThrow(TypeError);
+    // The native toolkit's coded errors: the code SwitchyardError uses, on TypeErrors and RangeErrors alike.
+    expect(() => Reflect.apply(binding.deviceProperties, binding, ['0'])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => new binding.DeviceBuffer(-1, 4)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => binding.elementwise('Div' as 'Add', null as never, null, null as never, 1)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     expect(() => new binding.DeviceBuffer(-1, 4)).toThrow(/deviceId must be a non-negative integer/);
     expect(() => new binding.DeviceBuffer(0, 1.5)).toThrow(/byteLength must be a non-negative integer/);
     expect(() => binding.elementwise('Div' as 'Add', null as never, null, null as never, 1)).toThrow(/unknown op 'Div'/);
@@ -70,10 +76,14 @@ describe.runIf(!hasCompiler)('switchyard_hip.node (no GPU compiler here)', () =>
 });
 
 describe('loadNativeHip', () => {
-  it('explains a missing build with the command that builds it', () => {
-    const result = loadNativeHip({ path: join(tmpdir(), 'no-such-dir', 'switchyard_hip.node') });
-    expect(result).toEqual({ ok: false, reason: expect.stringContaining('pnpm --filter @switchyard/native-hip run build:native') });
-    expect(result.ok || result.reason).toMatch(/not built.*hipcc/);
+  it('explains a missing build with the command that builds it, in words that work in a user project', () => {
+    const localPath = join(tmpdir(), 'no-such-dir', 'switchyard_hip.node');
+    const result = loadNativeHip({ localPath, env: {} });
+    expect(result).toEqual({ ok: false, reason: expect.stringContaining('node node_modules/@switchyard/native-hip/scripts/build-native.mjs') });
+    expect(result.ok || result.reason).toMatch(/^the HIP addon is not built \(no .*switchyard_hip\.node\)\. Fix: build it: apt-get install hipcc/);
+    expect(result.ok || result.reason).not.toMatch(/pnpm|--filter/);
+    const named = loadNativeHip({ env: { SWITCHYARD_HIP_ADDON: localPath } });
+    expect(named.ok || named.reason).toContain(`named by SWITCHYARD_HIP_ADDON does not exist (no ${localPath})`);
   });
 
   it('can be disabled by SWITCHYARD_HIP_NATIVE=0', () => {
@@ -88,7 +98,7 @@ describe('loadNativeHip', () => {
     writeFileSync(path, 'not an ELF file');
     const result = loadNativeHip({ path });
     expect(result.ok).toBe(false);
-    expect(result.ok || result.reason).toMatch(/loading .* failed .*build:native/);
+    expect(result.ok || result.reason).toMatch(/loading .* failed .*rebuild it: node node_modules\/@switchyard\/native-hip\/scripts\/build-native\.mjs --clean$/);
   });
 
   it('looks for the addon inside the package', () => {

@@ -92,11 +92,11 @@ describe.skipIf(!hipcc || !cmake)('vendor library detection (cmake configure, AM
 describe.skipIf(!hipcc && !findOnPath('nvcc'))('the addon built here reports what its build found', () => {
   it('says "built without <header> headers" exactly for the seams whose headers were missing', () => {
     execFileSync(process.execPath, [join(packageRoot, 'scripts', 'build-native.mjs')], { stdio: 'pipe' });
-    const stamp = JSON.parse(readFileSync(join(packageRoot, 'build', 'Release', 'switchyard_hip.build.json'), 'utf8')) as { platform: string };
-    const report = readReport(join(packageRoot, 'build', `cmake-${stamp.platform}`));
+    const stamp = JSON.parse(readFileSync(join(packageRoot, 'build', 'Release', 'switchyard_hip.build.json'), 'utf8')) as { SWITCHYARD_GPU_PLATFORM: string };
+    const report = readReport(join(packageRoot, 'build', `cmake-${stamp.SWITCHYARD_GPU_PLATFORM}`));
     const loaded = loadNativeHip();
     if (!loaded.ok) throw new Error(loaded.reason);
-    const amd = stamp.platform === 'amd';
+    const amd = stamp.SWITCHYARD_GPU_PLATFORM === 'amd';
     const seams = [
       { info: loaded.binding.blasInfo(), vendor: entry(report, amd ? 'ROCBLAS' : 'CUBLAS'), backend: amd ? 'rocBLAS' : 'cuBLAS' },
       { info: loaded.binding.dnnInfo(), vendor: entry(report, amd ? 'MIOPEN' : 'CUDNN'), backend: amd ? 'MIOpen' : 'cuDNN' },

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "parallel.h"
 #include "tensor_args.h"
 #include "vector_isa.h"

@@ -10,7 +10,7 @@
 
 #include "channel_split.h"
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -4,7 +4,7 @@
 
 #include "conv_primitive_desc.h"
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -4,8 +4,8 @@
 
 #include "conv_primitive_desc.h"
 #include "engine.h"
-#include "errors.h"
-#include "js_args.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
 
 namespace switchyard {
 

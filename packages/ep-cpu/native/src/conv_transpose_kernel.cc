@@ -5,7 +5,7 @@
 #include "conv_kernel.h"  // BlockOf
 #include "depth_to_space_deconv.h"
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "errors.h"
-#include "js_args.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
 
 namespace switchyard {
 

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard::eltwise {
 

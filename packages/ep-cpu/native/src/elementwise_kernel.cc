@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard::eltwise {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard::eltwise {
 

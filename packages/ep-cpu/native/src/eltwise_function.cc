@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "engine.h"
-#include "errors.h"
-#include "js_args.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
 #include "primitive_lru.h"
 #include "scratchpad.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "conv_kernel.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "scratchpad.h"
 
 namespace switchyard {

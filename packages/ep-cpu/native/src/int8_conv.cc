@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "scratchpad.h"
 
 namespace switchyard {

@@ -3,9 +3,9 @@
 #include <array>
 #include <string>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "int8_options.h"
-#include "js_args.h"
+#include <switchyard/js_args.h>
 
 namespace switchyard {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "int8_transpose.h"
 
 namespace switchyard {

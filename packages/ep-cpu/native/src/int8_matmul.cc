@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "scratchpad.h"
 
 namespace switchyard {

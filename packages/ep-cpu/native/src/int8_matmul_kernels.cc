@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "scratchpad.h"
 
 namespace switchyard {

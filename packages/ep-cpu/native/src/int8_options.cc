@@ -1,6 +1,6 @@
 #include "int8_options.h"
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "int8_weights.h"
-#include "js_args.h"
+#include <switchyard/js_args.h>
 #include "quantize_kernels.h"
 
 namespace switchyard {

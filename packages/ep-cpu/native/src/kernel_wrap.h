@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "engine.h"
-#include "errors.h"
-#include "js_args.h"
-#include "promise_worker.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
+#include <switchyard/promise_worker.h>
 
 namespace switchyard {
 

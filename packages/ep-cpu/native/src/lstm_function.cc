@@ -1,7 +1,7 @@
 #include "lstm_function.h"
 
-#include "errors.h"
-#include "js_args.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
 #include "lstm_kernel.h"
 
 namespace switchyard {

@@ -24,6 +24,7 @@
 #include "reduce_function.h"
 #include "reorder_primitive.h"
 #include "resize_primitive.h"
+#include "onednn_errors.h"
 #include "runtime_info.h"
 #include "softmax_function.h"
 #include "strided_matmul_primitive.h"
@@ -33,6 +34,7 @@ namespace {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   switchyard::DefaultThreads();  // capture OpenMP's default before any ThreadScope runs
+  switchyard::SetExceptionTranslator(switchyard::TranslateOneDnnError);
   exports.Set("ConvPrimitive", switchyard::ConvPrimitive::Define(env));
   exports.Set("ConvDwPrimitive", switchyard::ConvDwPrimitive::Define(env));
   exports.Set("MatMulPrimitive", switchyard::MatMulPrimitive::Define(env));

@@ -6,7 +6,7 @@
 #include <new>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -1,6 +1,6 @@
 #include "memory_desc.h"
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -3,11 +3,16 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <switchyard/dims.h>
+
 #include <string>
+#include <type_traits>
 
 namespace switchyard {
 
-using Dims = dnnl::memory::dims;
+// The toolkit's Dims (what its argument readers return) is oneDNN's dims type, and its rank limit oneDNN's.
+static_assert(std::is_same<Dims, dnnl::memory::dims>::value, "switchyard::Dims must be dnnl::memory::dims");
+static_assert(kMaxRank == DNNL_MAX_NDIMS, "the toolkit's rank limit must match oneDNN's");
 
 // Dense row-major float32 layout: how every tensor crosses the JS boundary.
 dnnl::memory::desc PlainDesc(const Dims& dims);

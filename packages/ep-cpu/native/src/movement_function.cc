@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "parallel.h"
 #include "strided_copy.h"
 #include "tensor_args.h"

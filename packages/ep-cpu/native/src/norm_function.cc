@@ -5,8 +5,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "engine.h"
-#include "errors.h"
-#include "js_args.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
 #include "primitive_lru.h"
 #include "scratchpad.h"
 

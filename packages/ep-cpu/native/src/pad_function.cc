@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "parallel.h"
 #include "tensor_args.h"
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -2,7 +2,7 @@
 
 #include "blocked_max_pool.h"
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -2,7 +2,7 @@
 
 #include "conv_kernel.h"
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -3,8 +3,8 @@
 #include <array>
 
 #include "engine.h"
-#include "errors.h"
-#include "js_args.h"
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
 
 namespace switchyard {
 

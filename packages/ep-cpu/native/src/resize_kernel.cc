@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "engine.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 #include "scratchpad.h"
 
 namespace switchyard {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

@@ -5,7 +5,7 @@
 #include <new>
 
 #include "conv_kernel.h"
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 

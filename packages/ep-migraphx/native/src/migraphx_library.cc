@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
+
 #include "migraphx_api.h"
 
 namespace switchyard {
@@ -139,12 +142,13 @@ const migraphx_api::Api* LoadedApi() {
 
 Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "loadLibrary(candidates): candidates must be an array of strings");
+  const std::string candidatesError = "loadLibrary(candidates): candidates must be an array of strings";
+  if (info.Length() < 1 || !info[0].IsArray()) ThrowJs(env, "INVALID_ARGUMENT", candidatesError, true);
   Napi::Array candidates = info[0].As<Napi::Array>();
   std::vector<std::string> paths;
   for (uint32_t i = 0; i < candidates.Length(); i++) {
     Napi::Value v = candidates.Get(i);
-    if (!v.IsString()) throw Napi::TypeError::New(env, "loadLibrary(candidates): candidates must be an array of strings");
+    if (!v.IsString()) ThrowJs(env, "INVALID_ARGUMENT", candidatesError, true);
     paths.push_back(v.As<Napi::String>().Utf8Value());
   }
 
@@ -200,10 +204,8 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
 
 Napi::Value TargetError(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "targetError(name): name must be a string");
-  const std::string name = info[0].As<Napi::String>().Utf8Value();
-  if (name.empty() || name.find('\0') != std::string::npos) throw Napi::TypeError::New(env, "targetError(name): name must be a non-empty string");
-  if (g_library.handle == nullptr) throw Napi::Error::New(env, "targetError: no MIGraphX library is loaded (call loadLibrary first)");
+  const std::string name = ExpectString(env, info[0], "targetError(name): name");
+  if (g_library.handle == nullptr) ThrowJs(env, "RUNTIME", "targetError: no MIGraphX library is loaded (call loadLibrary first)");
   migraphx_api::Target target = nullptr;
   migraphx_api::Status status = g_library.api.target_create(&target, name.c_str());
   if (target != nullptr) g_library.api.target_destroy(target);

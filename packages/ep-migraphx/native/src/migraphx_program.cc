@@ -7,6 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include <switchyard/errors.h>
+#include <switchyard/js_args.h>
+#include <switchyard/promise_worker.h>
+
 #include "migraphx_api.h"
 #include "migraphx_library.h"
 
@@ -26,17 +30,14 @@ std::string StatusName(api::Status s) {
   }
 }
 
-// Throws a message naming the call when `status` is not success (caught in the workers' Execute).
-struct MgxError {
-  std::string message;
-};
+// Throws a coded error naming the call when `status` is not success (the promise worker rejects with it).
 void Check(api::Status status, const char* call) {
-  if (status != api::kSuccess) throw MgxError{std::string(call) + " failed: " + StatusName(status) + " (" + std::to_string(status) + ")"};
+  if (status != api::kSuccess) throw CodedError("RUNTIME", std::string(call) + " failed: " + StatusName(status) + " (" + std::to_string(status) + ")");
 }
 
 const api::Api& Api() {
   const api::Api* a = LoadedApi();
-  if (a == nullptr) throw MgxError{"no MIGraphX library is loaded (call loadLibrary first)"};
+  if (a == nullptr) throw CodedError("RUNTIME", "no MIGraphX library is loaded (call loadLibrary first)");
   return *a;
 }
 
@@ -80,39 +81,27 @@ size_t ElementCount(const std::vector<size_t>& dims) {
 
 // ---- JS → baton parsing (main thread) ----
 
-std::vector<size_t> ReadDims(Napi::Env env, Napi::Value v, const std::string& what) {
-  if (!v.IsArray()) throw Napi::TypeError::New(env, what + ": dims must be an array of non-negative integers");
-  Napi::Array a = v.As<Napi::Array>();
-  std::vector<size_t> dims;
-  for (uint32_t i = 0; i < a.Length(); i++) {
-    Napi::Value d = a.Get(i);
-    double x = d.IsNumber() ? d.As<Napi::Number>().DoubleValue() : -1;
-    if (!(x >= 0) || x != static_cast<double>(static_cast<int64_t>(x)) || x > 9.0e15) {
-      throw Napi::TypeError::New(env, what + ": dims must be an array of non-negative integers");
-    }
-    dims.push_back(static_cast<size_t>(x));
-  }
-  return dims;
+std::vector<size_t> ReadSizes(Napi::Env env, Napi::Value v, const std::string& what) {
+  const Dims dims = ExpectDims(env, v, what + ": dims", 64);
+  return std::vector<size_t>(dims.begin(), dims.end());
 }
 
 HostTensor ReadTensor(Napi::Env env, Napi::Value v, const std::string& what) {
-  if (!v.IsObject()) throw Napi::TypeError::New(env, what + " must be {name, type, dims, data}");
+  if (!v.IsObject()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be {name, type, dims, data}", true);
   Napi::Object o = v.As<Napi::Object>();
   HostTensor t;
-  Napi::Value name = o.Get("name");
-  if (!name.IsString()) throw Napi::TypeError::New(env, what + ": name must be a string");
-  t.name = name.As<Napi::String>().Utf8Value();
+  t.name = ExpectString(env, o.Get("name"), what + ": name");
   Napi::Value type = o.Get("type");
   const std::string type_name = type.IsString() ? type.As<Napi::String>().Utf8Value() : "";
   t.type = api::DataTypeFromName(type_name);
-  if (t.type < 0) throw Napi::TypeError::New(env, what + " '" + t.name + "': MIGraphX has no type for '" + type_name + "'");
-  t.dims = ReadDims(env, o.Get("dims"), what + " '" + t.name + "'");
+  if (t.type < 0) ThrowJs(env, "INVALID_ARGUMENT", what + " '" + t.name + "': MIGraphX has no type for '" + type_name + "'", true);
+  t.dims = ReadSizes(env, o.Get("dims"), what + " '" + t.name + "'");
   Napi::Value data = o.Get("data");
-  if (!data.IsTypedArray()) throw Napi::TypeError::New(env, what + " '" + t.name + "': data must be a typed array");
+  if (!data.IsTypedArray()) ThrowJs(env, "INVALID_ARGUMENT", what + " '" + t.name + "': data must be a typed array", true);
   Napi::TypedArray array = data.As<Napi::TypedArray>();
   const size_t expected = ElementCount(t.dims) * api::DataTypeFromValue(t.type)->bytes;
   if (array.ByteLength() != expected) {
-    throw Napi::RangeError::New(env, what + " '" + t.name + "': data has " + std::to_string(array.ByteLength()) + " bytes, dims need " + std::to_string(expected));
+    ThrowJs(env, "INVALID_ARGUMENT", what + " '" + t.name + "': data has " + std::to_string(array.ByteLength()) + " bytes, dims need " + std::to_string(expected), true);
   }
   const uint8_t* bytes = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
   t.data.assign(bytes, bytes + expected);
@@ -120,23 +109,11 @@ HostTensor ReadTensor(Napi::Env env, Napi::Value v, const std::string& what) {
 }
 
 std::vector<HostTensor> ReadTensors(Napi::Env env, Napi::Value v, const std::string& what) {
-  if (!v.IsArray()) throw Napi::TypeError::New(env, what + " must be an array");
+  if (!v.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be an array", true);
   Napi::Array a = v.As<Napi::Array>();
   std::vector<HostTensor> out;
   for (uint32_t i = 0; i < a.Length(); i++) out.push_back(ReadTensor(env, a.Get(i), what));
   return out;
-}
-
-bool ReadBool(Napi::Object o, const char* key) {
-  Napi::Value v = o.Get(key);
-  return v.IsBoolean() && v.As<Napi::Boolean>().Value();
-}
-
-std::string ReadString(Napi::Env env, Napi::Value v, const std::string& what) {
-  if (!v.IsString()) throw Napi::TypeError::New(env, what + " must be a string");
-  std::string s = v.As<Napi::String>().Utf8Value();
-  if (s.empty() || s.find('\0') != std::string::npos) throw Napi::TypeError::New(env, what + " must be a non-empty string");
-  return s;
 }
 
 // ---- baton → MIGraphX (worker threads) ----
@@ -207,13 +184,13 @@ class Program : public Napi::ObjectWrap<Program> {
   }
 
   explicit Program(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Program>(info) {
-    if (info.Length() != 1 || !info[0].IsExternal()) throw Napi::TypeError::New(info.Env(), "Program is made by compileOnnx() or loadProgram()");
+    if (info.Length() != 1 || !info[0].IsExternal()) ThrowJs(info.Env(), "INVALID_ARGUMENT", "Program is made by compileOnnx() or loadProgram()", true);
     handle_ = *info[0].As<Napi::External<SharedProgram>>().Data();
   }
 
  private:
   SharedProgram Live(Napi::Env env) {
-    if (!handle_ || handle_->disposed) throw Napi::Error::New(env, "this MIGraphX program was disposed");
+    if (!handle_ || handle_->disposed) ThrowJs(env, "RELEASED", "this MIGraphX program was disposed");
     return handle_;
   }
 
@@ -224,7 +201,7 @@ class Program : public Napi::ObjectWrap<Program> {
     Napi::Env env = info.Env();
     SharedProgram p = Live(env);
     std::lock_guard<std::mutex> lock(p->run_mutex);
-    try {
+    return GuardSync(env, "parameterShapes", [&]() -> Napi::Value {
       const api::Api& a = Api();
       Owned<api::ParameterShapes> shapes(a.parameter_shapes_destroy);
       Check(a.program_get_parameter_shapes(&shapes.value, p->program), "migraphx_program_get_parameter_shapes");
@@ -241,16 +218,14 @@ class Program : public Napi::ObjectWrap<Program> {
         out.Set(static_cast<uint32_t>(i), ShapeToJs(env, info, true));
       }
       return out;
-    } catch (const MgxError& e) {
-      throw Napi::Error::New(env, e.message);
-    }
+    });
   }
 
   Napi::Value OutputShapes(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     SharedProgram p = Live(env);
     std::lock_guard<std::mutex> lock(p->run_mutex);
-    try {
+    return GuardSync(env, "outputShapes", [&]() -> Napi::Value {
       const api::Api& a = Api();
       Owned<api::Shapes> shapes(a.shapes_destroy);
       Check(a.program_get_output_shapes(&shapes.value, p->program), "migraphx_program_get_output_shapes");
@@ -263,9 +238,7 @@ class Program : public Napi::ObjectWrap<Program> {
         out.Set(static_cast<uint32_t>(i), ShapeToJs(env, ReadShape(a, shape), false));
       }
       return out;
-    } catch (const MgxError& e) {
-      throw Napi::Error::New(env, e.message);
-    }
+    });
   }
 
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
@@ -281,40 +254,22 @@ class Program : public Napi::ObjectWrap<Program> {
   SharedProgram handle_;
 };
 
-// A worker that settles a promise: Execute fills `error_` (MgxError) or its results.
-class PromiseWorker : public Napi::AsyncWorker {
- public:
-  explicit PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
-  Napi::Promise Promise() { return deferred_.Promise(); }
+// ---- promises: plain-data batons run on libuv's pool by the toolkit's PromiseWorker ----
 
- protected:
-  void Execute() final {
-    try {
-      Work();
-    } catch (const MgxError& e) {
-      SetError(e.message);
-    } catch (const std::exception& e) {
-      SetError(std::string("MIGraphX call threw: ") + e.what());
-    }
-  }
-  virtual void Work() = 0;
-  void OnError(const Napi::Error& e) final { deferred_.Reject(e.Value()); }
-  Napi::Promise::Deferred deferred_;
-};
+struct RunBaton {
+  SharedProgram program;
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> outputs;
 
-class RunWorker : public PromiseWorker {
- public:
-  RunWorker(Napi::Env env, SharedProgram p, std::vector<HostTensor> inputs)
-      : PromiseWorker(env, "migraphx:run"), program_(std::move(p)), inputs_(std::move(inputs)) {}
+  const char* Context() const { return ""; }  // the TS caller names the partition
 
- private:
-  void Work() override {
+  void Run() {
     const api::Api& a = Api();
-    std::lock_guard<std::mutex> lock(program_->run_mutex);
-    if (program_->disposed) throw MgxError{"this MIGraphX program was disposed"};
-    std::unique_ptr<ParameterSet> params = MakeParameters(a, inputs_);
+    std::lock_guard<std::mutex> lock(program->run_mutex);
+    if (program->disposed) throw CodedError("RELEASED", "this MIGraphX program was disposed");
+    std::unique_ptr<ParameterSet> params = MakeParameters(a, inputs);
     Owned<api::Arguments> results(a.arguments_destroy);
-    Check(a.program_run(&results.value, program_->program, params->params.value), "migraphx_program_run");
+    Check(a.program_run(&results.value, program->program, params->params.value), "migraphx_program_run");
     size_t n = 0;
     Check(a.arguments_size(&n, results.value), "migraphx_arguments_size");
     for (size_t i = 0; i < n; i++) {
@@ -326,8 +281,8 @@ class RunWorker : public PromiseWorker {
       size_t bytes = 0;
       Check(a.shape_bytes(&bytes, shape), "migraphx_shape_bytes");
       const api::DataTypeEntry* e = api::DataTypeFromValue(info.type);
-      if (e == nullptr) throw MgxError{"output " + std::to_string(i) + " has MIGraphX datatype " + std::to_string(info.type) + ", which Switchyard has no tensor type for"};
-      if (bytes != ElementCount(info.dims) * e->bytes) throw MgxError{"output " + std::to_string(i) + " is not a packed (standard) tensor"};
+      if (e == nullptr) throw CodedError("UNSUPPORTED", "output " + std::to_string(i) + " has MIGraphX datatype " + std::to_string(info.type) + ", which Switchyard has no tensor type for");
+      if (bytes != ElementCount(info.dims) * e->bytes) throw CodedError("UNSUPPORTED", "output " + std::to_string(i) + " is not a packed (standard) tensor");
       char* buffer = nullptr;
       Check(a.argument_buffer(&buffer, arg), "migraphx_argument_buffer");
       HostTensor out;
@@ -335,15 +290,14 @@ class RunWorker : public PromiseWorker {
       out.dims = info.dims;
       // offload_copy (or a host target) leaves results in host memory, so a plain copy reads them.
       out.data.assign(reinterpret_cast<uint8_t*>(buffer), reinterpret_cast<uint8_t*>(buffer) + bytes);
-      outputs_.push_back(std::move(out));
+      outputs.push_back(std::move(out));
     }
   }
 
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::Array out = Napi::Array::New(env, outputs_.size());
-    for (size_t i = 0; i < outputs_.size(); i++) {
-      HostTensor& t = outputs_[i];
+  Napi::Value Result(Napi::Env env) {
+    Napi::Array out = Napi::Array::New(env, outputs.size());
+    for (size_t i = 0; i < outputs.size(); i++) {
+      HostTensor& t = outputs[i];
       ShapeInfo info{"", t.type, t.dims};
       Napi::Object o = ShapeToJs(env, info, false).As<Napi::Object>();
       Napi::ArrayBuffer data = Napi::ArrayBuffer::New(env, t.data.size());
@@ -351,51 +305,38 @@ class RunWorker : public PromiseWorker {
       o.Set("data", data);
       out.Set(static_cast<uint32_t>(i), o);
     }
-    deferred_.Resolve(out);
+    return out;
   }
-
-  SharedProgram program_;
-  std::vector<HostTensor> inputs_;
-  std::vector<HostTensor> outputs_;
 };
 
 Napi::Value Program::Run(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   SharedProgram p = Live(env);
-  auto* worker = new RunWorker(env, p, ReadTensors(env, info[0], "run(inputs): input"));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return PromiseWorker<RunBaton>::QueueOnPool(env, RunBaton{p, ReadTensors(env, info[0], "run(inputs): input"), {}});
 }
 
-class SaveWorker : public PromiseWorker {
- public:
-  SaveWorker(Napi::Env env, SharedProgram p, std::string path, std::string format)
-      : PromiseWorker(env, "migraphx:save"), program_(std::move(p)), path_(std::move(path)), format_(std::move(format)) {}
+struct SaveBaton {
+  SharedProgram program;
+  std::string path;
+  std::string format;
 
- private:
-  void Work() override {
+  const char* Context() const { return ""; }  // the TS caller names the partition
+
+  void Run() {
     const api::Api& a = Api();
-    std::lock_guard<std::mutex> lock(program_->run_mutex);
+    std::lock_guard<std::mutex> lock(program->run_mutex);
     Owned<api::FileOptions> options(a.file_options_destroy);
     Check(a.file_options_create(&options.value), "migraphx_file_options_create");
-    Check(a.file_options_set_file_format(options.value, format_.c_str()), "migraphx_file_options_set_file_format");
-    Check(a.save(program_->program, path_.c_str(), options.value), "migraphx_save");
+    Check(a.file_options_set_file_format(options.value, format.c_str()), "migraphx_file_options_set_file_format");
+    Check(a.save(program->program, path.c_str(), options.value), "migraphx_save");
   }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-
-  SharedProgram program_;
-  std::string path_;
-  std::string format_;
 };
 
 Napi::Value Program::Save(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   SharedProgram p = Live(env);
-  auto* worker = new SaveWorker(env, p, ReadString(env, info[0], "save(path)"), ReadString(env, info[1], "save(path, format)"));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  SaveBaton baton{p, ExpectString(env, info[0], "save(path): path"), ExpectString(env, info[1], "save(path, format): format")};
+  return PromiseWorker<SaveBaton>::QueueOnPool(env, std::move(baton));
 }
 
 // ---- compile and load ----
@@ -410,128 +351,117 @@ struct CompileBaton {
   bool offload_copy = true;
   bool exhaustive_tune = false;
   bool fast_math = false;
-};
+  SharedProgram result;
 
-class CompileWorker : public PromiseWorker {
- public:
-  CompileWorker(Napi::Env env, CompileBaton baton) : PromiseWorker(env, "migraphx:compile"), baton_(std::move(baton)) {}
+  const char* Context() const { return ""; }  // the TS caller names the partition
 
- private:
-  void Work() override {
+  void Run() {
     const api::Api& a = Api();
     std::lock_guard<std::mutex> lock(g_compile_mutex);
     auto handle = std::make_shared<ProgramHandle>();
     {
       Owned<api::OnnxOptions> options(a.onnx_options_destroy);
       Check(a.onnx_options_create(&options.value), "migraphx_onnx_options_create");
-      for (auto& [name, dims] : baton_.input_shapes) {
+      for (auto& [name, dims] : input_shapes) {
         Check(a.onnx_options_set_input_parameter_shape(options.value, name.c_str(), dims.data(), dims.size()), "migraphx_onnx_options_set_input_parameter_shape");
       }
-      Check(a.onnx_options_set_default_dim_value(options.value, baton_.default_dim_value), "migraphx_onnx_options_set_default_dim_value");
-      Check(a.parse_onnx_buffer(&handle->program, baton_.onnx.data(), baton_.onnx.size(), options.value), "migraphx_parse_onnx_buffer");
+      Check(a.onnx_options_set_default_dim_value(options.value, default_dim_value), "migraphx_onnx_options_set_default_dim_value");
+      Check(a.parse_onnx_buffer(&handle->program, onnx.data(), onnx.size(), options.value), "migraphx_parse_onnx_buffer");
     }
-    Owned<api::Target> target(a.target_destroy);
-    Check(a.target_create(&target.value, baton_.target.c_str()), "migraphx_target_create");
+    Owned<api::Target> created(a.target_destroy);
+    Check(a.target_create(&created.value, target.c_str()), "migraphx_target_create");
     // Quantization rewrites the parsed program before it is compiled for the target.
-    if (baton_.quantization == "fp16") {
+    if (quantization == "fp16") {
       Check(a.quantize_fp16(handle->program), "migraphx_quantize_fp16");
-    } else if (baton_.quantization == "bf16") {
-      if (a.quantize_bf16 == nullptr) throw MgxError{"this MIGraphX has no migraphx_quantize_bf16 (added in 2.13)"};
+    } else if (quantization == "bf16") {
+      if (a.quantize_bf16 == nullptr) throw CodedError("UNSUPPORTED", "this MIGraphX has no migraphx_quantize_bf16 (added in 2.13)");
       Check(a.quantize_bf16(handle->program), "migraphx_quantize_bf16");
-    } else if (baton_.quantization == "int8") {
+    } else if (quantization == "int8") {
       Owned<api::Int8Options> options(a.quantize_int8_options_destroy);
       Check(a.quantize_int8_options_create(&options.value), "migraphx_quantize_int8_options_create");
       std::vector<std::unique_ptr<ParameterSet>> sets;  // alive until quantize_int8 has run
-      for (auto& set : baton_.calibration) {
+      for (auto& set : calibration) {
         sets.push_back(MakeParameters(a, set));
         Check(a.quantize_int8_options_add_calibration_data(options.value, sets.back()->params.value), "migraphx_quantize_int8_options_add_calibration_data");
       }
-      Check(a.quantize_int8(handle->program, target.value, options.value), "migraphx_quantize_int8");
+      Check(a.quantize_int8(handle->program, created.value, options.value), "migraphx_quantize_int8");
     }
     Owned<api::CompileOptions> options(a.compile_options_destroy);
     Check(a.compile_options_create(&options.value), "migraphx_compile_options_create");
-    Check(a.compile_options_set_offload_copy(options.value, baton_.offload_copy), "migraphx_compile_options_set_offload_copy");
-    Check(a.compile_options_set_fast_math(options.value, baton_.fast_math), "migraphx_compile_options_set_fast_math");
-    if (baton_.exhaustive_tune && a.compile_options_set_exhaustive_tune_flag != nullptr) {
+    Check(a.compile_options_set_offload_copy(options.value, offload_copy), "migraphx_compile_options_set_offload_copy");
+    Check(a.compile_options_set_fast_math(options.value, fast_math), "migraphx_compile_options_set_fast_math");
+    if (exhaustive_tune && a.compile_options_set_exhaustive_tune_flag != nullptr) {
       Check(a.compile_options_set_exhaustive_tune_flag(options.value, true), "migraphx_compile_options_set_exhaustive_tune_flag");
     }
-    Check(a.program_compile(handle->program, target.value, options.value), "migraphx_program_compile");
-    result_ = handle;
+    Check(a.program_compile(handle->program, created.value, options.value), "migraphx_program_compile");
+    result = handle;
   }
 
-  void OnOK() override { deferred_.Resolve(Program::New(Env(), result_)); }
-
-  CompileBaton baton_;
-  SharedProgram result_;
+  Napi::Value Result(Napi::Env env) { return Program::New(env, result); }
 };
 
 Napi::Value CompileOnnx(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsObject()) throw Napi::TypeError::New(env, "compileOnnx(onnx: Uint8Array, options: object)");
+  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "compileOnnx(onnx: Uint8Array, options: object)", true);
   Napi::TypedArray onnx = info[0].As<Napi::TypedArray>();
   Napi::Object o = info[1].As<Napi::Object>();
   CompileBaton baton;
   const uint8_t* bytes = static_cast<const uint8_t*>(onnx.ArrayBuffer().Data()) + onnx.ByteOffset();
   baton.onnx.assign(bytes, bytes + onnx.ByteLength());
+  const std::string shapesError = "compileOnnx: options.inputShapes must be an array of [name, dims]";
   Napi::Value shapes = o.Get("inputShapes");
-  if (!shapes.IsArray()) throw Napi::TypeError::New(env, "compileOnnx: options.inputShapes must be an array of [name, dims]");
+  if (!shapes.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", shapesError, true);
   Napi::Array list = shapes.As<Napi::Array>();
   for (uint32_t i = 0; i < list.Length(); i++) {
     Napi::Value entry = list.Get(i);
-    if (!entry.IsArray() || entry.As<Napi::Array>().Length() != 2) throw Napi::TypeError::New(env, "compileOnnx: options.inputShapes must be an array of [name, dims]");
+    if (!entry.IsArray() || entry.As<Napi::Array>().Length() != 2) ThrowJs(env, "INVALID_ARGUMENT", shapesError, true);
     Napi::Array pair = entry.As<Napi::Array>();
-    baton.input_shapes.emplace_back(ReadString(env, pair.Get(0u), "compileOnnx: input name"), ReadDims(env, pair.Get(1u), "compileOnnx: input shape"));
+    baton.input_shapes.emplace_back(ExpectString(env, pair.Get(0u), "compileOnnx: input name"), ReadSizes(env, pair.Get(1u), "compileOnnx: input shape"));
   }
-  Napi::Value dim = o.Get("defaultDimValue");
-  baton.default_dim_value = dim.IsNumber() ? static_cast<size_t>(dim.As<Napi::Number>().Int64Value()) : 1;
-  baton.quantization = o.Get("quantization").IsString() ? o.Get("quantization").As<Napi::String>().Utf8Value() : "none";
+  const int64_t dim = ReadInt(env, o, "defaultDimValue", "compileOnnx", 1);
+  if (dim < 1) ThrowJs(env, "INVALID_ARGUMENT", "compileOnnx: options.defaultDimValue must be >= 1", true);
+  baton.default_dim_value = static_cast<size_t>(dim);
+  baton.quantization = ReadString(env, o, "quantization", "compileOnnx", "none");
   if (baton.quantization != "none" && baton.quantization != "fp16" && baton.quantization != "bf16" && baton.quantization != "int8") {
-    throw Napi::TypeError::New(env, "compileOnnx: quantization must be none, fp16, bf16 or int8");
+    ThrowJs(env, "INVALID_ARGUMENT", "compileOnnx: quantization must be none, fp16, bf16 or int8", true);
   }
   Napi::Value calibration = o.Get("calibration");
   if (calibration.IsArray()) {
     Napi::Array sets = calibration.As<Napi::Array>();
     for (uint32_t i = 0; i < sets.Length(); i++) baton.calibration.push_back(ReadTensors(env, sets.Get(i), "compileOnnx: calibration tensor"));
   }
-  baton.target = ReadString(env, o.Get("target"), "compileOnnx: options.target");
-  baton.offload_copy = ReadBool(o, "offloadCopy");
-  baton.exhaustive_tune = ReadBool(o, "exhaustiveTune");
-  baton.fast_math = ReadBool(o, "fastMath");
-  auto* worker = new CompileWorker(env, std::move(baton));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  baton.target = ExpectString(env, o.Get("target"), "compileOnnx: options.target");
+  baton.offload_copy = ReadBool(env, o, "offloadCopy", "compileOnnx", false);
+  baton.exhaustive_tune = ReadBool(env, o, "exhaustiveTune", "compileOnnx", false);
+  baton.fast_math = ReadBool(env, o, "fastMath", "compileOnnx", false);
+  return PromiseWorker<CompileBaton>::QueueOnPool(env, std::move(baton));
 }
 
-class LoadWorker : public PromiseWorker {
- public:
-  LoadWorker(Napi::Env env, std::string path, std::string format)
-      : PromiseWorker(env, "migraphx:load"), path_(std::move(path)), format_(std::move(format)) {}
+struct LoadBaton {
+  std::string path;
+  std::string format;
+  SharedProgram result;
 
- private:
-  void Work() override {
+  const char* Context() const { return ""; }  // the TS caller names the partition
+
+  void Run() {
     const api::Api& a = Api();
     std::lock_guard<std::mutex> lock(g_compile_mutex);
     Owned<api::FileOptions> options(a.file_options_destroy);
     Check(a.file_options_create(&options.value), "migraphx_file_options_create");
-    Check(a.file_options_set_file_format(options.value, format_.c_str()), "migraphx_file_options_set_file_format");
+    Check(a.file_options_set_file_format(options.value, format.c_str()), "migraphx_file_options_set_file_format");
     auto handle = std::make_shared<ProgramHandle>();
-    Check(a.load(&handle->program, path_.c_str(), options.value), "migraphx_load");
-    result_ = handle;
+    Check(a.load(&handle->program, path.c_str(), options.value), "migraphx_load");
+    result = handle;
   }
-  void OnOK() override { deferred_.Resolve(Program::New(Env(), result_)); }
 
-  std::string path_;
-  std::string format_;
-  SharedProgram result_;
+  Napi::Value Result(Napi::Env env) { return Program::New(env, result); }
 };
 
 Napi::Value LoadProgram(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* worker = new LoadWorker(env, ReadString(env, info[0], "loadProgram(path)"), ReadString(env, info[1], "loadProgram(path, format)"));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  LoadBaton baton{ExpectString(env, info[0], "loadProgram(path): path"), ExpectString(env, info[1], "loadProgram(path, format): format"), nullptr};
+  return PromiseWorker<LoadBaton>::QueueOnPool(env, std::move(baton));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Compiled MIGraphX programs as JS objects. One ObjectWrap (Program) per program; the slow calls
-// (parse + quantize + compile, run, save, load) run in Napi::AsyncWorkers on plain-data batons,
-// so nothing touches V8 off the main thread and the event loop never waits on MIGraphX.
+// (parse + quantize + compile, run, save, load) run on libuv's pool as plain-data batons through the
+// native toolkit's PromiseWorker (coded errors), so nothing touches V8 off the main thread.
 //
 // Threading: runs of one program are serialized by a mutex the program owns (MIGraphX does not
 // promise that migraphx_program_run is reentrant for one program); different programs run in

@@ -1,51 +1,42 @@
 /**
- * Finds and loads `switchyard_migraphx.node`, the small addon whose only job is to dlopen MIGraphX's
- * C library (Node cannot dlopen a plain shared library itself). Never throws: a missing addon is a
- * reason for the EP to decline.
+ * `switchyard_migraphx.node`, the small addon whose only job is to dlopen MIGraphX's C library (Node
+ * cannot dlopen a plain shared library itself), found by the shared loader of @switchyard/native-toolkit
+ * (`SWITCHYARD_MIGRAPHX_ADDON`, else the local build; there is no prebuilt package). Never throws: a
+ * missing addon is a reason for the EP to decline.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { addonOnce, buildCommand, defaultAddonPath as addonPathOf, loadAddon, type AddonLoadResult, type AddonSpec, type LoadAddonOptions } from '@switchyard/native-toolkit';
 import { isMigraphxNativeBinding, type MigraphxNativeBinding } from './binding.js';
 
-export type MigraphxAddonLoadResult = { ok: true; binding: MigraphxNativeBinding; path: string } | { ok: false; reason: string };
+export type MigraphxAddonLoadResult = AddonLoadResult<MigraphxNativeBinding>;
 
-export const BUILD_COMMAND = 'pnpm --filter @switchyard/ep-migraphx run build:native';
+const PACKAGE = '@switchyard/ep-migraphx';
+/** Builds the addon from a user's project folder (needs cmake and g++; no MIGraphX needed to build). */
+export const BUILD_COMMAND = `npm install --no-save cmake-js node-addon-api, then ${buildCommand(PACKAGE)}`;
 
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return dir;
-}
+const SPEC: AddonSpec<MigraphxNativeBinding> = {
+  packageName: PACKAGE,
+  addon: 'switchyard_migraphx.node',
+  from: import.meta.url,
+  what: 'the MIGraphX loader addon',
+  isBinding: isMigraphxNativeBinding,
+  exportsText: 'loadLibrary, targetError, compileOnnx and loadProgram',
+  prebuiltPlatforms: [],
+  buildFromSource: `build it: apt-get install cmake g++ (no MIGraphX needed to build), ${BUILD_COMMAND}`,
+  disableVariable: 'SWITCHYARD_MIGRAPHX_NATIVE',
+  disabledMeans: 'use MIGraphX',
+  pathVariable: 'SWITCHYARD_MIGRAPHX_ADDON',
+};
 
 export function defaultAddonPath(): string {
-  return join(packageRoot(), 'build', 'Release', 'switchyard_migraphx.node');
+  return addonPathOf(SPEC);
 }
 
-export function loadMigraphxAddon(path: string = defaultAddonPath()): MigraphxAddonLoadResult {
-  if (!existsSync(path)) {
-    return { ok: false, reason: `the MIGraphX loader addon is not built (no ${path}). Fix: ${BUILD_COMMAND} (needs cmake and g++; no MIGraphX needed to build)` };
-  }
-  let loaded: unknown;
-  try {
-    loaded = createRequire(import.meta.url)(path);
-  } catch (error) {
-    const message = error instanceof Error ? error.message.trim() : String(error);
-    return { ok: false, reason: `loading ${path} failed (${message}). Fix: rebuild with ${BUILD_COMMAND}` };
-  }
-  if (!isMigraphxNativeBinding(loaded)) return { ok: false, reason: `${path} does not export loadLibrary, targetError, compileOnnx and loadProgram (a stale build?). Fix: ${BUILD_COMMAND}` };
-  return { ok: true, binding: loaded, path };
-}
+export type LoadMigraphxAddonOptions = Pick<LoadAddonOptions, 'path' | 'env' | 'localPath'>;
 
-let defaultResult: MigraphxAddonLoadResult | undefined;
+/** Loads the addon (`path`: that file only; default the search above); the result is data, never an exception. */
+export function loadMigraphxAddon(options: LoadMigraphxAddonOptions = {}): MigraphxAddonLoadResult {
+  return loadAddon(SPEC, options);
+}
 
 /** The default load, once per process. */
-export function migraphxAddon(): MigraphxAddonLoadResult {
-  defaultResult ??= loadMigraphxAddon();
-  return defaultResult;
-}
+export const migraphxAddon: () => MigraphxAddonLoadResult = addonOnce(SPEC);

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
+import { InferenceSession, SwitchyardError, Tensor, registerExecutionProvider } from '@switchyard/core';
 import { buildModel } from '@switchyard/core/testing';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import type { MigraphxNativeBinding } from '../native/binding.js';
@@ -71,6 +71,25 @@ describe('NativeProgramCompiler on a stand-in libmigraphx_c.so', () => {
     await expect(program.run(feeds())).rejects.toThrow('this MIGraphX program was disposed');
   });
 
+  it("turns the addon's coded errors into SwitchyardErrors with the same code (native toolkit)", async () => {
+    const program = (await new NativeProgramCompiler(binding, identity).compile(request())) as NativeCompiledProgram;
+    // A failure inside the worker (the promise worker's coded rejection): RUNTIME, naming the C call.
+    const failed = await program.run(new Map([['x', x]])).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(SwitchyardError);
+    expect(failed).toMatchObject({ code: 'RUNTIME', message: 'MIGraphX program run: migraphx_program_run failed: bad_param (1)' });
+    expect((failed as SwitchyardError).cause).toMatchObject({ code: 'RUNTIME' });
+    // A bad argument read on the JS thread (the toolkit's argument readers): INVALID_ARGUMENT, a TypeError underneath.
+    const bad = await program.run(new Map([['x\0', x]])).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ message: "MIGraphX program run: run(inputs): input: name must not contain NUL characters" });
+    expect(bad).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((bad as SwitchyardError).cause).toBeInstanceOf(TypeError);
+    // A run after dispose: RELEASED, both from the binding directly and through the program.
+    const native = program.native;
+    program.dispose();
+    expect(() => native.outputShapes()).toThrow(expect.objectContaining({ code: 'RELEASED' }));
+    await expect(program.run(feeds())).rejects.toMatchObject({ code: 'RELEASED', name: 'SwitchyardError' });
+  });
+
   it.each([
     ['fp16', [], 3],
     ['bf16', [], 5],
@@ -96,8 +115,15 @@ describe('NativeProgramCompiler on a stand-in libmigraphx_c.so', () => {
     const program = (await new NativeProgramCompiler(binding, identity).compile(request())) as NativeCompiledProgram;
     const native = program.native;
     expect(() => native.run([{ name: 'x', type: 'string', dims: [1], data: new Uint8Array(1) }])).toThrow("MIGraphX has no type for 'string'");
+    // Every argument error carries the code SwitchyardError uses, whichever reader raised it.
+    const invalid = expect.objectContaining({ code: 'INVALID_ARGUMENT', name: 'TypeError' });
+    expect(() => native.run([{ name: 'x', type: 'string', dims: [1], data: new Uint8Array(1) }])).toThrow(invalid);
+    expect(() => native.run([{ name: '', type: 'float32', dims: [1], data: new Float32Array(1) }])).toThrow(invalid);
+    expect(() => native.run([{ name: 'x', type: 'float32', dims: [1.5], data: new Float32Array(1) }])).toThrow("input 'x': dims[0] must be an integer, got 1.5");
+    expect(() => Reflect.apply(binding.compileOnnx, binding, [new Uint8Array(1), { inputShapes: [], target: 'ref', fastMath: 'yes' }])).toThrow('compileOnnx: options.fastMath must be a boolean, got a string');
+    expect(() => Reflect.apply(binding.loadProgram, binding, ['', 'msgpack'])).toThrow(invalid);
     expect(() => native.run([{ name: 'x', type: 'float32', dims: [2, 3], data: new Float32Array(5) }])).toThrow('data has 20 bytes, dims need 24');
-    expect(() => native.run([{ name: 'x', type: 'float32', dims: [-1], data: new Float32Array(1) }])).toThrow('dims must be an array of non-negative integers');
+    expect(() => native.run([{ name: 'x', type: 'float32', dims: [-1], data: new Float32Array(1) }])).toThrow("input 'x': dims[0] must be >= 0");
     expect(() => Reflect.apply(binding.compileOnnx, binding, ['x', {}])).toThrow('compileOnnx(onnx: Uint8Array, options: object)');
     expect(() => Reflect.apply(binding.compileOnnx, binding, [new Uint8Array(1), { inputShapes: [['x']] }])).toThrow('inputShapes must be an array of [name, dims]');
     expect(() => new (binding as unknown as { Program: new () => unknown }).Program()).toThrow('Program is made by compileOnnx() or loadProgram()');

@@ -2,7 +2,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BYTES_PER_ELEMENT, SwitchyardError, Tensor, isDataType, viewData, type NumericDataType } from '@switchyard/core';
+import { BYTES_PER_ELEMENT, SwitchyardError, fromNativeError, Tensor, isDataType, viewData, type NumericDataType } from '@switchyard/core';
 import type { MigraphxNativeBinding, NativeProgram, NativeTensor } from '../native/binding.js';
 import type { CompiledProgram, CompileRequest, CompilerIdentity, ProgramCompiler, ProgramSerializer } from './program-compiler.js';
 
@@ -28,7 +28,13 @@ export class NativeCompiledProgram implements CompiledProgram {
   constructor(readonly native: NativeProgram) {}
 
   async run(inputs: ReadonlyMap<string, Tensor>): Promise<Tensor[]> {
-    const outputs = await this.native.run([...inputs].map(([name, t]) => toNative(name, t)));
+    let outputs: Awaited<ReturnType<NativeProgram['run']>>;
+    try {
+      outputs = await this.native.run([...inputs].map(([name, t]) => toNative(name, t)));
+    } catch (error) {
+      // The addon's coded errors (INVALID_ARGUMENT, RELEASED, RUNTIME, ...) keep their codes.
+      throw fromNativeError(error, 'MIGraphX program run');
+    }
     return outputs.map(fromNative);
   }
 

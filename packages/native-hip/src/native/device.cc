@@ -62,13 +62,13 @@ Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
 Napi::Value DeviceProperties(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber()) {
-    throw Napi::TypeError::New(env, "deviceProperties(index): index must be a number");
+    ThrowJs(env, "INVALID_ARGUMENT", "deviceProperties(index): index must be a number", true);
   }
   const double requested = info[0].As<Napi::Number>().DoubleValue();
   int count = 0;
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipGetDeviceCount), hipGetDeviceCount(&count));
   if (!(requested >= 0) || requested >= count || requested != static_cast<int>(requested)) {
-    throw Napi::RangeError::New(env, "deviceProperties(index): index " + std::to_string(requested) + " is not in [0, " +
+    ThrowJsRange(env, "INVALID_ARGUMENT", "deviceProperties(index): index " + std::to_string(requested) + " is not in [0, " +
                                          std::to_string(count) + ")");
   }
   const int index = static_cast<int>(requested);

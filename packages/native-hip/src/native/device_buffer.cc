@@ -1,3 +1,5 @@
+#include <switchyard/promise_worker.h>
+
 #include "device_buffer.h"
 
 #include <cmath>
@@ -28,57 +30,27 @@ HostView HostViewOf(Napi::Env env, const Napi::Value& value, const char* method)
     auto* base = static_cast<uint8_t*>(view.ArrayBuffer().Data());
     return {base + view.ByteOffset(), view.ByteLength()};
   }
-  throw Napi::TypeError::New(env, std::string("DeviceBuffer.") + method + ": expected a TypedArray or DataView");
+  ThrowJs(env, "INVALID_ARGUMENT", std::string("DeviceBuffer.") + method + ": expected a TypedArray or DataView", true);
 }
 
-// Copies one TypedArray's bytes between host and device on a worker thread. The baton is plain
-// data (pointers and sizes); the JS objects stay alive through references released on the main thread.
-class CopyWorker : public Napi::AsyncWorker {
- public:
-  CopyWorker(Napi::Env env, DeviceBuffer* buffer, Napi::Object buffer_object, Napi::Object host_object, void* device_ptr,
-             void* host_ptr, size_t bytes, bool to_device)
-      : Napi::AsyncWorker(env, to_device ? "switchyard:uploadAsync" : "switchyard:downloadAsync"),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        buffer_(buffer),
-        buffer_ref_(Napi::Persistent(buffer_object)),
-        host_ref_(Napi::Persistent(host_object)),
-        device_(buffer->device_id()),
-        device_ptr_(device_ptr),
-        host_ptr_(host_ptr),
-        bytes_(bytes),
-        to_device_(to_device) {
-    buffer_->BeginAsyncUse();
+// Copies one TypedArray's bytes between host and device off the JS thread. The baton is plain data
+// (pointers and sizes); the PromiseWorker keeps the buffer and host objects alive until it settles,
+// and the buffer counts the copy as a use (a free() meanwhile waits for it).
+struct CopyBaton {
+  DeviceBuffer* buffer;
+  int device;
+  void* device_ptr;
+  void* host_ptr;
+  size_t bytes;
+  bool to_device;
+
+  const char* Context() const { return ""; }  // the GPU status message names the call
+  void Run() const {
+    const hipError_t status = to_device ? runtime::CopyHostToDevice(device, device_ptr, host_ptr, bytes)
+                                        : runtime::CopyDeviceToHost(device, host_ptr, device_ptr, bytes);
+    if (status != hipSuccess) throw GpuFailure(to_device ? "uploadAsync" : "downloadAsync", status);
   }
-
-  Napi::Promise Promise() { return deferred_.Promise(); }
-
-  void Execute() override {
-    status_ = to_device_ ? runtime::CopyHostToDevice(device_, device_ptr_, host_ptr_, bytes_)
-                         : runtime::CopyDeviceToHost(device_, host_ptr_, device_ptr_, bytes_);
-  }
-
-  void OnOK() override {
-    buffer_->EndAsyncUse();
-    if (status_ == hipSuccess) {
-      deferred_.Resolve(Env().Undefined());
-      return;
-    }
-    Napi::Error error = Napi::Error::New(Env(), DescribeGpuStatus(to_device_ ? "uploadAsync" : "downloadAsync", status_));
-    error.Set("code", Napi::String::New(Env(), hipGetErrorName(status_)));
-    deferred_.Reject(error.Value());
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  DeviceBuffer* buffer_;
-  Napi::ObjectReference buffer_ref_;
-  Napi::ObjectReference host_ref_;
-  int device_;
-  void* device_ptr_;
-  void* host_ptr_;
-  size_t bytes_;
-  bool to_device_;
-  hipError_t status_ = hipSuccess;
+  void Release() { buffer->EndAsyncUse(); }
 };
 
 }  // namespace
@@ -102,11 +74,11 @@ DeviceBuffer* DeviceBuffer::FromValue(Napi::Env env, const Napi::Value& value, c
   // ObjectWrap::Unwrap trusts the caller about the class; check it, since JS can pass anything.
   AddonData* addon = env.GetInstanceData<AddonData>();
   if (!value.IsObject() || addon == nullptr || !value.As<Napi::Object>().InstanceOf(addon->device_buffer.Value())) {
-    throw Napi::TypeError::New(env, std::string(what) + " must be a DeviceBuffer");
+    ThrowJs(env, "INVALID_ARGUMENT", std::string(what) + " must be a DeviceBuffer", true);
   }
   DeviceBuffer* buffer = Napi::ObjectWrap<DeviceBuffer>::Unwrap(value.As<Napi::Object>());
   if (buffer->freed_ || buffer->free_requested_) {
-    throw Napi::Error::New(env, std::string(what) + " was freed");
+    ThrowJs(env, "RELEASED", std::string(what) + " was freed");
   }
   return buffer;
 }
@@ -126,16 +98,16 @@ Napi::Object DeviceBuffer::Adopt(Napi::Env env, int device, void* ptr, size_t by
 DeviceBuffer::DeviceBuffer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceBuffer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[0].IsNumber() || !info[1].IsNumber()) {
-    throw Napi::TypeError::New(env, "new DeviceBuffer(deviceId, byteLength): both must be numbers");
+    ThrowJs(env, "INVALID_ARGUMENT", "new DeviceBuffer(deviceId, byteLength): both must be numbers", true);
   }
   const double device = info[0].As<Napi::Number>().DoubleValue();
   const double bytes = info[1].As<Napi::Number>().DoubleValue();
   if (!(device >= 0) || device != std::floor(device) || device > 1024) {
-    throw Napi::RangeError::New(env, "DeviceBuffer: deviceId must be a non-negative integer");
+    ThrowJsRange(env, "INVALID_ARGUMENT", "DeviceBuffer: deviceId must be a non-negative integer");
   }
   // 2^48 bytes (256 TiB) is beyond any device; the bound keeps the double -> size_t cast exact.
   if (!(bytes >= 0) || bytes != std::floor(bytes) || bytes > 281474976710656.0) {
-    throw Napi::RangeError::New(env, "DeviceBuffer: byteLength must be a non-negative integer below 2^48");
+    ThrowJsRange(env, "INVALID_ARGUMENT", "DeviceBuffer: byteLength must be a non-negative integer below 2^48");
   }
   device_id_ = static_cast<int>(device);
   byte_length_ = static_cast<size_t>(bytes);
@@ -173,22 +145,20 @@ Napi::Value DeviceBuffer::Copy(const Napi::CallbackInfo& info, bool to_device, b
   HostView host = HostViewOf(env, info[0], method);
   double offset_value = 0;
   if (info.Length() > 1 && !info[1].IsUndefined()) {
-    if (!info[1].IsNumber()) throw Napi::TypeError::New(env, std::string("DeviceBuffer.") + method + ": byteOffset must be a number");
+    if (!info[1].IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", std::string("DeviceBuffer.") + method + ": byteOffset must be a number", true);
     offset_value = info[1].As<Napi::Number>().DoubleValue();
   }
   if (!(offset_value >= 0) || offset_value != std::floor(offset_value) || offset_value > static_cast<double>(byte_length_) ||
       static_cast<double>(host.byte_length) > static_cast<double>(byte_length_) - offset_value) {
-    throw Napi::RangeError::New(env, std::string("DeviceBuffer.") + method + ": " + std::to_string(host.byte_length) +
+    ThrowJsRange(env, "INVALID_ARGUMENT", std::string("DeviceBuffer.") + method + ": " + std::to_string(host.byte_length) +
                                          " bytes at offset " + std::to_string(offset_value) + " do not fit in " +
                                          std::to_string(byte_length_));
   }
   char* device_ptr = static_cast<char*>(data_) + static_cast<size_t>(offset_value);
   if (async) {
-    auto* worker = new CopyWorker(env, this, info.This().As<Napi::Object>(), info[0].As<Napi::Object>(), device_ptr,
-                                  host.data, host.byte_length, to_device);
-    Napi::Promise promise = worker->Promise();
-    worker->Queue();
-    return promise;
+    BeginAsyncUse();
+    return PromiseWorker<CopyBaton>::QueueOnPool(env, CopyBaton{this, device_id_, device_ptr, host.data, host.byte_length, to_device},
+                                                 {info.This(), info[0]});
   }
   if (host.byte_length == 0) return env.Undefined();
   const hipError_t status = to_device ? runtime::CopyHostToDevice(device_id_, device_ptr, host.data, host.byte_length)

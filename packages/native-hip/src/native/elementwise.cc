@@ -22,7 +22,7 @@ bool ParseOp(const std::string& name, ElementwiseOp* op) {
 
 void CheckFits(Napi::Env env, const DeviceBuffer* buffer, size_t count, const char* what) {
   if (buffer->byte_length() / sizeof(float) < count) {
-    throw Napi::RangeError::New(env, std::string("elementwise: ") + what + " holds " +
+    ThrowJsRange(env, "INVALID_ARGUMENT", std::string("elementwise: ") + what + " holds " +
                                          std::to_string(buffer->byte_length() / sizeof(float)) + " floats, need " +
                                          std::to_string(count));
   }
@@ -33,14 +33,14 @@ void CheckFits(Napi::Env env, const DeviceBuffer* buffer, size_t count, const ch
 Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 5 || !info[0].IsString() || !info[4].IsNumber()) {
-    throw Napi::TypeError::New(env, "elementwise(op, a, b, out, count): op is a string, count a number");
+    ThrowJs(env, "INVALID_ARGUMENT", "elementwise(op, a, b, out, count): op is a string, count a number", true);
   }
   ElementwiseOp op;
   const std::string name = info[0].As<Napi::String>().Utf8Value();
-  if (!ParseOp(name, &op)) throw Napi::TypeError::New(env, "elementwise: unknown op '" + name + "' (Add, Mul, Relu)");
+  if (!ParseOp(name, &op)) ThrowJs(env, "INVALID_ARGUMENT", "elementwise: unknown op '" + name + "' (Add, Mul, Relu)", true);
   const double requested = info[4].As<Napi::Number>().DoubleValue();
   if (!(requested >= 0) || requested != std::floor(requested) || requested > 9007199254740992.0) {
-    throw Napi::RangeError::New(env, "elementwise: count must be a non-negative integer");
+    ThrowJsRange(env, "INVALID_ARGUMENT", "elementwise: count must be a non-negative integer");
   }
   const size_t count = static_cast<size_t>(requested);
 
@@ -52,7 +52,7 @@ Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   if (b != nullptr) CheckFits(env, b, count, "b");
   CheckFits(env, out, count, "out");
   if ((b != nullptr && b->device_id() != a->device_id()) || out->device_id() != a->device_id()) {
-    throw Napi::Error::New(env, "elementwise: operands live on different devices");
+    ThrowJs(env, "INVALID_ARGUMENT", "elementwise: operands live on different devices");
   }
   if (count == 0) return env.Undefined();
 

@@ -6,10 +6,8 @@ std::string DescribeGpuStatus(const char* call, hipError_t status) {
   return std::string(call) + ": " + hipGetErrorName(status) + " (" + hipGetErrorString(status) + ")";
 }
 
-void ThrowGpuError(Napi::Env env, const char* call, hipError_t status) {
-  Napi::Error error = Napi::Error::New(env, DescribeGpuStatus(call, status));
-  error.Set("code", Napi::String::New(env, hipGetErrorName(status)));
-  throw error;
-}
+void ThrowGpuError(Napi::Env env, const char* call, hipError_t status) { ThrowJs(env, hipGetErrorName(status), DescribeGpuStatus(call, status)); }
+
+CodedError GpuFailure(const char* call, hipError_t status) { return CodedError(hipGetErrorName(status), DescribeGpuStatus(call, status)); }
 
 }  // namespace switchyard

@@ -61,8 +61,8 @@ struct DeviceAllocation {
 class SpecError {
  public:
   SpecError(Napi::Env env, std::string kernel) : env_(env), prefix_("kernelsJs.run('" + kernel + "'): ") {}
-  [[noreturn]] void Type(const std::string& message) const { throw Napi::TypeError::New(env_, prefix_ + message); }
-  [[noreturn]] void Range(const std::string& message) const { throw Napi::RangeError::New(env_, prefix_ + message); }
+  [[noreturn]] void Type(const std::string& message) const { ThrowJs(env_, "INVALID_ARGUMENT", prefix_ + message, true); }
+  [[noreturn]] void Range(const std::string& message) const { ThrowJsRange(env_, "INVALID_ARGUMENT", prefix_ + message); }
 
  private:
   Napi::Env env_;
@@ -514,7 +514,7 @@ Napi::Value NewHostArray(Napi::Env env, DType dtype, size_t count, Napi::ArrayBu
 Napi::Value Run(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[0].IsString() || !info[1].IsObject()) {
-    throw Napi::TypeError::New(env, "kernelsJs.run(name, { inputs, outputs, attrs?, device? })");
+    ThrowJs(env, "INVALID_ARGUMENT", "kernelsJs.run(name, { inputs, outputs, attrs?, device? })", true);
   }
   const std::string name = info[0].As<Napi::String>().Utf8Value();
   const SpecError err(env, name);

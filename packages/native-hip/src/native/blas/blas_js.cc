@@ -18,7 +18,7 @@ int64_t IntField(Napi::Env env, const Napi::Object& object, const char* key, int
   if (value.IsUndefined()) return fallback;
   const double number = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : NAN;
   if (!(number >= 0) || number != std::floor(number) || number > 9007199254740991.0) {
-    throw Napi::TypeError::New(env, std::string("blasGemm: ") + key + " must be a non-negative integer");
+    ThrowJs(env, "INVALID_ARGUMENT", std::string("blasGemm: ") + key + " must be a non-negative integer", true);
   }
   return static_cast<int64_t>(number);
 }
@@ -42,7 +42,7 @@ blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where
   DeviceBuffer* b = DeviceBuffer::FromValue(env, o.Get("b"), (w + ": b").c_str());
   DeviceBuffer* c = DeviceBuffer::FromValue(env, o.Get("c"), (w + ": c").c_str());
   if (a->device_id() != c->device_id() || b->device_id() != c->device_id()) {
-    throw Napi::Error::New(env, w + ": a, b and c must be on one device");
+    ThrowJs(env, "INVALID_ARGUMENT", w + ": a, b and c must be on one device");
   }
   blas::GemmDesc d;
   Napi::Value dtype = o.Get("dtype");
@@ -50,7 +50,7 @@ blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where
     const std::string name = dtype.IsString() ? dtype.As<Napi::String>().Utf8Value() : "";
     if (name == "float32") d.dtype = blas::DataType::kFloat32;
     else if (name == "float16") d.dtype = blas::DataType::kFloat16;
-    else throw Napi::TypeError::New(env, w + ": dtype must be 'float32' or 'float16'");
+    else ThrowJs(env, "INVALID_ARGUMENT", w + ": dtype must be 'float32' or 'float16'", true);
   }
   d.m = IntField(env, o, "m", -1);
   d.n = IntField(env, o, "n", -1);
@@ -70,7 +70,7 @@ blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where
   d.b = b->data();
   d.c = c->data();
   blas::Status checked = blas::Normalize(&d);
-  if (!checked.ok) throw Napi::RangeError::New(env, w + ": " + checked.message);
+  if (!checked.ok) ThrowJsRange(env, "INVALID_ARGUMENT", w + ": " + checked.message);
   // Every element the library may touch must lie inside its buffer.
   const size_t element = d.dtype == blas::DataType::kFloat16 ? 2 : 4;
   auto extent = [&](int64_t rows, int64_t ld, int64_t stride) {
@@ -80,7 +80,7 @@ blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where
   const int64_t rows_a = d.trans_a ? d.k : d.m, rows_b = d.trans_b ? d.n : d.k;
   auto check = [&](const DeviceBuffer* buffer, int64_t elements, const char* name) {
     if (static_cast<double>(elements) * element > static_cast<double>(buffer->byte_length())) {
-      throw Napi::RangeError::New(env, w + ": " + name + " needs " + std::to_string(elements * element) + " bytes, the buffer has " +
+      ThrowJsRange(env, "INVALID_ARGUMENT", w + ": " + name + " needs " + std::to_string(elements * element) + " bytes, the buffer has " +
                                            std::to_string(buffer->byte_length()));
     }
   };
@@ -102,7 +102,7 @@ blas::GemmDesc ParseGemm(Napi::Env env, const Napi::Object& o, const char* where
 // blas::Gemm directly).
 Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "blasGemm: expected an options object");
+  if (!info[0].IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "blasGemm: expected an options object", true);
   DeviceBuffer* c = nullptr;
   const blas::GemmDesc d = ParseGemm(env, info[0].As<Napi::Object>(), "blasGemm", &c);
   hipStream_t stream;
@@ -120,7 +120,7 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
 Napi::Value BlasPreparedGemm(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* where = "blasPreparedGemm";
-  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "blasPreparedGemm: expected an options object");
+  if (!info[0].IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "blasPreparedGemm: expected an options object", true);
   Napi::Object o = info[0].As<Napi::Object>();
   DeviceBuffer* c = nullptr;
   blas::GemmDesc d = ParseGemm(env, o, where, &c);
@@ -128,14 +128,14 @@ Napi::Value BlasPreparedGemm(const Napi::CallbackInfo& info) {
   DeviceBuffer* bias = nullptr;
   if (!o.Get("bias").IsUndefined()) {
     bias = DeviceBuffer::FromValue(env, o.Get("bias"), "blasPreparedGemm: bias");
-    if (bias->device_id() != c->device_id()) throw Napi::Error::New(env, "blasPreparedGemm: bias must be on C's device");
-    if (d.batch != 1 || d.beta != 0.0f) throw Napi::RangeError::New(env, "blasPreparedGemm: a bias needs batch 1 and beta 0");
+    if (bias->device_id() != c->device_id()) ThrowJs(env, "INVALID_ARGUMENT", "blasPreparedGemm: bias must be on C's device");
+    if (d.batch != 1 || d.beta != 0.0f) ThrowJsRange(env, "INVALID_ARGUMENT", "blasPreparedGemm: a bias needs batch 1 and beta 0");
     if (static_cast<double>(d.n) * element > static_cast<double>(bias->byte_length())) {
-      throw Napi::RangeError::New(env, "blasPreparedGemm: bias needs " + std::to_string(d.n * element) + " bytes");
+      ThrowJsRange(env, "INVALID_ARGUMENT", "blasPreparedGemm: bias needs " + std::to_string(d.n * element) + " bytes");
     }
   }
   Napi::Value dir = o.Get("cacheDir");
-  if (!dir.IsUndefined() && !dir.IsString()) throw Napi::TypeError::New(env, "blasPreparedGemm: cacheDir must be a string");
+  if (!dir.IsUndefined() && !dir.IsString()) ThrowJs(env, "INVALID_ARGUMENT", "blasPreparedGemm: cacheDir must be a string", true);
   const std::string cache_dir = dir.IsString() ? dir.As<Napi::String>().Utf8Value() : "";
   const int device = c->device_id();
   hipStream_t stream;

@@ -19,18 +19,18 @@ namespace {
 class Reader {
  public:
   Reader(Napi::Env env, const Napi::Value& value, const char* where) : env_(env), where_(where) {
-    if (!value.IsObject()) throw Napi::TypeError::New(env, std::string(where) + ": expected an options object");
+    if (!value.IsObject()) ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": expected an options object", true);
     object_ = value.As<Napi::Object>();
   }
   int Int(const char* key, int fallback, int min = 0) {
     Napi::Value value = object_.Get(key);
     if (value.IsUndefined()) {
-      if (fallback < min) throw Napi::TypeError::New(env_, std::string(where_) + ": " + key + " is required");
+      if (fallback < min) ThrowJs(env_, "INVALID_ARGUMENT", std::string(where_) + ": " + key + " is required", true);
       return fallback;
     }
     const double number = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : NAN;
     if (!(number >= min) || number != std::floor(number) || number > 1073741824.0) {
-      throw Napi::RangeError::New(env_, std::string(where_) + ": " + key + " must be an integer >= " + std::to_string(min));
+      ThrowJsRange(env_, "INVALID_ARGUMENT", std::string(where_) + ": " + key + " must be an integer >= " + std::to_string(min));
     }
     return static_cast<int>(number);
   }
@@ -58,7 +58,7 @@ class Reader {
   std::string String(const char* key, const std::string& fallback) {
     Napi::Value value = object_.Get(key);
     if (value.IsUndefined()) return fallback;
-    if (!value.IsString()) throw Napi::TypeError::New(env_, std::string(where_) + ": " + key + " must be a string");
+    if (!value.IsString()) ThrowJs(env_, "INVALID_ARGUMENT", std::string(where_) + ": " + key + " must be a string", true);
     return value.As<Napi::String>().Utf8Value();
   }
   DeviceBuffer* Buffer(const char* key, bool optional = false) {
@@ -74,12 +74,12 @@ class Reader {
     const std::string name = String("dtype", "float32");
     if (name == "float32") return dnn::DataType::kFloat32;
     if (name == "float16") return dnn::DataType::kFloat16;
-    throw Napi::TypeError::New(env_, std::string(where_) + ": dtype must be 'float32' or 'float16'");
+    ThrowJs(env_, "INVALID_ARGUMENT", std::string(where_) + ": dtype must be 'float32' or 'float16'", true);
   }
   // Throws unless `buffer` holds `elements` of `element_bytes`.
   void Fits(const DeviceBuffer* buffer, double elements, size_t element_bytes, const char* name) {
     if (buffer != nullptr && elements * element_bytes > static_cast<double>(buffer->byte_length())) {
-      throw Napi::RangeError::New(env_, std::string(where_) + ": " + name + " needs " +
+      ThrowJsRange(env_, "INVALID_ARGUMENT", std::string(where_) + ": " + name + " needs " +
                                             std::to_string(static_cast<long long>(elements * element_bytes)) +
                                             " bytes, the buffer has " + std::to_string(buffer->byte_length()));
     }
@@ -88,14 +88,14 @@ class Reader {
  private:
   std::vector<int> Ints(const char* key, const Napi::Value& value, size_t count, int min) {
     if (!value.IsArray() || value.As<Napi::Array>().Length() != count) {
-      throw Napi::TypeError::New(env_, std::string(where_) + ": " + key + " must be an array of " + std::to_string(count) + " integers");
+      ThrowJs(env_, "INVALID_ARGUMENT", std::string(where_) + ": " + key + " must be an array of " + std::to_string(count) + " integers", true);
     }
     std::vector<int> out;
     for (uint32_t i = 0; i < count; ++i) {
       Napi::Value item = value.As<Napi::Array>().Get(i);
       const double number = item.IsNumber() ? item.As<Napi::Number>().DoubleValue() : NAN;
       if (!(number >= min) || number != std::floor(number) || number > 1073741824.0) {
-        throw Napi::RangeError::New(env_, std::string(where_) + ": " + key + " entries must be integers >= " + std::to_string(min));
+        ThrowJsRange(env_, "INVALID_ARGUMENT", std::string(where_) + ": " + key + " entries must be integers >= " + std::to_string(min));
       }
       out.push_back(static_cast<int>(number));
     }
@@ -146,31 +146,31 @@ Napi::Value Conv(const Napi::CallbackInfo& info, bool transposed) {
   d.dtype = r.DType();
   Napi::Value shape = info[0].As<Napi::Object>().Get("inputShape");
   if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 4) {
-    throw Napi::TypeError::New(env, std::string(where) + ": inputShape must be [n, c, h, w]");
+    ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": inputShape must be [n, c, h, w]", true);
   }
   int dims[4];
   for (uint32_t i = 0; i < 4; ++i) {
     Napi::Value v = shape.As<Napi::Array>().Get(i);
     const double number = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
     if (!(number >= 1) || number != std::floor(number) || number > 1073741824.0) {
-      throw Napi::RangeError::New(env, std::string(where) + ": inputShape entries must be integers >= 1");
+      ThrowJsRange(env, "INVALID_ARGUMENT", std::string(where) + ": inputShape entries must be integers >= 1");
     }
     dims[i] = static_cast<int>(number);
   }
   d.n = dims[0], d.c = dims[1], d.h = dims[2], d.w = dims[3];
   d.k = r.Int("outputChannels", -1, 1);
   r.Pair("kernelShape", &d.kh, &d.kw, -1, 1);
-  if (d.kh < 1) throw Napi::TypeError::New(env, std::string(where) + ": kernelShape is required");
+  if (d.kh < 1) ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": kernelShape is required", true);
   r.Pads(&d.pad_top, &d.pad_left, &d.pad_bottom, &d.pad_right);
   r.Pair("strides", &d.stride_h, &d.stride_w, 1, 1);
   r.Pair("dilations", &d.dilation_h, &d.dilation_w, 1, 1);
   r.Pair("outputPadding", &d.output_padding_h, &d.output_padding_w, 0, 0);
   d.group = r.Int("group", 1, 1);
   if (d.c % d.group != 0 || d.k % d.group != 0) {
-    throw Napi::RangeError::New(env, std::string(where) + ": channels must be divisible by group");
+    ThrowJsRange(env, "INVALID_ARGUMENT", std::string(where) + ": channels must be divisible by group");
   }
   const int oh = dnn::ConvOutputSize(d, true, transposed), ow = dnn::ConvOutputSize(d, false, transposed);
-  if (oh <= 0 || ow <= 0) throw Napi::RangeError::New(env, std::string(where) + ": the output shape would be empty or invalid");
+  if (oh <= 0 || ow <= 0) ThrowJsRange(env, "INVALID_ARGUMENT", std::string(where) + ": the output shape would be empty or invalid");
   dnn::ConvArgs args;
   DeviceBuffer* x = r.Buffer("x");
   DeviceBuffer* w = r.Buffer("w");
@@ -186,13 +186,13 @@ Napi::Value Conv(const Napi::CallbackInfo& info, bool transposed) {
   r.Fits(y, out_elements, e, "y");
   const std::string activation = r.String("activation", "none");
   if (activation == "relu") args.activation = dnn::Activation::kRelu;
-  else if (activation != "none") throw Napi::TypeError::New(env, std::string(where) + ": activation must be 'relu' or 'none'");
+  else if (activation != "none") ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": activation must be 'relu' or 'none'", true);
   dnn::ConvOptions options;
   const std::string search = r.String("algoSearch", "heuristic");
   if (search == "exhaustive") options.search = dnn::AlgoSearch::kExhaustive;
   else if (search == "heuristic") options.search = dnn::AlgoSearch::kHeuristic;
   else if (search == "default") options.search = dnn::AlgoSearch::kDefault;
-  else throw Napi::TypeError::New(env, std::string(where) + ": algoSearch must be 'exhaustive', 'heuristic' or 'default'");
+  else ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": algoSearch must be 'exhaustive', 'heuristic' or 'default'", true);
   options.cache_dir = r.String("cacheDir", "");
   ThrowIfUnavailable(env, where);
   args.x = x->data();
@@ -226,13 +226,13 @@ Napi::Value DnnPool2d(const Napi::CallbackInfo& info) {
   dnn::Pool2dDesc d;
   d.dtype = r.DType();
   Napi::Value shape = info[0].As<Napi::Object>().Get("inputShape");
-  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 4) throw Napi::TypeError::New(env, "dnnPool2d: inputShape must be [n, c, h, w]");
+  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 4) ThrowJs(env, "INVALID_ARGUMENT", "dnnPool2d: inputShape must be [n, c, h, w]", true);
   int dims[4];
   for (uint32_t i = 0; i < 4; ++i) {
     Napi::Value v = shape.As<Napi::Array>().Get(i);
     const double number = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
     if (!(number >= 1) || number != std::floor(number) || number > 1073741824.0) {
-      throw Napi::RangeError::New(env, "dnnPool2d: inputShape entries must be integers >= 1");
+      ThrowJsRange(env, "INVALID_ARGUMENT", "dnnPool2d: inputShape entries must be integers >= 1");
     }
     dims[i] = static_cast<int>(number);
   }
@@ -241,13 +241,13 @@ Napi::Value DnnPool2d(const Napi::CallbackInfo& info) {
   const bool include_pad = info[0].As<Napi::Object>().Get("countIncludePad").ToBoolean();
   if (mode == "max") d.mode = dnn::PoolMode::kMax;
   else if (mode == "average") d.mode = include_pad ? dnn::PoolMode::kAverageIncludePad : dnn::PoolMode::kAverageExcludePad;
-  else throw Napi::TypeError::New(env, "dnnPool2d: mode must be 'max' or 'average'");
+  else ThrowJs(env, "INVALID_ARGUMENT", "dnnPool2d: mode must be 'max' or 'average'", true);
   r.Pair("kernelShape", &d.kh, &d.kw, -1, 1);
-  if (d.kh < 1) throw Napi::TypeError::New(env, "dnnPool2d: kernelShape is required");
+  if (d.kh < 1) ThrowJs(env, "INVALID_ARGUMENT", "dnnPool2d: kernelShape is required", true);
   r.Pads(&d.pad_top, &d.pad_left, &d.pad_bottom, &d.pad_right);
   r.Pair("strides", &d.stride_h, &d.stride_w, 1, 1);
   const int oh = dnn::PoolOutputSize(d, true), ow = dnn::PoolOutputSize(d, false);
-  if (oh <= 0 || ow <= 0) throw Napi::RangeError::New(env, "dnnPool2d: the output shape would be empty or invalid");
+  if (oh <= 0 || ow <= 0) ThrowJsRange(env, "INVALID_ARGUMENT", "dnnPool2d: the output shape would be empty or invalid");
   DeviceBuffer* x = r.Buffer("x");
   DeviceBuffer* y = r.Buffer("y");
   r.Fits(x, 1.0 * d.n * d.c * d.h * d.w, Bytes(d.dtype), "x");
@@ -295,7 +295,7 @@ Napi::Value DnnAlgoCacheStats(const Napi::CallbackInfo& info) {
     const std::string name = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
     if (name == "gemm") kind = dnn::CacheKind::kGemm;
     else if (name == "convform") kind = dnn::CacheKind::kConvForm;
-    else if (name != "conv") throw Napi::TypeError::New(env, "dnnAlgoCacheStats: kind must be 'conv', 'gemm' or 'convform'");
+    else if (name != "conv") ThrowJs(env, "INVALID_ARGUMENT", "dnnAlgoCacheStats: kind must be 'conv', 'gemm' or 'convform'", true);
   }
   const dnn::AlgoCacheStats stats = dnn::GetAlgoCacheStats(kind);
   Napi::Object out = Napi::Object::New(env);

@@ -13,17 +13,17 @@ namespace {
 
 double NumberAt(Napi::Env env, const Napi::Object& o, const char* key, const std::string& where) {
   Napi::Value v = o.Get(key);
-  if (!v.IsNumber()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + "." + key + " must be a number");
+  if (!v.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + "." + key + " must be a number", true);
   const double d = v.As<Napi::Number>().DoubleValue();
   if (!(d >= 0) || d != std::floor(d) || d > 281474976710656.0) {
-    throw Napi::RangeError::New(env, "ExecutionPlan: " + where + "." + key + " must be a non-negative integer below 2^48");
+    ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + "." + key + " must be a non-negative integer below 2^48");
   }
   return d;
 }
 
 Napi::Array ArrayAt(Napi::Env env, const Napi::Object& o, const char* key, const std::string& where) {
   Napi::Value v = o.Get(key);
-  if (!v.IsArray()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + "." + key + " must be an array");
+  if (!v.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + "." + key + " must be an array", true);
   return v.As<Napi::Array>();
 }
 
@@ -52,7 +52,7 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
 
 ExecutionPlan::ExecutionPlan(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ExecutionPlan>(info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "new ExecutionPlan(description): description must be an object");
+  if (info.Length() < 1 || !info[0].IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "new ExecutionPlan(description): description must be an object", true);
   try {
     Parse(env, info[0].As<Napi::Object>());
   } catch (...) {
@@ -71,41 +71,41 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   StepArgs::Tuning tuning = StepArgs::Tuning::kTune;
   if (Napi::Value t = d.Get("tuning"); !t.IsUndefined()) {
     const double v = t.IsNumber() ? t.As<Napi::Number>().DoubleValue() : -1;
-    if (v != 0 && v != 1 && v != 2) throw Napi::RangeError::New(env, "ExecutionPlan: description.tuning must be 0, 1 or 2");
+    if (v != 0 && v != 1 && v != 2) ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: description.tuning must be 0, 1 or 2");
     tuning = static_cast<StepArgs::Tuning>(static_cast<int>(v));
   }
 
   Napi::Array buffers = ArrayAt(env, d, "buffers", "description");
   for (uint32_t i = 0; i < buffers.Length(); ++i) {
     const std::string where = "buffers[" + std::to_string(i) + "]";
-    if (!buffers.Get(i).IsObject()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + " must be an object");
+    if (!buffers.Get(i).IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " must be an object", true);
     Napi::Object b = buffers.Get(i).As<Napi::Object>();
     TensorRef t;
     const size_t offset = static_cast<size_t>(NumberAt(env, b, "offset", where));
     t.bytes = static_cast<size_t>(NumberAt(env, b, "bytes", where));
     t.dtype = static_cast<int>(NumberAt(env, b, "dtype", where));
-    if (DTypeSize(t.dtype) == 0) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + ".dtype " + std::to_string(t.dtype) + " is not a type the plan holds");
+    if (DTypeSize(t.dtype) == 0) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".dtype " + std::to_string(t.dtype) + " is not a type the plan holds", true);
     Napi::Array dims = ArrayAt(env, b, "dims", where);
     for (uint32_t k = 0; k < dims.Length(); ++k) {
       Napi::Value v = dims.Get(k);
-      if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + ".dims must be non-negative numbers");
+      if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".dims must be non-negative numbers", true);
       t.dims.push_back(static_cast<int64_t>(v.As<Napi::Number>().DoubleValue()));
     }
     if (static_cast<size_t>(t.count()) * DTypeSize(t.dtype) != t.bytes) {
-      throw Napi::RangeError::New(env, "ExecutionPlan: " + where + " has " + std::to_string(t.bytes) + " bytes, its dims and dtype need " +
+      ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " has " + std::to_string(t.bytes) + " bytes, its dims and dtype need " +
                                            std::to_string(static_cast<size_t>(t.count()) * DTypeSize(t.dtype)));
     }
-    if (offset + t.bytes > arena_bytes_) throw Napi::RangeError::New(env, "ExecutionPlan: " + where + " ends past arenaBytes");
+    if (offset + t.bytes > arena_bytes_) ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " ends past arenaBytes");
     t.data = reinterpret_cast<void*>(offset);  // rebased onto the arena below
     buffers_.push_back(t);
   }
 
   auto buffer_id = [&](const Napi::Value& v, const std::string& where, bool allow_omitted) -> int {
-    if (!v.IsNumber()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + " must be a buffer id");
+    if (!v.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " must be a buffer id", true);
     const double id = v.As<Napi::Number>().DoubleValue();
     if (allow_omitted && id == -1) return -1;
     if (!(id >= 0) || id != std::floor(id) || id >= static_cast<double>(buffers_.size())) {
-      throw Napi::RangeError::New(env, "ExecutionPlan: " + where + " = " + std::to_string(id) + " is not a buffer id");
+      ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " = " + std::to_string(id) + " is not a buffer id");
     }
     return static_cast<int>(id);
   };
@@ -129,9 +129,9 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     Napi::Object c = constants.Get(i).As<Napi::Object>();
     const int id = buffer_id(c.Get("buffer"), where + ".buffer", false);
     HostBytes host;
-    if (!HostBytesOf(c.Get("data"), &host)) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + ".data must be a TypedArray");
+    if (!HostBytesOf(c.Get("data"), &host)) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".data must be a TypedArray", true);
     if (host.bytes != buffers_[id].bytes) {
-      throw Napi::RangeError::New(env, "ExecutionPlan: " + where + " has " + std::to_string(host.bytes) + " bytes for a buffer of " + std::to_string(buffers_[id].bytes));
+      ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " has " + std::to_string(host.bytes) + " bytes for a buffer of " + std::to_string(buffers_[id].bytes));
     }
     if (host.bytes > 0) CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpy), hipMemcpy(buffers_[id].data, host.data, host.bytes, hipMemcpyHostToDevice));
   }
@@ -142,18 +142,18 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   Napi::Array steps = ArrayAt(env, d, "steps", "description");
   for (uint32_t i = 0; i < steps.Length(); ++i) {
     const std::string where = "steps[" + std::to_string(i) + "]";
-    if (!steps.Get(i).IsObject()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + " must be an object");
+    if (!steps.Get(i).IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " must be an object", true);
     Napi::Object s = steps.Get(i).As<Napi::Object>();
     Napi::Value op_name = s.Get("op");
-    if (!op_name.IsString()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + ".op must be a string");
+    if (!op_name.IsString()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".op must be a string", true);
     PlanStep step;
     const std::string name = op_name.As<Napi::String>().Utf8Value();
     step.op = FindStepOp(name);
-    if (step.op == nullptr) throw Napi::Error::New(env, "ExecutionPlan: " + where + ": this build has no step op '" + name + "' (planStepOps() lists those it has)");
+    if (step.op == nullptr) ThrowJs(env, "UNSUPPORTED", "ExecutionPlan: " + where + ": this build has no step op '" + name + "' (planStepOps() lists those it has)");
     Napi::Array attrs = ArrayAt(env, s, "attrs", where);
     for (uint32_t k = 0; k < attrs.Length(); ++k) {
       Napi::Value v = attrs.Get(k);
-      if (!v.IsNumber()) throw Napi::TypeError::New(env, "ExecutionPlan: " + where + ".attrs must hold numbers");
+      if (!v.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".attrs must hold numbers", true);
       step.args.attrs.push_back(v.As<Napi::Number>().DoubleValue());
     }
     Napi::Array ins = ArrayAt(env, s, "inputs", where);
@@ -173,13 +173,13 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     if (ws.IsObject()) {
       const size_t offset = static_cast<size_t>(NumberAt(env, ws.As<Napi::Object>(), "offset", where + ".workspace"));
       const size_t bytes = static_cast<size_t>(NumberAt(env, ws.As<Napi::Object>(), "bytes", where + ".workspace"));
-      if (offset + bytes > arena_bytes_) throw Napi::RangeError::New(env, "ExecutionPlan: " + where + ".workspace ends past arenaBytes");
+      if (offset + bytes > arena_bytes_) ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".workspace ends past arenaBytes");
       step.args.workspace = static_cast<uint8_t*>(arena_) + offset;
       step.args.workspace_bytes = bytes;
     }
     const size_t given_workspace = step.args.workspace_bytes;
     const std::string problem = step.op->check(&step.args);
-    if (!problem.empty()) throw Napi::Error::New(env, "ExecutionPlan: " + where + " (" + name + "): " + problem);
+    if (!problem.empty()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " (" + name + "): " + problem);
     if (step.args.workspace_bytes > given_workspace) {
       throw Napi::Error::New(env, "ExecutionPlan: " + where + " (" + name + ") needs " + std::to_string(step.args.workspace_bytes) +
                                       " bytes of workspace, the description gives " + std::to_string(given_workspace));

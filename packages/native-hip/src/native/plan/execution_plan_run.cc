@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <switchyard/promise_worker.h>
+
 #include "device_buffer.h"
 #include "gpu_errors.h"
 #include "plan/execution_plan.h"
@@ -17,32 +19,18 @@ namespace {
 
 std::string Status(const char* call, hipError_t status) { return DescribeGpuStatus(call, status); }
 
-// The plan's run as a promise: the JS values it reads stay referenced until it settles.
-class RunWorker : public Napi::AsyncWorker {
- public:
-  RunWorker(Napi::Env env, ExecutionPlan* plan, Napi::Object self)
-      : Napi::AsyncWorker(env, "switchyard:plan.run"), plan_(plan), deferred_(Napi::Promise::Deferred::New(env)) {
-    keep_.push_back(Napi::Persistent(Napi::Value(self)));
-  }
-  Napi::Promise Promise() { return deferred_.Promise(); }
-
-  void Keep(const Napi::Value& v) { keep_.push_back(Napi::Persistent(v)); }
-  // A run that failed to begin on the JS thread: the worker only reports it.
-  void Fail(std::string error) { error_ = std::move(error); }
+// The plan's run as a promise baton (the PromiseWorker keeps the JS values it reads referenced until
+// it settles). `failed` holds the error of a run that failed to begin on the JS thread: Run only reports it.
+struct RunBaton {
+  ExecutionPlan* plan;
   RunIo io;
+  std::string failed;
 
-  void Execute() override {
-    if (error_.empty()) error_ = io.launched_on_caller ? plan_->Complete(io) : plan_->Execute(io);
-    if (!error_.empty()) SetError(error_);
+  const char* Context() const { return ""; }  // the plan's messages name the step
+  void Run() {
+    const std::string error = !failed.empty() ? failed : io.launched_on_caller ? plan->Complete(io) : plan->Execute(io);
+    if (!error.empty()) throw CodedError("RUNTIME", error);
   }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  ExecutionPlan* plan_;
-  Napi::Promise::Deferred deferred_;
-  std::vector<Napi::Reference<Napi::Value>> keep_;
-  std::string error_;
 };
 
 }  // namespace
@@ -260,14 +248,14 @@ std::string ExecutionPlan::FinishRun(RunIo& io) {
 void ExecutionPlan::ReadRunArgs(const Napi::CallbackInfo& info, const char* method, RunIo& io, std::vector<Napi::Value>& values) {
   Napi::Env env = info.Env();
   const std::string call = std::string("ExecutionPlan.") + method;
-  if (disposed_) throw Napi::Error::New(env, call + ": the plan was disposed");
+  if (disposed_) ThrowJs(env, "RELEASED", call + ": the plan was disposed");
   if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsArray()) {
-    throw Napi::TypeError::New(env, call + "(inputs, outputs): both must be arrays");
+    ThrowJs(env, "INVALID_ARGUMENT", call + "(inputs, outputs): both must be arrays", true);
   }
   Napi::Array inputs = info[0].As<Napi::Array>();
   Napi::Array outputs = info[1].As<Napi::Array>();
   if (inputs.Length() != inputs_.size() || outputs.Length() != outputs_.size()) {
-    throw Napi::RangeError::New(env, call + ": the plan takes " + std::to_string(inputs_.size()) + " inputs and " +
+    ThrowJsRange(env, "INVALID_ARGUMENT", call + ": the plan takes " + std::to_string(inputs_.size()) + " inputs and " +
                                          std::to_string(outputs_.size()) + " outputs, got " + std::to_string(inputs.Length()) + " and " +
                                          std::to_string(outputs.Length()));
   }
@@ -277,12 +265,12 @@ void ExecutionPlan::ReadRunArgs(const Napi::CallbackInfo& info, const char* meth
     values.push_back(v);
     HostBytes host;
     if (HostBytesOf(v, &host)) {
-      if (host.bytes != slot.bytes) throw Napi::RangeError::New(env, what + " has " + std::to_string(host.bytes) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
+      if (host.bytes != slot.bytes) ThrowJsRange(env, "INVALID_ARGUMENT", what + " has " + std::to_string(host.bytes) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
       return {host.data, true};
     }
     DeviceBuffer* b = DeviceBuffer::FromValue(env, v, what.c_str());
-    if (b->byte_length() < slot.bytes) throw Napi::RangeError::New(env, what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
-    if (b->device_id() != device_id_) throw Napi::Error::New(env, what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
+    if (b->byte_length() < slot.bytes) ThrowJsRange(env, "INVALID_ARGUMENT", what + " holds " + std::to_string(b->byte_length()) + " bytes, the plan " + verb + " " + std::to_string(slot.bytes));
+    if (b->device_id() != device_id_) ThrowJs(env, "INVALID_ARGUMENT", what + " is on device " + std::to_string(b->device_id()) + ", the plan on " + std::to_string(device_id_));
     return {b->data(), false};
   };
   for (uint32_t i = 0; i < inputs.Length(); ++i) {
@@ -305,27 +293,25 @@ Napi::Value ExecutionPlan::Run(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value ExecutionPlan::QueueRun(Napi::Env env, Napi::Object self, RunIo io, const std::vector<Napi::Value>& values) {
-  auto* worker = new RunWorker(env, this, self);
-  worker->io = std::move(io);
-  for (const Napi::Value& v : values) worker->Keep(v);
-  Napi::Promise promise = worker->Promise();
+  RunBaton baton{this, std::move(io), ""};
   // A graph replay begins here, on the JS thread (see execution_plan.h); anything else, or a run
   // while another is in flight, goes to the worker whole.
   if (TryAcquireRun()) {
-    if (LaunchOnCaller(worker->io)) {
-      worker->io.launched_on_caller = true;
-      const std::string error = BeginRun(worker->io);
+    if (LaunchOnCaller(baton.io)) {
+      baton.io.launched_on_caller = true;
+      const std::string error = BeginRun(baton.io);
       if (!error.empty()) {
         AbortRun();
         ReleaseRun();
-        worker->Fail(error);
+        baton.failed = error;
       }
     } else {
       ReleaseRun();
     }
   }
-  worker->Queue();
-  return promise;
+  std::vector<Napi::Value> keep(values);
+  keep.push_back(self);
+  return PromiseWorker<RunBaton>::QueueOnPool(env, std::move(baton), keep);
 }
 
 bool ExecutionPlan::PollEligible(const RunIo& io) const {
@@ -351,7 +337,7 @@ Napi::Value ExecutionPlan::Start(const Napi::CallbackInfo& info) {
     if (!error.empty()) {
       AbortRun();
       ReleaseRun();
-      throw Napi::Error::New(env, "ExecutionPlan.start: " + error);
+      ThrowJs(env, "RUNTIME", "ExecutionPlan.start: " + error);
     }
     TouchHostOutputs(run->io);
     for (const Napi::Value& v : values) run->keep.push_back(Napi::Persistent(v));
@@ -373,13 +359,13 @@ Napi::Value ExecutionPlan::Poll(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (polled_ == nullptr) {
     // After dispose(): it finished the run in flight, if there was one, before freeing the plan.
-    throw Napi::Error::New(env, disposed_ ? "ExecutionPlan.poll: the plan was disposed"
-                                          : "ExecutionPlan.poll: no run begun by start() is in flight");
+    ThrowJs(env, disposed_ ? "RELEASED" : "INVALID_ARGUMENT",
+            disposed_ ? "ExecutionPlan.poll: the plan was disposed" : "ExecutionPlan.poll: no run begun by start() is in flight");
   }
   // hipErrorNotReady: still running. Any other failure surfaces from FinishRun's synchronization.
   if (hipEventQuery(steps_end_) == hipErrorNotReady) return Napi::Boolean::New(env, false);
   const std::string error = FinishPolledRun();
-  if (!error.empty()) throw Napi::Error::New(env, "ExecutionPlan.run: " + error);
+  if (!error.empty()) ThrowJs(env, "RUNTIME", "ExecutionPlan.run: " + error);
   return Napi::Boolean::New(env, true);
 }
 

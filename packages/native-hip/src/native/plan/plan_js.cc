@@ -61,7 +61,7 @@ uint32_t FloatToBits(float f) {
 Napi::Value PlanSplitTf32(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    throw Napi::TypeError::New(env, "planSplitTf32(weights): weights must be a Float32Array");
+    ThrowJs(env, "INVALID_ARGUMENT", "planSplitTf32(weights): weights must be a Float32Array", true);
   }
   Napi::Float32Array src = info[0].As<Napi::Float32Array>();
   const size_t n = src.ElementLength();

@@ -1,14 +1,16 @@
 #include "arena_js.h"
 
+#include <switchyard/errors.h>
+
 #include <cmath>
 
 namespace switchyard::runtime {
 
 size_t ByteCountArg(Napi::Env env, const Napi::Value& value, const char* what) {
-  if (!value.IsNumber()) throw Napi::TypeError::New(env, std::string(what) + " must be a number of bytes");
+  if (!value.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", std::string(what) + " must be a number of bytes", true);
   const double bytes = value.As<Napi::Number>().DoubleValue();
   if (!(bytes >= 0) || bytes != std::floor(bytes) || bytes > 281474976710656.0) {
-    throw Napi::RangeError::New(env, std::string(what) + " must be a non-negative integer below 2^48, got " +
+    ThrowJsRange(env, "INVALID_ARGUMENT", std::string(what) + " must be a non-negative integer below 2^48, got " +
                                          value.ToString().Utf8Value());
   }
   return static_cast<size_t>(bytes);
@@ -17,7 +19,7 @@ size_t ByteCountArg(Napi::Env env, const Napi::Value& value, const char* what) {
 ArenaOptions ParseArenaOptions(Napi::Env env, const Napi::Value& value, const char* where) {
   ArenaOptions options;
   if (value.IsUndefined() || value.IsNull()) return options;
-  if (!value.IsObject()) throw Napi::TypeError::New(env, std::string(where) + ": options must be an object");
+  if (!value.IsObject()) ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": options must be an object", true);
   Napi::Object object = value.As<Napi::Object>();
   Napi::Value limit = object.Get("gpuMemLimit");
   if (!limit.IsUndefined()) options.limit = ByteCountArg(env, limit, (std::string(where) + ": gpuMemLimit").c_str());
@@ -29,15 +31,15 @@ ArenaOptions ParseArenaOptions(Napi::Env env, const Napi::Value& value, const ch
     } else if (name == "sameAsRequested") {
       options.strategy = ExtendStrategy::kSameAsRequested;
     } else {
-      throw Napi::TypeError::New(env, std::string(where) +
+      ThrowJs(env, "INVALID_ARGUMENT", std::string(where) +
                                           ": arenaExtendStrategy must be 'nextPowerOfTwo' or 'sameAsRequested', got " +
-                                          strategy.ToString().Utf8Value());
+                                          strategy.ToString().Utf8Value(), true);
     }
   }
   Napi::Value initial = object.Get("initialChunkBytes");
   if (!initial.IsUndefined()) {
     options.initial_chunk_bytes = ByteCountArg(env, initial, (std::string(where) + ": initialChunkBytes").c_str());
-    if (options.initial_chunk_bytes == 0) throw Napi::RangeError::New(env, std::string(where) + ": initialChunkBytes must be > 0");
+    if (options.initial_chunk_bytes == 0) ThrowJsRange(env, "INVALID_ARGUMENT", std::string(where) + ": initialChunkBytes must be > 0");
   }
   return options;
 }

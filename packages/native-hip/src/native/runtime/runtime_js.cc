@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include <switchyard/promise_worker.h>
+
 #include "addon_data.h"
 #include "arena_js.h"
 #include "device_arena.h"
@@ -18,10 +20,10 @@ namespace switchyard {
 namespace {
 
 int DeviceArg(Napi::Env env, const Napi::Value& value, const char* where) {
-  if (!value.IsNumber()) throw Napi::TypeError::New(env, std::string(where) + ": deviceId must be a number");
+  if (!value.IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", std::string(where) + ": deviceId must be a number", true);
   const double device = value.As<Napi::Number>().DoubleValue();
   if (!(device >= 0) || device != std::floor(device) || device > 1024) {
-    throw Napi::RangeError::New(env, std::string(where) + ": deviceId must be a non-negative integer");
+    ThrowJsRange(env, "INVALID_ARGUMENT", std::string(where) + ": deviceId must be a non-negative integer");
   }
   return static_cast<int>(device);
 }
@@ -32,7 +34,7 @@ void CheckDevice(Napi::Env env, int device, const char* where) {
   const hipError_t status = hipGetDeviceCount(&count);
   if (status != hipSuccess) ThrowGpuError(env, SWITCHYARD_GPU_NAME(hipGetDeviceCount), status);
   if (device >= count) {
-    throw Napi::RangeError::New(env, std::string(where) + ": device " + std::to_string(device) + " does not exist (" +
+    ThrowJsRange(env, "INVALID_ARGUMENT", std::string(where) + ": device " + std::to_string(device) + " does not exist (" +
                                          std::to_string(count) + " visible)");
   }
 }
@@ -157,7 +159,7 @@ class FakeArenaObject : public Napi::ObjectWrap<FakeArenaObject> {
   // [sync] free(address) -> whether it was a live allocation.
   Napi::Value Free(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "FakeArena.free: address must be a number");
+    if (!info[0].IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", "FakeArena.free: address must be a number", true);
     const double address = info[0].As<Napi::Number>().DoubleValue();
     if (!(address >= 0) || address != std::floor(address)) return Napi::Boolean::New(env, false);
     return Napi::Boolean::New(env, core_->Free(static_cast<uintptr_t>(address)));
@@ -207,30 +209,15 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   int device() const { return device_; }
 
  private:
-  class SyncWorker : public Napi::AsyncWorker {
-   public:
-    SyncWorker(Napi::Env env, int device, hipStream_t stream)
-        : Napi::AsyncWorker(env, "switchyard:synchronizeAsync"), deferred_(Napi::Promise::Deferred::New(env)), device_(device), stream_(stream) {}
-    Napi::Promise Promise() { return deferred_.Promise(); }
-    void Execute() override {
-      status_ = hipSetDevice(device_);
-      if (status_ == hipSuccess) status_ = hipStreamSynchronize(stream_);
+  struct SyncBaton {
+    int device;
+    hipStream_t stream;
+    const char* Context() const { return ""; }  // the GPU status message names the call
+    void Run() const {
+      hipError_t status = hipSetDevice(device);
+      if (status == hipSuccess) status = hipStreamSynchronize(stream);
+      if (status != hipSuccess) throw GpuFailure(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status);
     }
-    void OnOK() override {
-      if (status_ == hipSuccess) {
-        deferred_.Resolve(Env().Undefined());
-        return;
-      }
-      Napi::Error error = Napi::Error::New(Env(), DescribeGpuStatus(SWITCHYARD_GPU_NAME(hipStreamSynchronize), status_));
-      error.Set("code", Napi::String::New(Env(), hipGetErrorName(status_)));
-      deferred_.Reject(error.Value());
-    }
-
-   private:
-    Napi::Promise::Deferred deferred_;
-    int device_;
-    hipStream_t stream_;
-    hipError_t status_ = hipSuccess;
   };
 
   // [sync] synchronize(): waits for everything queued on the stream.
@@ -240,10 +227,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   }
   // [async] synchronizeAsync() -> Promise<void>, waiting on a worker thread.
   Napi::Value SynchronizeAsync(const Napi::CallbackInfo& info) {
-    auto* worker = new SyncWorker(info.Env(), device_, stream_);
-    Napi::Promise promise = worker->Promise();
-    worker->Queue();
-    return promise;
+    return PromiseWorker<SyncBaton>::QueueOnPool(info.Env(), SyncBaton{device_, stream_}, {info.This()});
   }
   // [sync] query() -> true when all queued work has finished.
   Napi::Value Query(const Napi::CallbackInfo& info) {
@@ -309,7 +293,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
     Napi::Env env = info.Env();
     EventObject* start = Unwrapped(env, info[0], "Event.elapsedMs: start");
     EventObject* end = Unwrapped(env, info[1], "Event.elapsedMs: end");
-    if (!start->recorded_ || !end->recorded_) throw Napi::Error::New(env, "Event.elapsedMs: both events must be recorded");
+    if (!start->recorded_ || !end->recorded_) ThrowJs(env, "INVALID_ARGUMENT", "Event.elapsedMs: both events must be recorded");
     float ms = 0;
     CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventElapsedTime), hipEventElapsedTime(&ms, start->event_, end->event_));
     return Napi::Number::New(env, ms);
@@ -323,7 +307,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
 
 EventObject* EventObject::Unwrapped(Napi::Env env, const Napi::Value& value, const char* what) {
   if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->event.Value())) {
-    throw Napi::TypeError::New(env, std::string(what) + " must be an Event");
+    ThrowJs(env, "INVALID_ARGUMENT", std::string(what) + " must be an Event", true);
   }
   return Napi::ObjectWrap<EventObject>::Unwrap(value.As<Napi::Object>());
 }

@@ -1,8 +1,8 @@
-#include "js_args.h"
+#include <switchyard/js_args.h>
 
 #include <cmath>
 
-#include "errors.h"
+#include <switchyard/errors.h>
 
 namespace switchyard {
 
@@ -134,6 +134,18 @@ Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::st
   return value.As<Napi::Object>();
 }
 
+Dims ExpectDims(Napi::Env env, const Napi::Value& value, const std::string& what, uint32_t maxRank) {
+  if (!value.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be an array of integers, got " + DescribeValue(value), true);
+  auto array = value.As<Napi::Array>();
+  if (array.Length() > maxRank) ThrowJs(env, "INVALID_ARGUMENT", what + " has more than " + std::to_string(maxRank) + " entries", true);
+  Dims dims(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    dims[i] = ToSafeInteger(env, array.Get(i), what + "[" + std::to_string(i) + "]");
+    if (dims[i] < 0) ThrowJs(env, "INVALID_ARGUMENT", what + "[" + std::to_string(i) + "] must be >= 0", true);
+  }
+  return dims;
+}
+
 Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required,
               const Dims& fallback) {
   Napi::Value value = options.Get(key);
@@ -142,15 +154,17 @@ Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const
     if (required) ThrowJs(env, "INVALID_ARGUMENT", what + " is required", true);
     return fallback;
   }
-  if (!value.IsArray()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be an array of integers, got " + DescribeValue(value), true);
-  auto array = value.As<Napi::Array>();
-  if (array.Length() > DNNL_MAX_NDIMS) ThrowJs(env, "INVALID_ARGUMENT", what + " has more than " + std::to_string(DNNL_MAX_NDIMS) + " entries", true);
-  Dims dims(array.Length());
-  for (uint32_t i = 0; i < array.Length(); ++i) {
-    dims[i] = ToSafeInteger(env, array.Get(i), what + "[" + std::to_string(i) + "]");
-    if (dims[i] < 0) ThrowJs(env, "INVALID_ARGUMENT", what + "[" + std::to_string(i) + "] must be >= 0", true);
-  }
-  return dims;
+  return ExpectDims(env, value, what);
+}
+
+int64_t ExpectInt(Napi::Env env, const Napi::Value& value, const std::string& what) { return ToSafeInteger(env, value, what); }
+
+std::string ExpectString(Napi::Env env, const Napi::Value& value, const std::string& what, bool allowEmpty) {
+  if (!value.IsString()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be a string, got " + DescribeValue(value), true);
+  std::string text = value.As<Napi::String>().Utf8Value();
+  if (!allowEmpty && text.empty()) ThrowJs(env, "INVALID_ARGUMENT", what + " must be a non-empty string", true);
+  if (text.find('\0') != std::string::npos) ThrowJs(env, "INVALID_ARGUMENT", what + " must not contain NUL characters", true);
+  return text;
 }
 
 std::vector<double> ReadNumbers(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required) {

@@ -1,4 +1,4 @@
-// The one thread on which this Node environment runs its oneDNN work.
+// The one thread on which this Node environment runs its queued native work (ep-cpu: oneDNN).
 //
 // Why not libuv's thread pool (Napi::AsyncWorker): with Debian's OpenMP build of oneDNN, every
 // thread that enters a parallel region gets its own OpenMP team, and a team's threads keep

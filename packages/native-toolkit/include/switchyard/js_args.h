@@ -1,13 +1,15 @@
-// Reading and checking arguments that come from JS. Main thread only (these touch V8).
-// Every failure throws a coded JS TypeError naming the argument, so bad input never crashes.
+// Reading and checking arguments that come from JS, shared by every Switchyard addon. Main thread
+// only (these touch V8). Every failure throws a TypeError with code 'INVALID_ARGUMENT' naming the
+// argument, so bad input never crashes.
 #pragma once
 
 #include <napi.h>
 
+#include <switchyard/dims.h>
+
+#include <cstdint>
 #include <string>
 #include <vector>
-
-#include "memory_desc.h"
 
 namespace switchyard {
 
@@ -79,6 +81,14 @@ TypedView OptionalTypedArrayLazy(Napi::Env env, const Napi::Value& value, unsign
 
 // An options object (the constructors' single argument).
 Napi::Object ExpectObject(Napi::Env env, const Napi::Value& value, const std::string& what);
+
+// Positional arguments (a function's own parameters rather than an options object's keys); `what`
+// names the argument in the error.
+int64_t ExpectInt(Napi::Env env, const Napi::Value& value, const std::string& what);
+// A string with no NUL bytes; non-empty unless `allowEmpty`.
+std::string ExpectString(Napi::Env env, const Napi::Value& value, const std::string& what, bool allowEmpty = false);
+// An array of non-negative safe integers of at most `maxRank` entries.
+Dims ExpectDims(Napi::Env env, const Napi::Value& value, const std::string& what, uint32_t maxRank = kMaxRank);
 
 // Array of non-negative safe integers under `key`; `fallback` when absent and not required.
 Dims ReadDims(Napi::Env env, const Napi::Object& options, const char* key, const std::string& context, bool required,

@@ -1,4 +1,4 @@
-#include "native_queue.h"
+#include <switchyard/native_queue.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -14,12 +14,12 @@ class NativeQueue {
  public:
   explicit NativeQueue(napi_env env) : env_(env) {
     napi_value name;
-    napi_create_string_utf8(env, "switchyard:onednn", NAPI_AUTO_LENGTH, &name);
+    napi_create_string_utf8(env, "switchyard:native-queue", NAPI_AUTO_LENGTH, &name);
     // No JS function: CallJs settles the job itself. Max queue size 0 = unbounded (the worker
     // never blocks handing back a finished job).
     const napi_status status =
         napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, this, CallJs, &tsfn_);
-    if (status != napi_ok) throw Napi::Error::New(Napi::Env(env), "could not create the oneDNN work queue");
+    if (status != napi_ok) throw Napi::Error::New(Napi::Env(env), "could not create the native work queue");
     napi_unref_threadsafe_function(env, tsfn_);  // idle: do not keep the process alive
   }
 
