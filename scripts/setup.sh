@@ -14,7 +14,10 @@ REQUIRED_APT=(build-essential cmake python3 python3-venv libdnnl-dev libonnx-tes
   # Headless browser for the tests of `switchyard inspect --html` (driven with puppeteer-core).
   chromium
   # Sets RUNPATH $ORIGIN on the libraries bundled into @switchyard/ep-cpu-linux-x64-gnu (fill-prebuilt.mjs).
-  patchelf)
+  patchelf
+  # gcc 12's AddressSanitizer and UndefinedBehaviorSanitizer runtimes, for scripts/sanitize.sh (build-essential
+  # pulls them in through libgcc-12-dev; named here because sanitize.sh preloads libasan.so.8 into Node).
+  libasan8 libubsan1)
 # Only the AMD build of @switchyard/native-hip needs these; without them the ROCm EP declines.
 OPTIONAL_APT=(hipcc libamdhip64-dev)
 

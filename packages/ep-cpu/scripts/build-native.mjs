@@ -4,6 +4,9 @@
 //   node scripts/build-native.mjs            build if any file under native/ is newer than the addon
 //   node scripts/build-native.mjs --force    always run cmake-js (it still only recompiles what changed)
 //   node scripts/build-native.mjs --clean    remove build/ first (after moving the checkout, say)
+//   node scripts/build-native.mjs --sanitize the ASan + UBSan build (-DSWITCHYARD_SANITIZE=ON) into build-sanitize/,
+//                                            never over the production addon; load it with SWITCHYARD_CPU_ADDON
+//                                            and the sanitizer runtime preloaded (scripts/sanitize.sh in the repository)
 //
 // Up-to-date runs return in milliseconds: we compare mtimes before starting cmake at all.
 // Failures exit 1 with cmake's output above and a hint below; nothing calls this from `pnpm install`.
@@ -15,9 +18,10 @@ import { createRequire } from 'node:module';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nativeDir = join(packageRoot, 'native');
-const buildDir = join(packageRoot, 'build');
-const addonPath = join(buildDir, 'Release', 'switchyard_cpu.node');
 const args = new Set(process.argv.slice(2));
+const sanitize = args.has('--sanitize');
+const buildDir = join(packageRoot, sanitize ? 'build-sanitize' : 'build');
+const addonPath = join(buildDir, 'Release', 'switchyard_cpu.node');
 
 function newestMtime(dir) {
   let newest = 0;
@@ -48,6 +52,7 @@ try {
     out: buildDir,
     config: 'Release',
     parallel: availableParallelism(),
+    cMakeOptions: { SWITCHYARD_SANITIZE: sanitize ? 'ON' : 'OFF' },
   });
   // cmake-js decides "Node-API build, no Node header download" from `binary.napi_versions` in the
   // package.json beside CMakeLists.txt; ours lives one level up (in the package root), so say it here.

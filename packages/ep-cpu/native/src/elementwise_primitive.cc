@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "errors.h"
+#include "instance_tag.h"
 #include "js_args.h"
 #include "promise_worker.h"
 
@@ -144,10 +145,13 @@ Napi::Function ElementwisePrimitive::Define(Napi::Env env) {
 
 ElementwisePrimitive::ElementwisePrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ElementwisePrimitive>(info) {
   Napi::Env env = info.Env();
+  TagInstance(env, info.This(), ClassTag(kClass));
   const std::string ctx = "new ElementwisePrimitive";
   const Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ElementwiseKernel>(ReadProgram(env, options, ctx), ctx); });
 }
+
+ElementwisePrimitive* ElementwisePrimitive::Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<ElementwisePrimitive>(wrapper); }
 
 const ElementwiseKernel& ElementwisePrimitive::Kernel(Napi::Env env, const char* method) const {
   if (!kernel_) ThrowJs(env, "RELEASED", std::string(kClass) + "." + method + ": the primitive was disposed");
