@@ -9,6 +9,7 @@
 #include "instance_tag.h"
 #include "js_args.h"
 #include "promise_worker.h"
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -74,7 +75,7 @@ ProgramSpec ReadProgram(Napi::Env env, const Napi::Object& options, const std::s
     spec.instructions.push_back(ins);
   }
   spec.outputIsBool = ReadElementType(env, options, "outputType", ctx);
-  spec.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  spec.threads = ThreadsOption(env, options, ctx);
   spec.isa = eltwise::ResolveIsa(ReadString(env, options, "isa", ctx, "auto"), ctx);
   return spec;
 }

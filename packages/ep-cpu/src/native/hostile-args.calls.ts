@@ -41,7 +41,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** Array-valued options whose entries are tensor dims: a negative entry can never be valid. */
 const DIMS_KEY = /Dims$|^dims$/;
 
-const NUMBERS: readonly unknown[] = [-1, -(2 ** 31), 2 ** 31, 2 ** 53, 2 ** 64, 1e300, NaN, Infinity, -Infinity, 0.5, '1', null, undefined];
+const NUMBERS: readonly unknown[] = [-1, -(2 ** 31), 100_000, 2 ** 31, 2 ** 53, 2 ** 64, 1e300, NaN, Infinity, -Infinity, 0.5, '1', null, undefined];
 
 function otherDtype(t: Typed): Typed {
   return t instanceof Float32Array ? new Float64Array(t.length) : new Float32Array(t.length);
