@@ -162,7 +162,7 @@ build_native() {
   name="$(sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p' "$dir/package.json" | head -n 1)"
   local ok_stamp="$dir/build/.switchyard-native.stamp" failed_stamp="$dir/build/.switchyard-native.failed"
   local log="$state_dir/native-$pkg.log"
-  local watch=("$dir" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build" \) -prune
+  local watch=("$dir" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build" -o -path "$dir/build-sanitize" \) -prune
     -o -type f ! -name '*.ts' ! -name '*.md' ! -name '*.tsbuildinfo')
   if ! stale "$ok_stamp" "${watch[@]}" && [[ "$(cat "$ok_stamp")" == "$native_key" ]]; then
     say "native $name ok"
