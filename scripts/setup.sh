@@ -14,7 +14,10 @@ REQUIRED_APT=(build-essential cmake python3 python3-venv libdnnl-dev libonnx-tes
   # Headless browser for the tests of `switchyard inspect --html` (driven with puppeteer-core).
   chromium
   # Sets RUNPATH $ORIGIN on the libraries bundled into @switchyard/ep-cpu-linux-x64-gnu (fill-prebuilt.mjs).
-  patchelf)
+  patchelf
+  # gcc 12's AddressSanitizer and UndefinedBehaviorSanitizer runtimes, for scripts/sanitize.sh (build-essential
+  # pulls them in through libgcc-12-dev; named here because sanitize.sh preloads libasan.so.8 into Node).
+  libasan8 libubsan1)
 # Only the AMD build of @switchyard/native-hip needs these; without them the ROCm EP declines.
 OPTIONAL_APT=(hipcc libamdhip64-dev)
 
@@ -160,9 +163,10 @@ build_native() {
   name="$(sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p' "$dir/package.json" | head -n 1)"
   local ok_stamp="$dir/build/.switchyard-native.stamp" failed_stamp="$dir/build/.switchyard-native.failed"
   local log="$state_dir/native-$pkg.log"
-  # The package's own sources and the shared native toolkit's (headers, sources, CMake module, build script).
+  # The package's own sources and the shared native toolkit's (headers, sources, CMake module, build script);
+  # not ep-cpu's sanitizer build (build-sanitize/), which would otherwise mark the addon stale.
   local toolkit=packages/native-toolkit
-  local watch=("$dir" "$toolkit" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build"
+  local watch=("$dir" "$toolkit" -- \( -path "$dir/node_modules" -o -path "$dir/dist" -o -path "$dir/build" -o -path "$dir/build-sanitize"
     -o -path "$toolkit/node_modules" -o -path "$toolkit/dist" \) -prune
     -o -type f ! -name '*.ts' ! -name '*.md' ! -name '*.tsbuildinfo')
   if ! stale "$ok_stamp" "${watch[@]}" && [[ "$(cat "$ok_stamp")" == "$native_key" ]]; then

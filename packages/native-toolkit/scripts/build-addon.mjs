@@ -52,7 +52,8 @@ function packageRootOf(url) {
  * @param {string} spec.addon         file name of the addon (`switchyard_cpu.node`)
  * @param {string} spec.sourceDir     the folder with CMakeLists.txt, relative to the package root
  * @param {string[]} spec.inputs      files and folders (relative) whose changes call for a rebuild (the toolkit's own are added)
- * @param {string} [spec.cmakeDir]    the cmake tree under build/ (default `cmake`)
+ * @param {string} [spec.buildDir]    the build folder, relative to the package root (default `build`; ep-cpu's sanitizer build uses another)
+ * @param {string} [spec.cmakeDir]    the cmake tree under the build folder (default `cmake`)
  * @param {Record<string, string>} [spec.cmakeOptions]  -D definitions; part of the settings stamp
  * @param {string} spec.hint          what to try when the build fails (words that work in a user's project)
  * @param {string} [spec.describe]    what was built, for the last line (`for amd (gfx90a)`)
@@ -63,7 +64,7 @@ export async function buildAddon(spec, argv = process.argv.slice(2)) {
   const args = new Set(argv);
   const packageRoot = packageRootOf(spec.from);
   const sourceDir = join(packageRoot, spec.sourceDir);
-  const buildDir = join(packageRoot, 'build');
+  const buildDir = join(packageRoot, spec.buildDir ?? 'build');
   const addonPath = join(buildDir, 'Release', spec.addon);
   const stampPath = join(buildDir, 'Release', spec.addon.replace(/\.node$/, '.build.json'));
   const cmakeOut = join(buildDir, spec.cmakeDir ?? 'cmake');

@@ -435,11 +435,14 @@ function resolveMaxTensorBytes(value: number | undefined): number {
   return value;
 }
 
+/** The most threads a session may ask for (the CPU EP's addon refuses larger OpenMP teams). */
+const MAX_THREADS = 1024;
+
 /** `intraOpNumThreads`: 0 or unset means every core. */
 function resolveThreads(value: number | undefined): number {
   const threads = value ?? 0;
-  if (!Number.isInteger(threads) || threads < 0) {
-    throw new SwitchyardError('INVALID_ARGUMENT', `intraOpNumThreads must be a non-negative integer, got ${threads}`);
+  if (!Number.isInteger(threads) || threads < 0 || threads > MAX_THREADS) {
+    throw new SwitchyardError('INVALID_ARGUMENT', `intraOpNumThreads must be an integer in [0, ${MAX_THREADS}], got ${threads}`);
   }
   return threads === 0 ? availableParallelism() : threads;
 }

@@ -167,6 +167,12 @@ describe('session options', () => {
       "executionMode must be one of 'sequential', 'parallel', got \"fast\"",
     );
     expect((await failure(InferenceSession.fromModel(twoOutputs(), { ...host, logSeverityLevel: 5 } as never))).message).toContain('logSeverityLevel must be one of 0');
+    // Past the team size the CPU EP's addon accepts (an OpenMP team of 100,000 crashed it before it checked).
+    for (const threads of [1025, 100_000]) {
+      const err = await failure(InferenceSession.fromModel(twoOutputs(), { ...host, intraOpNumThreads: threads }));
+      expect(err.code).toBe('INVALID_ARGUMENT');
+      expect(err.message).toContain(`intraOpNumThreads must be an integer in [0, 1024], got ${threads}`);
+    }
     expect((await failure(InferenceSession.fromModel(twoOutputs(), { ...host, externalData: [] } as never))).code).toBe('UNSUPPORTED');
     expect((await failure(InferenceSession.create(encodeModel(twoOutputs()), 'fast' as never))).message).toContain('options must be an object');
   });

@@ -25,7 +25,7 @@ export interface SessionOptions {
   enableProfiling?: boolean;
   /** File name prefix of the profile. Default `switchyard_profile`. */
   profileFilePrefix?: string;
-  /** Threads a node's kernel may use. Default: 0 = the EP's choice (all cores for CPU). */
+  /** Threads a node's kernel may use, at most 1024. Default: 0 = the EP's choice (all cores for CPU). */
   intraOpNumThreads?: number;
   /** Log lines below this are dropped: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal. Default: `env.logLevel` (warning). */
   logSeverityLevel?: 0 | 1 | 2 | 3 | 4;

@@ -4,6 +4,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -48,7 +49,7 @@ ConvDwPrimitive::ConvDwPrimitive(const Napi::CallbackInfo& info) : KernelWrap(in
   p.stride = ReadInt(env, options, "stride", ctx, 1);
   p.pointwise = ReadActivation(env, options, "activation", "activationAlpha", "activationBeta", ctx);
   p.depthwise = ReadActivation(env, options, "dwActivation", "dwActivationAlpha", "dwActivationBeta", ctx);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
   const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");

@@ -6,6 +6,7 @@
 #include "engine.h"
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -67,7 +68,7 @@ ConvParams ReadConvParams(Napi::Env env, const Napi::Object& options, const std:
   p.epilogue.alpha = static_cast<float>(ReadNumber(env, options, "activationAlpha", ctx, 0.0));
   p.epilogue.beta = static_cast<float>(ReadNumber(env, options, "activationBeta", ctx, 0.0));
   p.epilogue.sum = ReadBool(env, options, "hasSum", ctx, false);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
   p.sumBlock = ReadInt(env, options, "sumBlock", ctx, p.dstBlock);

@@ -4,6 +4,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -57,7 +58,7 @@ ConvTransposePrimitive::ConvTransposePrimitive(const Napi::CallbackInfo& info) :
   p.epilogue.activation = GuardSync(env, ctx, [&] { return ParseActivation(activation, ctx); });
   p.epilogue.alpha = static_cast<float>(ReadNumber(env, options, "activationAlpha", ctx, 0.0));
   p.epilogue.beta = static_cast<float>(ReadNumber(env, options, "activationBeta", ctx, 0.0));
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   p.srcBlock = ReadInt(env, options, "srcBlock", ctx, 0);
   p.dstBlock = ReadInt(env, options, "dstBlock", ctx, 0);
   const std::string depthToSpace = ReadString(env, options, "depthToSpace", ctx, "auto");

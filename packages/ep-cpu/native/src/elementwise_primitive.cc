@@ -8,6 +8,8 @@
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include <switchyard/promise_worker.h>
+#include "instance_tag.h"
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -73,7 +75,7 @@ ProgramSpec ReadProgram(Napi::Env env, const Napi::Object& options, const std::s
     spec.instructions.push_back(ins);
   }
   spec.outputIsBool = ReadElementType(env, options, "outputType", ctx);
-  spec.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  spec.threads = ThreadsOption(env, options, ctx);
   spec.isa = eltwise::ResolveIsa(ReadString(env, options, "isa", ctx, "auto"), ctx);
   return spec;
 }
@@ -144,10 +146,13 @@ Napi::Function ElementwisePrimitive::Define(Napi::Env env) {
 
 ElementwisePrimitive::ElementwisePrimitive(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ElementwisePrimitive>(info) {
   Napi::Env env = info.Env();
+  TagInstance(env, info.This(), ClassTag(kClass));
   const std::string ctx = "new ElementwisePrimitive";
   const Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ElementwiseKernel>(ReadProgram(env, options, ctx), ctx); });
 }
+
+ElementwisePrimitive* ElementwisePrimitive::Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<ElementwisePrimitive>(wrapper); }
 
 const ElementwiseKernel& ElementwisePrimitive::Kernel(Napi::Env env, const char* method) const {
   if (!kernel_) ThrowJs(env, "RELEASED", std::string(kClass) + "." + method + ": the primitive was disposed");

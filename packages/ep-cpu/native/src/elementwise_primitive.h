@@ -22,6 +22,9 @@ class ElementwisePrimitive : public Napi::ObjectWrap<ElementwisePrimitive> {
   //        is the output, of the inputs' broadcast shape. Throws a coded Error on bad options.
   explicit ElementwisePrimitive(const Napi::CallbackInfo& info);
 
+  // Checks the receiver of every method (instance_tag.h).
+  static ElementwisePrimitive* Unwrap(const Napi::Object& wrapper);
+
   // [async] run(inputs: (Float32Array | Uint8Array)[], output): Promise<void>.
   // [sync] runSync(inputs, output): void.
   // [sync] dispose(); getters outputDims, implementation ('elementwise:avx512' ...), threads.

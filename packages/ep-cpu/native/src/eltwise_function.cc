@@ -10,6 +10,7 @@
 #include <switchyard/js_args.h>
 #include "primitive_lru.h"
 #include "scratchpad.h"
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -27,11 +28,7 @@ Napi::Value GeluErfJs(const Napi::CallbackInfo& info) {
   const int64_t n = static_cast<int64_t>(info[0].As<Napi::TypedArray>().ElementLength());
   Float32View x = ExpectFloat32Array(env, info[0], n, ctx + ": x");
   Float32View y = ExpectFloat32Array(env, info[1], n, ctx + ": y (shaped like x)");
-  int threads = 0;
-  if (!IsNullish(info[2])) {
-    if (!info[2].IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": threads must be a number", true);
-    threads = info[2].As<Napi::Number>().Int32Value();
-  }
+  const int threads = ThreadsArgument(info[2], ctx);
   if (n == 0) return env.Undefined();
   GuardSync(env, ctx, [&] {
     ThreadScope scope(threads);

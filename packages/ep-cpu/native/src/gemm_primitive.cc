@@ -5,6 +5,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -59,7 +60,7 @@ GemmPrimitive::GemmPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) 
   p.beta = static_cast<float>(ReadNumber(env, options, "beta", ctx, 1.0));
   p.hasC = !IsNullish(options.Get("cDims"));
   if (p.hasC) p.c = ReadDims(env, options, "cDims", ctx, true);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");
   p.channelSplit = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(split, "channelSplit", ctx); });
   GuardSync(env, ctx, [&] {

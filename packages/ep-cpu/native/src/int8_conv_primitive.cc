@@ -6,6 +6,7 @@
 #include <switchyard/errors.h>
 #include "int8_options.h"
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -29,7 +30,7 @@ ConvOptions ReadConvOptions(Napi::Env env, const Napi::Value& arg, const std::st
   p.dilations = ReadDims(env, options, "dilations", ctx, false);
   p.padsBegin = ReadDims(env, options, "padsBegin", ctx, false);
   p.padsEnd = ReadDims(env, options, "padsEnd", ctx, false);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   p.split = ReadWeightSplit(env, options, ctx);
   if (readInputType) p.inputSigned = ReadQuantType(env, options, "inputType", ctx, QuantType::kUint8) == QuantType::kInt8;
   GuardSync(env, ctx, [&] { Int8ConvOutputDims(p); });

@@ -6,6 +6,7 @@
 #include <switchyard/errors.h>
 #include "int8_options.h"
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -27,7 +28,7 @@ MatMulOptions ReadMatMulOptions(Napi::Env env, const Napi::Value& arg, const std
   const bool aSigned = readInput && ReadQuantType(env, options, "inputType", ctx, QuantType::kUint8) == QuantType::kInt8;
   if (readInput) o.shape.aZeroPointCount = ReadInt(env, options, "aZeroPointCount", ctx, 1);
   const WeightSplit split = ReadWeightSplit(env, options, ctx);
-  const int threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  const int threads = ThreadsOption(env, options, ctx);
   const int64_t bElements = GuardSync(env, ctx, [&] { return ElementCount(b, "B"); });
   o.weights = ReadWeightsOption(env, options, bElements, b[1], ctx);
   o.params = GuardSync(env, ctx, [&] { return MatMulParamsFor(o.shape, b, aSigned, o.weights.isSigned(), split, threads); });

@@ -25,6 +25,7 @@
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include <switchyard/promise_worker.h>
+#include "instance_tag.h"
 
 namespace switchyard {
 
@@ -55,7 +56,14 @@ class KernelWrap : public Napi::ObjectWrap<Derived> {
   using Wrap = Napi::ObjectWrap<Derived>;
   using Descriptor = typename Wrap::PropertyDescriptor;
 
-  explicit KernelWrap(const Napi::CallbackInfo& info) : Wrap(info) {}
+  explicit KernelWrap(const Napi::CallbackInfo& info) : Wrap(info) { TagInstance(info.Env(), info.This(), ClassTag(Derived::kClass)); }
+
+ public:
+  // Hides ObjectWrap::Unwrap, which node-addon-api calls before every method and getter: a receiver that
+  // is not one of this class's objects throws instead of being cast (instance_tag.h).
+  static Derived* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<Derived>(wrapper); }
+
+ protected:
 
   // The class: run, runSync, dispose, the getters asked for, then Derived's own members. The getters
   // are a template argument so that a kernel without outputDims() (ReorderKernel) still compiles.

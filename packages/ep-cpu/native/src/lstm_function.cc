@@ -3,6 +3,7 @@
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include "lstm_kernel.h"
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -25,7 +26,7 @@ LstmParams ReadParams(const Napi::CallbackInfo& info, const std::string& ctx, bo
   p.hidden = ReadInt(env, options, "hidden", ctx, 0);
   const std::string direction = ReadString(env, options, "direction", ctx, "forward");
   p.clip = static_cast<float>(ReadNumber(env, options, "clip", ctx, 0.0));
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
     ThrowJs(env, "INVALID_ARGUMENT", ctx + ": direction must be 'forward', 'reverse' or 'bidirectional', got '" + direction + "'", true);
   }
@@ -33,8 +34,11 @@ LstmParams ReadParams(const Napi::CallbackInfo& info, const std::string& ctx, bo
   if (!(p.clip >= 0)) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": clip must be >= 0 (0 = none)", true);
   p.dirs = direction == "bidirectional" ? 2 : 1;
   p.reverse = direction == "reverse";
-  const int64_t D = p.dirs, T = p.seq, N = p.batch, I = p.input, H = p.hidden, Hp = H + kLstmBlockUnits;
-  const int64_t limit = (int64_t{1} << 31) - 1;
+  // In double: each size is a safe integer (< 2^53), so their products cannot overflow there as they would in
+  // int64 (options of 2^31 each overflowed this very check); past 2^53 they round but stay above the limit.
+  const double D = p.dirs, T = static_cast<double>(p.seq), N = static_cast<double>(p.batch), I = static_cast<double>(p.input),
+               H = static_cast<double>(p.hidden), Hp = H + kLstmBlockUnits;
+  const double limit = static_cast<double>((int64_t{1} << 31) - 1);
   if (T * N * I > limit || D * 4 * Hp * (I + Hp + 1) > limit || T * N * 4 * Hp > limit || T * D * N * H > limit) {
     ThrowJs(env, "INVALID_ARGUMENT", ctx + ": sizes exceed 2^31-1 elements", true);
   }

@@ -4,6 +4,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -51,7 +52,7 @@ MatMulPrimitive::MatMulPrimitive(const Napi::CallbackInfo& info) : KernelWrap(in
   p.epilogue.alpha = static_cast<float>(ReadNumber(env, options, "activationAlpha", ctx, 0.0));
   p.epilogue.beta = static_cast<float>(ReadNumber(env, options, "activationBeta", ctx, 0.0));
   p.hasBias = ReadBool(env, options, "hasBias", ctx, false);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   const Dims out = GuardSync(env, ctx, [&] { return MatMulOutputDims(p); });
   Float32View b = ReadOptionalFloat32Array(env, options, "b", ElementCount(p.b, "B"), ctx);
   Float32View bias;

@@ -9,6 +9,7 @@
 #include <switchyard/js_args.h>
 #include "primitive_lru.h"
 #include "scratchpad.h"
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -58,9 +59,7 @@ float ReadEpsilon(const Napi::CallbackInfo& info, size_t index, const char* ctx)
 }
 
 int Threads(const Napi::CallbackInfo& info, size_t index, const char* ctx) {
-  if (IsNullish(info[index])) return 0;
-  if (!info[index].IsNumber()) ThrowJs(info.Env(), "INVALID_ARGUMENT", std::string(ctx) + ": threads must be a number", true);
-  return info[index].As<Napi::Number>().Int32Value();
+  return ThreadsArgument(info[index], ctx);
 }
 
 // Everything a cached primitive was built for. `threads` is the team size in effect (inside the

@@ -4,6 +4,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -35,7 +36,7 @@ PoolPrimitive::PoolPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) 
   p.strides = ReadDims(env, options, "strides", ctx, false);
   p.padsBegin = ReadDims(env, options, "padsBegin", ctx, false);
   p.padsEnd = ReadDims(env, options, "padsEnd", ctx, false);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   p.block = ReadInt(env, options, "block", ctx, 0);
   kernel_ = GuardSync(env, ctx, [&] {
     p.kind = ParsePoolKind(kind);

@@ -8,15 +8,14 @@
 #include <switchyard/js_args.h>
 #include <switchyard/promise_worker.h>
 #include "quantize_kernels.h"
+#include "thread_count.h"
 
 namespace switchyard {
 
 namespace {
 
 int ReadThreads(const Napi::CallbackInfo& info, size_t index, const char* ctx) {
-  if (IsNullish(info[index])) return 0;
-  if (!info[index].IsNumber()) ThrowJs(info.Env(), "INVALID_ARGUMENT", std::string(ctx) + ": threads must be a number", true);
-  return info[index].As<Napi::Number>().Int32Value();
+  return ThreadsArgument(info[index], ctx);
 }
 
 // info[index] as a count in [1, 2^31-1].

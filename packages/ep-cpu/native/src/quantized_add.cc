@@ -9,6 +9,7 @@
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include <switchyard/promise_worker.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -113,11 +114,7 @@ Napi::Value QuantizedAddCall(const Napi::CallbackInfo& info, bool async) {
   p.output = y.type == ElementType::kInt8 ? QuantType::kInt8 : QuantType::kUint8;
   if (!info[9].IsBoolean()) ThrowJs(env, "INVALID_ARGUMENT", std::string(ctx) + ": relu must be a boolean", true);
   p.relu = info[9].As<Napi::Boolean>().Value();
-  int threads = 0;
-  if (!IsNullish(info[10])) {
-    if (!info[10].IsNumber()) ThrowJs(env, "INVALID_ARGUMENT", std::string(ctx) + ": threads must be a number", true);
-    threads = info[10].As<Napi::Number>().Int32Value();
-  }
+  const int threads = ThreadsArgument(info[10], ctx);
   const QuantizedAddBaton baton{a.data, a.type == ElementType::kInt8, b.data, b.type == ElementType::kInt8, n, p, y.data, threads, ctx};
   if (async) return PromiseWorker<QuantizedAddBaton>::Queue(env, baton, {a.holder, b.holder, y.holder});
   GuardSync(env, ctx, [&] { baton.Run(); });

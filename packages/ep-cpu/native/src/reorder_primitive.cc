@@ -5,6 +5,7 @@
 #include "engine.h"
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -33,7 +34,7 @@ ReorderPrimitive::ReorderPrimitive(const Napi::CallbackInfo& info) : KernelWrap(
   p.dims = ReadDims(env, options, "dims", ctx, true);
   p.fromBlock = ReadInt(env, options, "fromBlock", ctx, 0);
   p.toBlock = ReadInt(env, options, "toBlock", ctx, 0);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ReorderKernel>(p); });
 }
 

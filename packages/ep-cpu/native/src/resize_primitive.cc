@@ -4,6 +4,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -40,7 +41,7 @@ ResizePrimitive::ResizePrimitive(const Napi::CallbackInfo& info) : KernelWrap(in
   p.method.antialias = ReadBool(env, options, "antialias", ctx, false);
   p.extrapolation = static_cast<float>(ReadNumber(env, options, "extrapolationValue", ctx, 0.0));
   p.block = ReadInt(env, options, "block", ctx, 0);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   kernel_ = GuardSync(env, ctx, [&] {
     p.method.mode = ParseResizeMode(mode);
     p.method.coordinate = ParseCoordinateMode(coordinate);

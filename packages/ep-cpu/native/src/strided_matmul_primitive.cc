@@ -4,6 +4,7 @@
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
+#include "thread_count.h"
 
 namespace switchyard {
 
@@ -52,7 +53,7 @@ StridedMatMulPrimitive::StridedMatMulPrimitive(const Napi::CallbackInfo& info) :
   p.scale = static_cast<float>(ReadNumber(env, options, "scale", ctx, 1.0));
   p.hasMask = !IsNullish(options.Get("maskDims"));
   if (p.hasMask) p.mask = ReadDims(env, options, "maskDims", ctx, true);
-  p.threads = static_cast<int>(ReadInt(env, options, "threads", ctx, 0));
+  p.threads = ThreadsOption(env, options, ctx);
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const StridedMatMulKernel>(p); });
 }
 

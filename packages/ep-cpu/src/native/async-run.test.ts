@@ -3,7 +3,7 @@ import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
 // The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const title = native.ok ? 'oneDNN async runs' : `oneDNN async runs (skipped: ${native.reason})`;
 
 const random = (n: number, seed: number) => seededFloats(n, seed);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadNative } from './load-native.js';
 
 // The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const title = native.ok ? 'oneDNN binding boundary' : `oneDNN binding boundary (skipped: ${native.reason})`;
 
 /** Bad input at the addon's boundary: each case must throw (or reject) a coded error, never crash the process. */

@@ -11,7 +11,7 @@ import { fromBlocked, toBlocked } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
 import { blockedConvOptions, convOutputDims, expectCloseArrays, referenceConv, seededFloats, type BlockedConvCase } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding: NativeBinding | undefined = native.ok ? native.binding : undefined;
 // Slices are whole channel blocks of the layout this CPU gets (8 on AVX2, 16 on AVX-512); the cases'
 // channel counts scale with the block, so each splits (or not) for the same reason on both.

@@ -9,7 +9,7 @@ import { blockedDims } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && native.binding.ConvDwPrimitive && native.binding.preferredChannelBlock ? native.binding : undefined;
 const size = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
 

@@ -6,7 +6,7 @@ import { nativeKernels } from './native-kernels.js';
 import { seededFloats } from './test-data.test-util.js';
 
 // The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const title = native.ok ? 'oneDNN Conv' : `oneDNN Conv (skipped: ${native.reason})`;
 
 /** Deterministic values in [-1, 1). */

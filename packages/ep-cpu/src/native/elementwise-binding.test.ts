@@ -8,7 +8,7 @@ import type { ElementwisePrimitiveOptions } from './binding.js';
 import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const Primitive = native.ok ? native.binding.ElementwisePrimitive : undefined;
 
 function isas(): string[] {

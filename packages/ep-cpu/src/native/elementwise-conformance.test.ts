@@ -10,7 +10,7 @@ import { DEFAULT_BACKEND_TEST_ROOT, readExpectations, runBackendSuite } from '@s
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const Primitive = native.ok ? native.binding.ElementwisePrimitive : undefined;
 const haveData = existsSync(DEFAULT_BACKEND_TEST_ROOT);
 const EXPECTATIONS = fileURLToPath(new URL('../../conformance-expectations.json', import.meta.url));

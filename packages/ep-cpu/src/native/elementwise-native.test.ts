@@ -26,7 +26,7 @@ function attributesOf(program: ElementwiseInstruction[]): Record<string, PlainAt
   return out;
 }
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const hasEngine = native.ok && typeof native.binding.ElementwisePrimitive === 'function' && new CpuExecutionProvider().nativeUnavailable === undefined;
 
 /** The instruction sets this CPU runs, probed through the primitive's `isa` option. */

@@ -7,7 +7,7 @@ import { SwitchyardError, Tensor, type DataType } from '@switchyard/core';
 import { loadNative } from './load-native.js';
 import { compareDefs, defPair, expectBothThrow, FLOAT_EDGES, int, int64, randomTensor, rng, runDef } from './native-harness.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && typeof native.binding.gather === 'function' && typeof native.binding.cast === 'function' ? native.binding : undefined;
 
 const DTYPES: DataType[] = ['float32', 'int64', 'float16', 'bool', 'uint8', 'int32', 'float64', 'int8'];

@@ -5,7 +5,7 @@ import { buildModel } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const hasNative = native.ok && typeof native.binding.geluErf === 'function' && new CpuExecutionProvider().nativeUnavailable === undefined;
 
 /** PyTorch's nn.GELU() export: x · 0.5 · (1 + erf(x / √2)); the CPU EP's fusion turns it into one Gelu. */

@@ -11,7 +11,7 @@ import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
 // The addon's own checks ignore SWITCHYARD_CPU_NATIVE=0; the session comparisons need the EP to use it.
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const hasBinding = native.ok && Boolean(native.binding.GemmPrimitive && native.binding.PoolPrimitive);
 const hasNative = hasBinding && new CpuExecutionProvider().nativeUnavailable === undefined;
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadNative } from './load-native.js';
 import { isaFamily, seededFloats } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && native.binding.GemmPrimitive ? native.binding : undefined;
 
 describe.skipIf(!binding)('single-row Gemm with constant B', () => {

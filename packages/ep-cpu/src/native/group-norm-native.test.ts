@@ -9,7 +9,7 @@ import { Tensor } from '@switchyard/core';
 import { loadNative } from './load-native.js';
 import { compareDefs, defPair, int, randomTensor, rng } from './native-harness.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && typeof native.binding.normalizeGroups === 'function' ? native.binding : undefined;
 
 /** Activations with an offset mean, as real ones have. */

@@ -16,7 +16,7 @@ import { dynamicQuantizedConvKernel } from '../kernels/DynamicQuantizedConv.js';
 import { isaFamily } from './test-data.test-util.js';
 import { firstDifference, randomFloats, randomInts, runDef, scalarTensor, type Attr, type HarnessOptions } from './int8-harness.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok ? native.binding : undefined;
 const defs = binding ? nativeInt8ConvKernels(binding) : [];
 const def = (op: string) => defs.find((d) => d.opType === op)!;

@@ -14,7 +14,7 @@ import { quantizedMatMulKernel } from '../kernels/QuantizedMatMul.js';
 import { dynamicQuantizedMatMulKernel } from '../kernels/DynamicQuantizedMatMul.js';
 import { firstDifference, randomFloats, randomInts, runDef, scalarTensor, type HarnessOptions } from './int8-harness.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok ? native.binding : undefined;
 const defs = binding ? nativeInt8MatMulKernels(binding) : [];
 const def = (op: string) => defs.find((d) => d.opType === op)!;

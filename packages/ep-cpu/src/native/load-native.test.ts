@@ -58,7 +58,7 @@ describe('loadNative', () => {
     expect(defaultAddonPath()).toMatch(/packages[/\\]ep-cpu[/\\]build[/\\]Release[/\\]switchyard_cpu\.node$/);
   });
 
-  const built = loadNative({ env: {} });
+  const built = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
   // The addon suites skip themselves when it is not built; say so once, loudly.
   if (!built.ok) console.warn(`[ep-cpu native] oneDNN addon tests are skipped: ${built.reason}`);
   it.skipIf(!built.ok)(built.ok ? 'loads the built addon' : `loads the built addon (skipped: ${built.ok ? '' : built.reason})`, () => {

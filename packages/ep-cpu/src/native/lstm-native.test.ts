@@ -10,7 +10,7 @@ import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const hasNative = native.ok && typeof native.binding.lstmForward === 'function' && new CpuExecutionProvider().nativeUnavailable === undefined;
 
 const data = (n: number, seed: number, scale = 0.5) => seededFloats(n, seed, scale);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadNative } from './load-native.js';
 import type { NativeBinding } from './binding.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const b = (native.ok && typeof native.binding.copyStrided === 'function' ? native.binding : undefined) as Required<NativeBinding> | undefined;
 
 /** Calls `fn` (arguments deliberately malformed) and expects a coded INVALID_ARGUMENT error matching `message`. */

@@ -11,7 +11,7 @@ import { loadNative } from './load-native.js';
 import { compareDefs, defPair, expectBothThrow, int, int64, randomTensor, rng } from './native-harness.test-util.js';
 import { SMALL_MOVE_ELEMENTS } from './native-support.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && typeof native.binding.copyStrided === 'function' ? native.binding : undefined;
 
 const DTYPES: DataType[] = ['float32', 'float16', 'int64', 'bool', 'int8', 'float64', 'uint16', 'int32', 'bfloat16', 'uint8'];

@@ -4,7 +4,7 @@ import { loadNative } from './load-native.js';
 import { nativeKernels } from './native-kernels.js';
 
 // The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const title = native.ok ? 'nativeKernels' : `nativeKernels (skipped: ${native.reason})`;
 
 function typed(elemType: DataType, shape?: Dim[]) {

@@ -6,7 +6,7 @@ import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const hasNative =
   native.ok && typeof native.binding.softmax === 'function' && typeof native.binding.layerNormRows === 'function' &&
   new CpuExecutionProvider().nativeUnavailable === undefined;

@@ -16,7 +16,7 @@ import { quantizedAddKernel } from '../kernels/QuantizedAdd.js';
 import { firstDifference, randomFloats, randomInts, rng, runDef, scalarTensor, type HarnessOptions } from './int8-harness.test-util.js';
 import { SYNC_ELEMENT_LIMIT } from './native-support.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok ? native.binding : undefined;
 const defs = binding ? nativeQuantizeKernels(binding) : [];
 const def = (op: string) => defs.find((d) => d.opType === op)!;

@@ -8,7 +8,7 @@ import { Tensor } from '@switchyard/core';
 import { loadNative } from './load-native.js';
 import { compareDefs, defPair, int, int64, randomTensor, rng } from './native-harness.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && typeof native.binding.reduce === 'function' && typeof native.binding.softmax === 'function' ? native.binding : undefined;
 
 const REDUCTIONS = ['ReduceSum', 'ReduceMean', 'ReduceSumSquare', 'ReduceL1', 'ReduceL2', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceMax', 'ReduceMin', 'ReduceProd'];

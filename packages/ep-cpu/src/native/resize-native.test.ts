@@ -11,7 +11,7 @@ import { upsampleKernel } from '../kernels/Upsample.js';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 
 // The addon itself is under test here, so SWITCHYARD_CPU_NATIVE=0 (which only steers the EP) is ignored.
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok ? native.binding : undefined;
 const title = binding?.ResizePrimitive ? 'native Resize' : `native Resize (skipped: ${native.ok ? 'no ResizePrimitive' : native.reason})`;
 

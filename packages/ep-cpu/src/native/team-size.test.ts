@@ -12,7 +12,7 @@ import { MIN_ELEMENTS_PER_THREAD, MIN_MACS_PER_THREAD, dispatchFor, effectiveThr
 import { seededFloats } from './test-data.test-util.js';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const title = native.ok ? 'teamFor' : `teamFor (skipped: ${native.reason})`;
 
 describe.skipIf(!native.ok)(title, () => {

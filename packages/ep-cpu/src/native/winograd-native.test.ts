@@ -13,7 +13,7 @@ import { fromBlocked, toBlocked } from './channel-blocked.js';
 import { loadNative } from './load-native.js';
 import { blockedConvOptions, convOutputDims, expectCloseArrays, referenceConv, seededFloats, type BlockedConvCase } from './test-data.test-util.js';
 
-const native = loadNative({ env: {} });
+const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding: NativeBinding | undefined = native.ok ? native.binding : undefined;
 // The kernel needs AVX2+FMA, and 8-channel blocks (what AVX2 CPUs prefer; AVX-512 ones block by 16).
 const isa = binding?.runtimeInfo().cpuIsa ?? '';
