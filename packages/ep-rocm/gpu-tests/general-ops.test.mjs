@@ -14,7 +14,7 @@ const i64 = (...v) => new Tensor('int64', BigInt64Array.from(v.map(BigInt)), [v.
 async function compare(name, spec, feeds, { atol = 1e-4, rtol = 1e-4, runs = [feeds] } = {}) {
   const model = buildModel({ opset: 17, ...spec });
   const s = await InferenceSession.fromModel(model, { executionProviders: [{ name: 'rocm', enableHipGraph: true }, 'cpu'] });
-  const off = s.placement.nodes.filter((n) => n.ep !== 'rocm').map((n) => `${n.name} (${n.opType}): ${n.declined.map((d) => d.message).join('; ')}`);
+  const off = s.placement.nodes.filter((n) => n.ep !== 'rocm').map((n) => `${n.name} (${n.opType}): ${n.declined.map((d) => d.reason.message).join('; ')}`);
   assert.deepEqual(off, [], `${name}: nodes off rocm`);
   for (const f of runs) {
     const got = await s.run(f);
