@@ -10,8 +10,9 @@
  * node_modules, so scripts/gpu-host/run.sh carries one bundled file (`.gpu/serve.bundle.mjs`).
  * Writes OUT_DIR/serve-pool.json and prints a markdown table.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { oneModelRepository, spawnServer } from '../../bench/lib/serve-process.mjs';
+import { readNpy } from './npy.mjs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -120,17 +121,12 @@ async function main() {
   }
 }
 
+/** The model's one b1 input (`b1.in.<input>.npy`), float32. */
 function readFirstInput(dir) {
-  // b1.in.<input>.npy: a little-endian float32 array (numpy's .npy v1 header).
   const files = readdirSync(dir).filter((f) => /^b1\.in\..+\.npy$/.test(f));
   if (files.length !== 1) throw new Error(`${dir}: expected one b1.in.*.npy, found ${files.join(', ') || 'none'}`);
-  const buf = readFileSync(join(dir, files[0]));
-  const headerLength = buf.readUInt16LE(8);
-  const header = buf.subarray(10, 10 + headerLength).toString('latin1');
-  if (!header.includes("'<f4'")) throw new Error(`${files[0]}: not float32`);
-  const dims = /'shape': \(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
-  const raw = buf.subarray(10 + headerLength);
-  const data = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+  const { type, data, dims } = readNpy(join(dir, files[0]));
+  if (type !== 'float32') throw new Error(`${files[0]}: ${type}, expected float32`);
   return { inputName: files[0].slice('b1.in.'.length, -'.npy'.length), data, dims };
 }
 
