@@ -37,6 +37,17 @@ async function planOf(): Promise<ExecutionPlan> {
 
 const input = (rows: number) => new Tensor('float32', Float32Array.from({ length: rows * 4 }, (_, i) => (i % 3) - 1), [rows, 4]);
 
+/** If on the host test EP: runs the branch its condition picks. */
+const hostIf = defineKernel({
+  ep: 'hosttest',
+  domain: '',
+  opType: 'If',
+  sinceVersion: 1,
+  create: ({ attrs }) => ({
+    run: (ctx) => ctx.runSubgraph((ctx.input(0).data as Uint8Array)[0] ? attrs.graph('then_branch') : attrs.graph('else_branch'), new Map()),
+  }),
+});
+
 describe('DynamicArenas', () => {
   it('lays out an arena for the sizes a run binds, once per binding', async () => {
     const plan = await planOf();
@@ -106,15 +117,6 @@ describe('DynamicArenas', () => {
       ifNode.attributes.set('else_branch', { type: 'graph', value: branch('e', 'Mul', ['a', 'x']) });
       return model;
     };
-    const hostIf = defineKernel({
-      ep: 'hosttest',
-      domain: '',
-      opType: 'If',
-      sinceVersion: 1,
-      create: ({ attrs }) => ({
-        run: (ctx) => ctx.runSubgraph((ctx.input(0).data as Uint8Array)[0] ? attrs.graph('then_branch') : attrs.graph('else_branch'), new Map()),
-      }),
-    });
     const provider = (): ExecutionProvider => ({ name: 'hosttest', kernels: [...hostTestProvider().kernels!, hostIf] });
 
     const model = build();
@@ -157,15 +159,6 @@ describe('DynamicArenas', () => {
           buffers.push(out.data.buffer);
           return [out];
         },
-      }),
-    });
-    const hostIf = defineKernel({
-      ep: 'hosttest',
-      domain: '',
-      opType: 'If',
-      sinceVersion: 1,
-      create: ({ attrs }) => ({
-        run: (ctx) => ctx.runSubgraph((ctx.input(0).data as Uint8Array)[0] ? attrs.graph('then_branch') : attrs.graph('else_branch'), new Map()),
       }),
     });
     const build = () => {
