@@ -15,6 +15,7 @@ import type { Profiler } from './profiler.js';
 import type { PhaseClock } from './timings.js';
 import { NodeRunContext, type ArenaViews, type OutputLayout, type RunOutputs, type SubgraphRunner } from './run-context.js';
 import { StepKind, programOf, type RunProgram } from './run-program.js';
+import { MemoRole, type MemoRun } from './shape-memo.js';
 
 export interface RunEnvironment {
   threads: number;
@@ -153,6 +154,8 @@ export async function executePlan(
   const arena = plan.arenaBytes > 0 ? env.acquireArena(plan.arenaBytes) : undefined;
   const run = new PlanRun(plan, program, values, feeds, env, arena, extras, outer);
   const { kinds, bounds, live, clockAfter } = program;
+  // Profiles list every node, so profiled runs compute their shape arithmetic too.
+  const memo = program.memo && !env.profiler ? program.memo.begin() : undefined;
   let sliceStart = performance.now();
   let yielded = false;
   // Subgraph runs belong to their control-flow node's step, which the outer plan times.
@@ -164,9 +167,13 @@ export async function executePlan(
       env.checkAlive();
       const started = env.profiler || clock ? performance.now() : 0;
       if (kind === StepKind.Kernel) {
-        // Most kernels finish synchronously: awaiting only real promises keeps per-node overhead low.
-        const pending = runKernel(i, run, started);
-        if (pending) await pending;
+        const role = memo ? memo.memo.roles[i] : MemoRole.None;
+        if (role !== MemoRole.Memoized || !takeFromMemo(i, run, memo!)) {
+          // Most kernels finish synchronously: awaiting only real promises keeps per-node overhead low.
+          const pending = runKernel(i, run, started);
+          if (pending) await pending;
+          if (role !== MemoRole.None) memo!.ran(i, outputsOf(i, run), arena);
+        }
       } else if (kind === StepKind.Copy) {
         const step = plan.steps[i] as CopyStep;
         await runCopy(step, i, run);
@@ -200,10 +207,33 @@ export async function executePlan(
     // back would join this run's last slice and the next run's first into one stretch of up to twice
     // sliceMs. Short runs never pay for it.
     if (yielded) await yieldToEventLoop();
+    memo?.finish();
     return outputs;
   } finally {
     if (arena) env.releaseArena(arena);
   }
+}
+
+/** Sets step `index`'s outputs from the memo; false when the memo has none for this run. */
+function takeFromMemo(index: number, run: PlanRun, memo: MemoRun): boolean {
+  const outs = memo.take(index);
+  if (!outs) return false;
+  const { io, bounds } = run.program;
+  const first = bounds[3 * index + 1];
+  for (let k = 0; k < outs.length; k++) {
+    const s = io[first + k];
+    if (s >= 0) run.values[s] = outs[k];
+  }
+  return true;
+}
+
+/** Step `index`'s outputs as this run holds them. */
+function outputsOf(index: number, run: PlanRun): (RuntimeValue | undefined)[] {
+  const { io, bounds } = run.program;
+  const first = bounds[3 * index + 1];
+  const outs = new Array<RuntimeValue | undefined>(bounds[3 * index + 2] - first);
+  for (let k = 0; k < outs.length; k++) outs[k] = io[first + k] >= 0 ? run.values[io[first + k]] : undefined;
+  return outs;
 }
 
 async function runCopy(step: CopyStep, index: number, run: PlanRun): Promise<void> {

@@ -9,6 +9,7 @@ import { subgraphsOf, type Node } from '../ir/graph.js';
 import type { Kernel, RuntimeValue } from '../registry/kernel-def.js';
 import type { ExecutionPlan, KernelStep, Step } from './execution-plan.js';
 import type { OutputLayout } from './run-context.js';
+import { ShapeMemo } from './shape-memo.js';
 
 /** What a step does at run time. `Skip`: a copy whose result no live step reads (see `deadCopies`). */
 export const StepKind = { Copy: 0, Kernel: 1, Fused: 2, Skip: 3 } as const;
@@ -40,6 +41,11 @@ export interface ProgramShape {
   live: Int32Array;
   /** 1 where the executor reads the clock after the step, to yield when its time slice is over (see `clockChecks`). */
   clockAfter: Uint8Array;
+  /**
+   * Shape arithmetic remembered per input shape (shape-memo.ts), shared by every arena layout of the
+   * plan (a dynamic-shape model gets a layout per size set); undefined when the plan has none.
+   */
+  memo: ShapeMemo | undefined;
 }
 
 export interface RunProgram extends ProgramShape {
@@ -140,7 +146,9 @@ function shapeOf(plan: ExecutionPlan): ProgramShape {
   bounds[3 * n] = io.length;
   const template = names.map((name) => plan.constants.get(name));
   const live = Int32Array.from(kinds.keys()).filter((i) => kinds[i] !== StepKind.Skip);
-  return { names, slotOf, template, kinds, nodes, kernels, renames, bounds, io: Int32Array.from(io), outputs, live, clockAfter: clockChecks(plan, kinds) };
+  const ioSlots = Int32Array.from(io);
+  const memo = ShapeMemo.of(plan, { bounds, io: ioSlots, names });
+  return { names, slotOf, template, kinds, nodes, kernels, renames, bounds, io: ioSlots, outputs, live, clockAfter: clockChecks(plan, kinds), memo };
 }
 
 /** Elements a step may touch (every input and output statically known) for it to count as small. */
