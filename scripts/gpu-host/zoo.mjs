@@ -3,12 +3,14 @@
 // CASES_DIR/<name>/ holds what zoo_prepare.py wrote: `<case>.in.<input>.npy` (b1, and b8 where the batch
 // dim is symbolic) and onnxruntime's CPU outputs `<case>.ort.<output>.npy`. Per model and case:
 //   - rocm: `[{name: 'rocm', enableHipGraph: true}, 'cpu']`, one untimed run, then p50 of `iterations`
-//     warm `session.run` calls (host tensors in and out); nodes on rocm / total (all nodes, and compute
+//     warm `session.run` calls (host tensors in and out; at least 3, then as many as fit in
+//     SWITCHYARD_ZOO_CASE_SECONDS, default 20); nodes on rocm / total (all nodes, and compute
 //     nodes: not Shape/Constant/ConstantOfShape/Identity), every node rocm declined grouped by op with
 //     its reasons, partitions, GPU time (events around the plans' steps);
 //   - cpu: `['cpu']` once on the same inputs (the host has no oneDNN, so this is the CPU EP's TS kernels:
 //     big models take minutes; each model's CPU runs get SWITCHYARD_ZOO_CPU_SECONDS, default 150, in a
 //     niced process of their own beside the GPU runs, and a case that did not finish says so);
+//   - each model's rocm runs get SWITCHYARD_ZOO_ROCM_SECONDS (default 150) in their own process;
 //   - max abs diff of rocm against the CPU EP, and of both against onnxruntime's CPU outputs.
 // Results: OUT_DIR/zoo.json (with zoo-torch.json's PyTorch times merged in) and a table on stdout.
 import { spawn } from 'node:child_process';
@@ -112,15 +114,19 @@ async function rocmChild(name, dir, out, iterations) {
       r.declines = declines;
       const parts = s.providers.find((p) => p.name === 'rocm')?.partitions ?? [];
       r.partitions = parts.length;
+      // Placement first: a model whose runs are slow (nodes left on the TS CPU kernels) still reports it.
+      writeFileSync(join(out, `zoo-${name}.json`), JSON.stringify(results, null, 1));
       const times = [];
       const gpu = [];
-      for (let i = 0; i < iterations; i++) {
+      const budgetEnd = performance.now() + 1000 * Number(process.env.SWITCHYARD_ZOO_CASE_SECONDS ?? 20);
+      for (let i = 0; i < iterations && (i < 3 || performance.now() < budgetEnd); i++) {
         const t = performance.now();
         await s.run(feeds);
         times.push(performance.now() - t);
         const g = parts.map((p) => p.stats.lastPlan?.lastGpuMs ?? -1);
         if (g.length && g.every((x) => x >= 0)) gpu.push(g.reduce((a, b) => a + b, 0));
       }
+      r.timedRuns = times.length;
       r.p50Ms = median(times);
       r.gpuP50Ms = gpu.length ? median(gpu) : undefined;
       r.graphCaptured = parts.map((p) => p.stats.lastPlan?.graphCaptured ?? false);
@@ -170,7 +176,7 @@ async function parent(out, casesDir, names, iterations) {
   const rocmStatus = {};
   for (const name of names) {
     const t = performance.now();
-    rocmStatus[name] = await child(['--max-old-space-size=16384', here, '--rocm', name, join(casesDir, name), out, String(iterations)], { timeoutS: 300, niced: false });
+    rocmStatus[name] = await child(['--max-old-space-size=16384', here, '--rocm', name, join(casesDir, name), out, String(iterations)], { timeoutS: Number(process.env.SWITCHYARD_ZOO_ROCM_SECONDS ?? 150), niced: false });
     console.log(`[zoo] ${name}: rocm process ended ${rocmStatus[name]} after ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
   await Promise.all(cpuWorkers);

@@ -131,4 +131,31 @@ describe('rocm: general ops against the CPU EP', { skip }, () => {
     }, undefined, { runs: [{ x: f32([1, 3, 8, 6], 15) }, { x: f32([2, 3, 5, 9], 16) }] });
     console.log(`# shape-arithmetic model: ${copies} copies in the placement`);
   });
+
+  it('Split: GPT-2 q/k/v (equal parts, symbolic batch), sizes as an input, opset 18 num_outputs with a smaller last part', async () => {
+    const qkv = (y) => ['q', 'k', 'v'].map((n) => [n, 'float32']).concat(y);
+    await compare('split-equal', {
+      inputs: [['x', 'float32', ['batch', 4, 12]]], outputs: qkv([]),
+      initializers: { w: f32([12, 12], 20) },
+      nodes: [
+        { op: 'MatMul', inputs: ['x', 'w'], outputs: ['h'], name: 'mm' },
+        { op: 'Split', inputs: ['h'], outputs: ['q', 'k', 'v'], name: 'split', attributes: { axis: 2 } },
+      ],
+    }, undefined, { runs: [{ x: f32([1, 4, 12], 21) }, { x: f32([3, 4, 12], 22) }] });
+    await compare('split-sizes', {
+      inputs: [['x', 'float32', [2, 6, 3]]], outputs: [['a', 'float32'], ['b', 'float32'], ['c', 'float32']],
+      initializers: { s: i64(2, 3, 1) },
+      nodes: [
+        { op: 'Relu', inputs: ['x'], outputs: ['r'], name: 'relu' },
+        { op: 'Split', inputs: ['r', 's'], outputs: ['a', 'b', 'c'], name: 'split', attributes: { axis: 1 } },
+      ],
+    }, { x: f32([2, 6, 3], 23) });
+    await compare('split-num-outputs', {
+      opset: 18, inputs: [['x', 'float32', [3, 7]]], outputs: [['a', 'float32'], ['b', 'float32'], ['c', 'float32']],
+      nodes: [
+        { op: 'Neg', inputs: ['x'], outputs: ['n'], name: 'neg' },
+        { op: 'Split', inputs: ['n'], outputs: ['a', 'b', 'c'], name: 'split', attributes: { axis: -1, num_outputs: 3 } },
+      ],
+    }, { x: f32([3, 7], 24) });
+  });
 });

@@ -98,6 +98,8 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('Gather', 1, { T: MOVABLE, Tind: INDICES }),
   row('Concat', 4, { T: MOVABLE }),
   row('Slice', 10, { T: MOVABLE, Tind: INDICES }),
+  // One Slice step per output (plan/step-encoders.ts encodeSplit); opset 1's split-as-input form is not served.
+  row('Split', 2, { T: MOVABLE }, ['Slice']),
   row('Transpose', 1, { T: MOVABLE }),
   row('Expand', 8, { T: MOVABLE }),
   row('Pad', 11, { T: MOVABLE }),

@@ -222,6 +222,7 @@ const LIMITS: Record<string, Limit> = {
   Expand: knownInputs('the target shape', 1),
   Clip: constantInputs('min/max', 1, 2),
   Slice: knownInputs('starts/ends/axes/steps', 1, 2, 3, 4),
+  Split: knownInputs('split', 1),
   ConstantOfShape: knownInputs('the shape', 0),
   Range: (node, graph) => (node.inputs.every((i) => planTimeKnown(graph, i)) ? true : 'Range runs on rocm only when its inputs are known when the plan is built (it is computed on the host)'),
   ConvTranspose: convTranspose,

@@ -78,6 +78,31 @@ function sliceEncoder(node: Node, graph: Graph): StepSpec {
   return simple('Slice', [0], [...s, ...st]);
 }
 
+/**
+ * Split as one Slice step per produced output, each reading its part of the input along the axis.
+ * The parts' sizes come from the outputs' static shapes at plan time, so every form of the op (the
+ * `split` attribute of opsets 2-12, the `split` input of 13+, equal parts, opset 18's `num_outputs`
+ * with a smaller last part) is laid out the same way.
+ */
+export function encodeSplit(node: Node, graph: Graph): StepSpec[] {
+  const dims = dimsOf(graph, node.inputs[0]);
+  const axis = normalizeAxis(new AttributeReader(node).int('axis', 0), dims.length);
+  if (axis === undefined) throw new SwitchyardError('INVALID_GRAPH', `Split '${node.name}': axis out of range for rank ${dims.length}`);
+  const specs: StepSpec[] = [];
+  let offset = 0;
+  node.outputs.forEach((name, i) => {
+    const part = name ? dimsOf(graph, name) : undefined;
+    const size = part ? part[axis] : 0;
+    if (part && (part.length !== dims.length || part.some((d, a) => a !== axis && d !== dims[a]))) {
+      throw new SwitchyardError('INVALID_GRAPH', `Split '${node.name}': output ${i} [${part.join(', ')}] is not a part of [${dims.join(', ')}] along axis ${axis}`);
+    }
+    if (part) specs.push({ op: 'Slice', attrs: [...dims.map((_, a) => (a === axis ? offset : 0)), ...dims.map(() => 1)], inputs: [0], outputs: [i] });
+    offset += size;
+  });
+  if (offset > dims[axis]) throw new SwitchyardError('INVALID_GRAPH', `Split '${node.name}': parts of ${offset} along axis ${axis} exceed its ${dims[axis]}`);
+  return specs;
+}
+
 function padEncoder(node: Node, graph: Graph, attrs: AttributeReader): StepSpec {
   const rank = dimsOf(graph, node.inputs[0]).length;
   const pads = given(node, 1) ? constantInts(graph, node.inputs[1])! : attrs.ints('pads');
@@ -269,4 +294,5 @@ export function encodeStep(node: Node, graph: Graph, options: EncodeOptions = {}
   return encoder(node, graph, new AttributeReader(node), options);
 }
 
-export const ENCODED_OPS: readonly string[] = Object.keys(ENCODERS);
+/** Ops with an encoder: one step each, and Split's one Slice step per output (encodeSplit). */
+export const ENCODED_OPS: readonly string[] = [...Object.keys(ENCODERS), 'Split'];
