@@ -95,10 +95,6 @@ async function rocmChild(name, dir, out, iterations) {
       const t0 = performance.now();
       const s = await InferenceSession.create(modelPath(name), { executionProviders: [{ name: 'rocm', enableHipGraph: true }, 'cpu'], logSeverityLevel: 3 });
       r.createMs = Math.round(performance.now() - t0);
-      const t1 = performance.now();
-      const outs = await s.run(feeds);
-      r.firstRunMs = Math.round(performance.now() - t1);
-      for (const [o, t] of Object.entries(outs)) writeNpy(join(dir, `${c}.rocm.${o}.npy`), t.type, t.dims, await hostData(t));
       const nodes = s.placement.nodes;
       const compute = nodes.filter((n) => !SHAPE_ONLY.has(n.opType));
       r.nodes = nodes.length;
@@ -115,6 +111,11 @@ async function rocmChild(name, dir, out, iterations) {
       const parts = s.providers.find((p) => p.name === 'rocm')?.partitions ?? [];
       r.partitions = parts.length;
       // Placement first: a model whose runs are slow (nodes left on the TS CPU kernels) still reports it.
+      writeFileSync(join(out, `zoo-${name}.json`), JSON.stringify(results, null, 1));
+      const t1 = performance.now();
+      const outs = await s.run(feeds);
+      r.firstRunMs = Math.round(performance.now() - t1);
+      for (const [o, t] of Object.entries(outs)) writeNpy(join(dir, `${c}.rocm.${o}.npy`), t.type, t.dims, await hostData(t));
       writeFileSync(join(out, `zoo-${name}.json`), JSON.stringify(results, null, 1));
       const times = [];
       const gpu = [];
@@ -190,6 +191,7 @@ async function parent(out, casesDir, names, iterations) {
     const rows = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [{ name, case: 'b1', error: `rocm process ended ${rocmStatus[name]} before writing results` }];
     const cpuTimes = existsSync(join(dir, 'cpu.json')) ? JSON.parse(readFileSync(join(dir, 'cpu.json'), 'utf8')) : {};
     for (const r of rows) {
+      if (r.p50Ms === undefined && !r.error) r.error = `rocm process ended ${rocmStatus[name]} before its timed runs (first run ${r.firstRunMs === undefined ? 'not finished' : `${r.firstRunMs} ms`})`;
       r.cpuRunMs = cpuTimes[r.case]?.cpuRunMs;
       if (r.cpuRunMs === undefined) r.cpuNote = `CPU EP run did not finish (process ${cpuStatus[name]}, limit ${cpuSeconds} s)`;
       r.diffVsCpuEp = compareOutputs(dir, r.case, 'rocm', 'cpu');
@@ -206,7 +208,7 @@ async function parent(out, casesDir, names, iterations) {
   console.log('| model | case | nodes on rocm | compute on rocm | partitions | rocm p50 ms | GPU ms | torch eager ms | torch wall+copies ms | vs CPU EP | vs ORT CPU | declines |');
   for (const r of all) {
     const declines = Object.entries(r.declines ?? {}).map(([op, why]) => `${op}×${Object.values(why).reduce((a, b) => a + b, 0)}: ${Object.keys(why).join(' / ')}`).join('; ');
-    console.log(`| ${r.name} | ${r.case} | ${r.nodesOnRocm ?? '-'}/${r.nodes ?? '-'} | ${r.computeOnRocm ?? '-'}/${r.computeNodes ?? '-'} | ${r.partitions ?? '-'} | ${f(r.p50Ms)} | ${f(r.gpuP50Ms)} | ${f(r.torch?.eagerMs)} | ${f(r.torch?.wallCopiesMs)} | ${e(r.diffVsCpuEp?.max)} | ${e(r.diffVsOrtCpu?.max)} | ${r.error ? `ERROR ${r.error.split('\n')[0].slice(0, 200)}` : declines.slice(0, 600)} |`);
+    console.log(`| ${r.name} | ${r.case} | ${r.nodesOnRocm ?? '-'}/${r.nodes ?? '-'} | ${r.computeOnRocm ?? '-'}/${r.computeNodes ?? '-'} | ${r.partitions ?? '-'} | ${f(r.p50Ms)} | ${f(r.gpuP50Ms)} | ${f(r.torch?.eagerMs)} | ${f(r.torch?.wallCopiesMs)} | ${e(r.diffVsCpuEp?.max)} | ${e(r.diffVsOrtCpu?.max)} | ${r.error ? `ERROR ${r.error.split('\n')[0].slice(0, 200)} ` : ''}${declines.slice(0, 600)} |`);
   }
   return all.some((r) => r.error) ? 1 : 0;
 }

@@ -158,4 +158,29 @@ describe('rocm: general ops against the CPU EP', { skip }, () => {
       ],
     }, { x: f32([3, 7], 24) });
   });
+
+  // nn.LSTM's export (CRNN: bidirectional, hidden 96; VAD: forward, hidden 64, states in and out), a
+  // reverse one with only the final states used, and one long and wide enough for several gate rows per warp.
+  for (const [label, direction, { seq, batch, input, hidden, bias, states, outputs }] of [
+    ['bidirectional, bias and states (CRNN)', 'bidirectional', { seq: 20, batch: 4, input: 48, hidden: 96, bias: true, states: true, outputs: ['y', 'yh', 'yc'] }],
+    ['forward, no bias, zero states, Y only', 'forward', { seq: 3, batch: 1, input: 128, hidden: 64, bias: false, states: false, outputs: ['y', '', ''] }],
+    ['reverse, Y_h and Y_c only', 'reverse', { seq: 7, batch: 2, input: 5, hidden: 33, bias: true, states: true, outputs: ['', 'yh', 'yc'] }],
+  ]) {
+    it(`LSTM ${label}`, async () => {
+      const dirs = direction === 'bidirectional' ? 2 : 1;
+      const scaled = (dims, seed, k) => new Tensor('float32', seeded(dims.reduce((a, b) => a * b, 1), seed).map((v) => v * k), dims);
+      const feeds = { x: f32([seq, batch, input], 30) };
+      if (states) Object.assign(feeds, { h0: f32([dirs, batch, hidden], 31), c0: f32([dirs, batch, hidden], 32) });
+      await compare(`lstm-${direction}`, {
+        inputs: [['x', 'float32', [seq, batch, input]], ...(states ? [['h0', 'float32', [dirs, batch, hidden]], ['c0', 'float32', [dirs, batch, hidden]]] : [])],
+        outputs: outputs.filter(Boolean).map((n) => [n, 'float32']),
+        initializers: {
+          w: scaled([dirs, 4 * hidden, input], 33, 3 / Math.sqrt(input)),
+          r: scaled([dirs, 4 * hidden, hidden], 34, 3 / Math.sqrt(hidden)),
+          ...(bias ? { b: f32([dirs, 8 * hidden], 35) } : {}),
+        },
+        nodes: [{ op: 'LSTM', inputs: ['x', 'w', 'r', bias ? 'b' : '', '', ...(states ? ['h0', 'c0'] : [])], outputs, name: 'lstm', attributes: { direction, hidden_size: hidden } }],
+      }, feeds, { atol: 1e-4 });
+    });
+  }
 });

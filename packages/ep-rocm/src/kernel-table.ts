@@ -122,4 +122,6 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('GlobalAveragePool', 1, { T: FLOATS }, ['Pool']),
   row('GlobalMaxPool', 1, { T: FLOATS }, ['Pool']),
   row('BatchNormalization', 7, { T: FLOATS, T1: FLOATS, T2: FLOATS, U: FLOATS }),
+  // One Lstm step (plan/lstm.ts says which forms); T1 is sequence_lens, which the limits decline.
+  row('LSTM', 7, { T: FLOATS, T1: ['int32'] }, ['Lstm']),
 ];

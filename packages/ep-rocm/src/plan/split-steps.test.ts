@@ -17,7 +17,7 @@ function planOf(spec: ModelSpec, x: Tensor): PlanDescription {
   const graph = buildModel(spec).graph;
   inferShapes(graph);
   const p: FusedPartition = { name: 'p', graph, nodes: graph.nodes, inputNames: ['x'], outputNames: spec.outputs.map(([n]) => n) };
-  return buildPlanDescription(concreteGraph(p, [x]), p.nodes, p.inputNames, p.outputNames, { deviceId: 0, captureGraph: false });
+  return buildPlanDescription(concreteGraph(p, [x]), p.nodes, p.inputNames, p.outputNames, { deviceId: 0, captureGraph: false, fp16: false });
 }
 
 /** Runs a plan made only of Slice steps on the host, as the native Slice step does. */
@@ -84,7 +84,8 @@ describe('Split on rocm: one Slice step per output', () => {
       const got = interpretSlices(d, x);
       const s = await InferenceSession.fromModel(buildModel(spec), { executionProviders: ['cpu'] });
       const want = await s.run({ x });
-      for (const [name, t] of Object.entries(want)) {
+      for (const [name, value] of Object.entries(want)) {
+        const t = value as Tensor;
         expect(d.buffers[d.outputs[spec.outputs.findIndex(([n]) => n === name)]].dims, name).toEqual(t.dims);
         expect(Array.from(got[name]), name).toEqual(Array.from(t.data as Float32Array));
       }

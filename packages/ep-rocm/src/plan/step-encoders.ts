@@ -6,6 +6,7 @@
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
 import { fusedActivationAttrs } from './conv-activation.js';
 import { constantFloat, constantFloats, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
+import { encodeLstm } from './lstm.js';
 import { encodeOnnxAttention, encodeRmsNorm, encodeRotary } from './onnx-transformer-ops.js';
 
 export interface StepSpec {
@@ -282,6 +283,7 @@ const ENCODERS: Record<string, Encoder> = {
   Attention: encodeOnnxAttention,
   RMSNormalization: encodeRmsNorm,
   RotaryEmbedding: encodeRotary,
+  LSTM: (n, g) => encodeLstm(n, g),
   LayerNormalization: (n, g, a) => {
     const dims = dimsOf(g, n.inputs[0]);
     return simple('LayerNormalization', given(n, 2) ? [0, 1, 2] : [0, 1], [product(dims, 0, dims.length - 1), dims[dims.length - 1] ?? 1, a.float('epsilon', 1e-5)]);
