@@ -14,7 +14,8 @@
 #      onnx123 (writes the ONNX 1.23.1 node suite with the host's onnx and runs its rocm-claimed tests),
 #      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match),
 #      validate (validateProviders, rocm fp32/fp16 against cpu on the committed models),
-#      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU).
+#      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU),
+#      zoo (the public model zoo generated here, rocm + HIP graph against the CPU EP and PyTorch eager).
 #      Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -135,6 +136,21 @@ for stage in $stages; do
       SWITCHYARD_SERVE_MODULE="$root/.gpu/serve.bundle.mjs" node scripts/gpu-host/serve-pool.mjs "$out" --ep rocm \
         --model "${SWITCHYARD_POOL_MODEL:-mobilenet_v2}" --seconds "${SWITCHYARD_POOL_SECONDS:-20}" --clients "${SWITCHYARD_POOL_CLIENTS:-16}" >"$out/serve-pool.log" 2>&1 || status=1
       tail -8 "$out/serve-pool.log" | tee -a "$out/run.log" ;;
+    zoo)
+      # The public zoo on rocm: models/generate.py writes each model here (one process per model, in
+      # parallel), zoo_prepare.py makes batch-1 and batch-8 inputs with onnxruntime CPU outputs and times
+      # PyTorch eager on them, zoo.mjs runs rocm (+ HIP graph) against the CPU EP (zoo.json).
+      log "stage zoo"
+      t=$(date +%s)
+      zoo=${SWITCHYARD_ZOO:-mobilenet_v3_large,efficientnet_b0,convnext_tiny,vit_b_16,deeplabv3_mobilenet_v3_large,db_text_detector,crnn_recognizer,vad_streaming,gpt2_decoder,unet_1024,unet_1024_fp16,unet_1024_int8}
+      mkdir -p "$out/zoo-logs"
+      echo "$zoo" | tr , '\n' | xargs -P 8 -I{} sh -c 'python3 models/generate.py --only {} >"$1/zoo-logs/generate-{}.log" 2>&1 || echo "generate {} failed"' _ "$out" | tee -a "$out/run.log"
+      log "zoo models written in $(( $(date +%s) - t )) s"
+      python3 scripts/gpu-host/zoo_prepare.py "$out" "$root/.gpu/zoo" "$zoo" "${SWITCHYARD_BENCH_ITERATIONS:-30}" >"$out/zoo-logs/prepare.log" 2>&1 || status=1
+      tail -3 "$out/zoo-logs/prepare.log" | cut -c1-300 | tee -a "$out/run.log"
+      node scripts/gpu-host/zoo.mjs "$out" "$root/.gpu/zoo" "$zoo" "${SWITCHYARD_BENCH_ITERATIONS:-30}" >"$out/zoo.log" 2>&1 || status=1
+      grep -E "^\||\[zoo\]" "$out/zoo.log" | cut -c1-700 | tee -a "$out/run.log"
+      log "zoo took $(( $(date +%s) - t )) s" ;;
     torch)
       log "stage torch"
       python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1

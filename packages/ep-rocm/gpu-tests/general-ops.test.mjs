@@ -131,4 +131,56 @@ describe('rocm: general ops against the CPU EP', { skip }, () => {
     }, undefined, { runs: [{ x: f32([1, 3, 8, 6], 15) }, { x: f32([2, 3, 5, 9], 16) }] });
     console.log(`# shape-arithmetic model: ${copies} copies in the placement`);
   });
+
+  it('Split: GPT-2 q/k/v (equal parts, symbolic batch), sizes as an input, opset 18 num_outputs with a smaller last part', async () => {
+    const qkv = (y) => ['q', 'k', 'v'].map((n) => [n, 'float32']).concat(y);
+    await compare('split-equal', {
+      inputs: [['x', 'float32', ['batch', 4, 12]]], outputs: qkv([]),
+      initializers: { w: f32([12, 12], 20) },
+      nodes: [
+        { op: 'MatMul', inputs: ['x', 'w'], outputs: ['h'], name: 'mm' },
+        { op: 'Split', inputs: ['h'], outputs: ['q', 'k', 'v'], name: 'split', attributes: { axis: 2 } },
+      ],
+    }, undefined, { runs: [{ x: f32([1, 4, 12], 21) }, { x: f32([3, 4, 12], 22) }] });
+    await compare('split-sizes', {
+      inputs: [['x', 'float32', [2, 6, 3]]], outputs: [['a', 'float32'], ['b', 'float32'], ['c', 'float32']],
+      initializers: { s: i64(2, 3, 1) },
+      nodes: [
+        { op: 'Relu', inputs: ['x'], outputs: ['r'], name: 'relu' },
+        { op: 'Split', inputs: ['r', 's'], outputs: ['a', 'b', 'c'], name: 'split', attributes: { axis: 1 } },
+      ],
+    }, { x: f32([2, 6, 3], 23) });
+    await compare('split-num-outputs', {
+      opset: 18, inputs: [['x', 'float32', [3, 7]]], outputs: [['a', 'float32'], ['b', 'float32'], ['c', 'float32']],
+      nodes: [
+        { op: 'Neg', inputs: ['x'], outputs: ['n'], name: 'neg' },
+        { op: 'Split', inputs: ['n'], outputs: ['a', 'b', 'c'], name: 'split', attributes: { axis: -1, num_outputs: 3 } },
+      ],
+    }, { x: f32([3, 7], 24) });
+  });
+
+  // nn.LSTM's export (CRNN: bidirectional, hidden 96; VAD: forward, hidden 64, states in and out), a
+  // reverse one with only the final states used, and one long and wide enough for several gate rows per warp.
+  for (const [label, direction, { seq, batch, input, hidden, bias, states, outputs }] of [
+    ['bidirectional, bias and states (CRNN)', 'bidirectional', { seq: 20, batch: 4, input: 48, hidden: 96, bias: true, states: true, outputs: ['y', 'yh', 'yc'] }],
+    ['forward, no bias, zero states, Y only', 'forward', { seq: 3, batch: 1, input: 128, hidden: 64, bias: false, states: false, outputs: ['y', '', ''] }],
+    ['reverse, Y_h and Y_c only', 'reverse', { seq: 7, batch: 2, input: 5, hidden: 33, bias: true, states: true, outputs: ['', 'yh', 'yc'] }],
+  ]) {
+    it(`LSTM ${label}`, async () => {
+      const dirs = direction === 'bidirectional' ? 2 : 1;
+      const scaled = (dims, seed, k) => new Tensor('float32', seeded(dims.reduce((a, b) => a * b, 1), seed).map((v) => v * k), dims);
+      const feeds = { x: f32([seq, batch, input], 30) };
+      if (states) Object.assign(feeds, { h0: f32([dirs, batch, hidden], 31), c0: f32([dirs, batch, hidden], 32) });
+      await compare(`lstm-${direction}`, {
+        inputs: [['x', 'float32', [seq, batch, input]], ...(states ? [['h0', 'float32', [dirs, batch, hidden]], ['c0', 'float32', [dirs, batch, hidden]]] : [])],
+        outputs: outputs.filter(Boolean).map((n) => [n, 'float32']),
+        initializers: {
+          w: scaled([dirs, 4 * hidden, input], 33, 3 / Math.sqrt(input)),
+          r: scaled([dirs, 4 * hidden, hidden], 34, 3 / Math.sqrt(hidden)),
+          ...(bias ? { b: f32([dirs, 8 * hidden], 35) } : {}),
+        },
+        nodes: [{ op: 'LSTM', inputs: ['x', 'w', 'r', bias ? 'b' : '', '', ...(states ? ['h0', 'c0'] : [])], outputs, name: 'lstm', attributes: { direction, hidden_size: hidden } }],
+      }, feeds, { atol: 1e-4 });
+    });
+  }
 });

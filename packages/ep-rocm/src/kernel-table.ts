@@ -98,6 +98,8 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('Gather', 1, { T: MOVABLE, Tind: INDICES }),
   row('Concat', 4, { T: MOVABLE }),
   row('Slice', 10, { T: MOVABLE, Tind: INDICES }),
+  // One Slice step per output (plan/step-encoders.ts encodeSplit); opset 1's split-as-input form is not served.
+  row('Split', 2, { T: MOVABLE }, ['Slice']),
   row('Transpose', 1, { T: MOVABLE }),
   row('Expand', 8, { T: MOVABLE }),
   row('Pad', 11, { T: MOVABLE }),
@@ -120,4 +122,6 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('GlobalAveragePool', 1, { T: FLOATS }, ['Pool']),
   row('GlobalMaxPool', 1, { T: FLOATS }, ['Pool']),
   row('BatchNormalization', 7, { T: FLOATS, T1: FLOATS, T2: FLOATS, U: FLOATS }),
+  // One Lstm step (plan/lstm.ts says which forms); T1 is sequence_lens, which the limits decline.
+  row('LSTM', 7, { T: FLOATS, T1: ['int32'] }, ['Lstm']),
 ];

@@ -222,6 +222,11 @@ describe('indexing', () => {
     expect([shapeOf(byInput, 'y0'), shapeOf(byInput, 'y1')]).toEqual([[4, 6], [4, 4]]);
     const even = one('Split', { inputs: { x: f32([9]) }, outputs: 3 });
     expect(shapeOf(even, 'y2')).toEqual([3]);
+    // Opset 18's num_outputs: 7 in parts of ceil(7 / 3) = 3, the last one 1.
+    const uneven = one('Split', { opset: 18, inputs: { x: f32([2, 7]) }, attrs: { axis: 1, num_outputs: 3 }, outputs: 3 });
+    expect([0, 1, 2].map((i) => shapeOf(uneven, `y${i}`))).toEqual([[2, 3], [2, 3], [2, 1]]);
+    // Without num_outputs an even split that does not divide stays unknown.
+    expect(shapeOf(one('Split', { inputs: { x: f32([7]) }, outputs: 3 }), 'y0')).toEqual([undefined]);
   });
 
   it('slices with constant starts, ends, axes and negative steps', () => {

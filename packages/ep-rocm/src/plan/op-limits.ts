@@ -5,6 +5,7 @@
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
 import { constantOf, constantFloats, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
 import { planTimeKnown } from './host-values.js';
+import { lstmLimits } from './lstm.js';
 import { attentionLimits, rmsNormLimits, rotaryLimits } from './onnx-transformer-ops.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
@@ -222,6 +223,8 @@ const LIMITS: Record<string, Limit> = {
   Expand: knownInputs('the target shape', 1),
   Clip: constantInputs('min/max', 1, 2),
   Slice: knownInputs('starts/ends/axes/steps', 1, 2, 3, 4),
+  Split: knownInputs('split', 1),
+  LSTM: lstmLimits,
   ConstantOfShape: knownInputs('the shape', 0),
   Range: (node, graph) => (node.inputs.every((i) => planTimeKnown(graph, i)) ? true : 'Range runs on rocm only when its inputs are known when the plan is built (it is computed on the host)'),
   ConvTranspose: convTranspose,

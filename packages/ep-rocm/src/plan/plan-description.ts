@@ -32,7 +32,7 @@ import { GELU_ERF, foldableGelus, type GeluFold } from './gelu-fold.js';
 import { convsToNhwc } from './nhwc-layout.js';
 import { foldableMatMulBiases, type MatMulBiasFold } from './matmul-bias-fold.js';
 import { foldableResidualNorms, type ResidualNormFold } from './residual-norm-fold.js';
-import { encodeStep } from './step-encoders.js';
+import { encodeSplit, encodeStep } from './step-encoders.js';
 
 export interface PlanBuffer {
   offset: number;
@@ -240,6 +240,20 @@ export function buildPlanDescription(
       steps.push({ op: 'Expand', attrs: [], inputs: [scalar], outputs: [out], node: current.name || current.opType });
       touch(scalar, steps.length - 1);
       touch(out, steps.length - 1);
+      continue;
+    }
+    if (current.opType === 'Split') {
+      const x = operand(current.inputs[0]);
+      for (const part of encodeSplit(current, graph)) {
+        const name = current.outputs[part.outputs[0]];
+        const { type, dims } = valueType(name);
+        const out = addBuffer(name, storageType(type), dims);
+        region.set(out, 'temp');
+        idOf.set(name, out);
+        steps.push({ op: 'Slice', attrs: part.attrs, inputs: [x], outputs: [out], node: `${current.name || current.opType} (output ${part.outputs[0]})` });
+        touch(x, steps.length - 1);
+        touch(out, steps.length - 1);
+      }
       continue;
     }
     const bias = biases.get(current);

@@ -6,6 +6,7 @@
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
 import { fusedActivationAttrs } from './conv-activation.js';
 import { constantFloat, constantFloats, constantInts, given, normalizeAxis, product, staticDims } from './graph-values.js';
+import { encodeLstm } from './lstm.js';
 import { encodeOnnxAttention, encodeRmsNorm, encodeRotary } from './onnx-transformer-ops.js';
 
 export interface StepSpec {
@@ -76,6 +77,31 @@ function sliceEncoder(node: Node, graph: Graph): StepSpec {
     st[axis] = step;
   });
   return simple('Slice', [0], [...s, ...st]);
+}
+
+/**
+ * Split as one Slice step per produced output, each reading its part of the input along the axis.
+ * The parts' sizes come from the outputs' static shapes at plan time, so every form of the op (the
+ * `split` attribute of opsets 2-12, the `split` input of 13+, equal parts, opset 18's `num_outputs`
+ * with a smaller last part) is laid out the same way.
+ */
+export function encodeSplit(node: Node, graph: Graph): StepSpec[] {
+  const dims = dimsOf(graph, node.inputs[0]);
+  const axis = normalizeAxis(new AttributeReader(node).int('axis', 0), dims.length);
+  if (axis === undefined) throw new SwitchyardError('INVALID_GRAPH', `Split '${node.name}': axis out of range for rank ${dims.length}`);
+  const specs: StepSpec[] = [];
+  let offset = 0;
+  node.outputs.forEach((name, i) => {
+    const part = name ? dimsOf(graph, name) : undefined;
+    const size = part ? part[axis] : 0;
+    if (part && (part.length !== dims.length || part.some((d, a) => a !== axis && d !== dims[a]))) {
+      throw new SwitchyardError('INVALID_GRAPH', `Split '${node.name}': output ${i} [${part.join(', ')}] is not a part of [${dims.join(', ')}] along axis ${axis}`);
+    }
+    if (part) specs.push({ op: 'Slice', attrs: [...dims.map((_, a) => (a === axis ? offset : 0)), ...dims.map(() => 1)], inputs: [0], outputs: [i] });
+    offset += size;
+  });
+  if (offset > dims[axis]) throw new SwitchyardError('INVALID_GRAPH', `Split '${node.name}': parts of ${offset} along axis ${axis} exceed its ${dims[axis]}`);
+  return specs;
 }
 
 function padEncoder(node: Node, graph: Graph, attrs: AttributeReader): StepSpec {
@@ -257,6 +283,7 @@ const ENCODERS: Record<string, Encoder> = {
   Attention: encodeOnnxAttention,
   RMSNormalization: encodeRmsNorm,
   RotaryEmbedding: encodeRotary,
+  LSTM: (n, g) => encodeLstm(n, g),
   LayerNormalization: (n, g, a) => {
     const dims = dimsOf(g, n.inputs[0]);
     return simple('LayerNormalization', given(n, 2) ? [0, 1, 2] : [0, 1], [product(dims, 0, dims.length - 1), dims[dims.length - 1] ?? 1, a.float('epsilon', 1e-5)]);
@@ -269,4 +296,5 @@ export function encodeStep(node: Node, graph: Graph, options: EncodeOptions = {}
   return encoder(node, graph, new AttributeReader(node), options);
 }
 
-export const ENCODED_OPS: readonly string[] = Object.keys(ENCODERS);
+/** Ops with an encoder: one step each, and Split's one Slice step per output (encodeSplit). */
+export const ENCODED_OPS: readonly string[] = [...Object.keys(ENCODERS), 'Split'];

@@ -46,7 +46,12 @@ const split: ShapeRule = (ctx) => {
     const out = [...x];
     if (sizes === 'even') {
       const d = x[axis];
-      out[axis] = typeof d === 'number' && d % n === 0 ? d / n : undefined;
+      if (typeof d !== 'number') out[axis] = undefined;
+      else if (ctx.attrs.has('num_outputs')) {
+        // Opset 18's num_outputs: parts of ceil(d / n), the last one smaller when d does not divide.
+        const part = Math.ceil(d / n);
+        out[axis] = o < n - 1 ? part : d - part * (n - 1);
+      } else out[axis] = d % n === 0 ? d / n : undefined;
     } else {
       out[axis] = sizes?.length === n ? sizes[o] : undefined;
     }

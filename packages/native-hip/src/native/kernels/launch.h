@@ -278,6 +278,23 @@ struct RotaryShape {
 hipError_t LaunchRotary(DType dtype, const void* x, const void* cos_cache, const void* sin_cache, const int64_t* positions, void* out,
                         const RotaryShape& shape, hipStream_t stream);
 
+// ---------------------------------------------------------------- lstm.hip
+
+// ONNX LSTM (layout 0, default activations, no peepholes, no clip, every sequence of full length):
+// x [seq, batch, input], w [dirs, 4 * hidden, input], r [dirs, 4 * hidden, hidden], gates in the
+// order i, o, f, c; bias [dirs, 8 * hidden] (Wb then Rb) or null; initial h and c [dirs, batch,
+// hidden] or null (zeros). Writes y [seq, dirs, batch, hidden], y_h and y_c [dirs, batch, hidden];
+// any of the three may be null. dirs 2 is bidirectional (direction 1 runs backwards in time); with
+// dirs 1, `reverse` runs it backwards. One block per (batch row, direction) walks the sequence.
+struct LstmShape {
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
+  bool reverse = false;
+};
+// Shared memory one block of LaunchLstm uses: h, c, the gates and x_t, as float.
+inline size_t LstmSharedBytes(const LstmShape& s) { return static_cast<size_t>(6 * s.hidden + s.input) * sizeof(float); }
+hipError_t LaunchLstm(DType dtype, const void* x, const void* w, const void* r, const void* bias, const void* h0, const void* c0,
+                      void* y, void* y_h, void* y_c, const LstmShape& shape, hipStream_t stream);
+
 // ---------------------------------------------------------------- split_tf32.hip
 
 // Writes src [rows, cols] (rows ld_src apart) three times into dst -- at dst, dst + part_stride and
