@@ -100,12 +100,12 @@ function publish(results) {
 
 /** Both engines on one case at one thread count. An engine that fails is recorded, the other still runs. */
 async function benchCase(c, modelPath, inputs, threads) {
-  const entry = { id: c.id, label: c.label, threads, loadavg: os.loadavg()[0], engines: {}, createMs: {}, firstRunMs: {} };
+  const entry = { id: c.id, label: c.label, ...(c.level && { level: c.level }), threads, loadavg: os.loadavg()[0], engines: {}, createMs: {}, firstRunMs: {} };
   const contestants = [];
   for (const name of ENGINES) {
     try {
       const t = performance.now();
-      const engine = await createEngine(name, modelPath, threads);
+      const engine = await createEngine(name, modelPath, threads, c.level);
       entry.createMs[name] = performance.now() - t;
       const contestant = { name, engine, run: engine.run, feeds: engine.makeFeeds(inputs) };
       const warm = await warmUp(contestant, opts.quick ? 3 : 6, TOO_SLOW_MS, opts.quick ? WARM_UP_MS_QUICK : WARM_UP_MS);
@@ -126,7 +126,7 @@ async function benchCase(c, modelPath, inputs, threads) {
     entry.chainNodes = CHAIN_NODES;
     entry.nodes = {
       switchyard: contestants.find((x) => x.name === 'switchyard')?.engine.nodes,
-      ort: await ortOptimizedNodeCount(modelPath, join(os.tmpdir(), 'switchyard-bench', 'chain-ort-optimized.onnx')).catch(() => undefined),
+      ort: await ortOptimizedNodeCount(modelPath, join(os.tmpdir(), 'switchyard-bench', 'chain-ort-optimized.onnx'), c.level).catch(() => undefined),
     };
   }
   if (contestants.length) {

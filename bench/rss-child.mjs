@@ -60,7 +60,7 @@ if (!located.ok) {
   console.error(`${caseId}: ${located.reason}`);
   process.exit(3);
 }
-const engine = await createEngine(engineName, located.path, threads);
+const engine = await createEngine(engineName, located.path, threads, c.level);
 const afterCreateKiB = kib();
 const feeds = engine.makeFeeds(loadInputs(c, located));
 for (let i = 0; i < 2 + runs; i++) await engine.run(feeds);

@@ -34,16 +34,17 @@ export function engineVersions() {
  * @param {'switchyard' | 'ort'} name
  * @param {string} modelPath
  * @param {number} threads intra-op threads
+ * @param {'all' | 'disabled'} [level] graphOptimizationLevel, the same for both engines (default 'all')
  */
-export async function createEngine(name, modelPath, threads) {
-  if (name === 'switchyard') return createSwitchyard(modelPath, threads);
-  if (name === 'ort') return createOrt(modelPath, threads);
+export async function createEngine(name, modelPath, threads, level = 'all') {
+  if (name === 'switchyard') return createSwitchyard(modelPath, threads, level);
+  if (name === 'ort') return createOrt(modelPath, threads, { graphOptimizationLevel: level });
   throw new Error(`unknown engine '${name}'; expected one of ${ENGINES.join(', ')}`);
 }
 
 let switchyardRegistered = false;
 
-async function createSwitchyard(modelPath, threads) {
+async function createSwitchyard(modelPath, threads, level) {
   const core = await import('@switchyard/core');
   const cpu = await import('@switchyard/ep-cpu');
   if (!switchyardRegistered) {
@@ -53,7 +54,7 @@ async function createSwitchyard(modelPath, threads) {
   const session = await core.InferenceSession.create(modelPath, {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: level,
     logSeverityLevel: 3,
   });
   const cpuSummary = session.placement.providers.find((p) => p.name === 'cpu');
@@ -102,8 +103,8 @@ async function createOrt(modelPath, threads, extra = {}) {
  * counts the nodes with Switchyard's loader. Used for the chain, where µs per node assumes that
  * neither engine removed nodes.
  */
-export async function ortOptimizedNodeCount(modelPath, outPath) {
-  const engine = await createOrt(modelPath, 1, { optimizedModelFilePath: outPath });
+export async function ortOptimizedNodeCount(modelPath, outPath, level = 'all') {
+  const engine = await createOrt(modelPath, 1, { optimizedModelFilePath: outPath, graphOptimizationLevel: level });
   await engine.release();
   const { loadModel } = await import('@switchyard/core');
   const model = await loadModel(new Uint8Array(readFileSync(outPath)));

@@ -23,6 +23,9 @@ export const CHAIN_NODES = 1000;
 export const CASES = [
   { id: 'tiny-cnn', family: 'tiny-cnn', label: 'tiny-cnn (demo) b1', file: 'examples/models/tiny-cnn.onnx', inputs: { input: 'examples/models/tiny-cnn.input.npy' } },
   { id: 'chain', family: 'chain', label: `chain of ${CHAIN_NODES} tiny ops`, chain: true },
+  // The same chain with no graph optimization on either engine: Switchyard fuses the whole chain into one
+  // elementwise kernel at 'all', so only this row still measures dispatch per node.
+  { id: 'chain-unfused', family: 'chain', label: `chain of ${CHAIN_NODES} tiny ops, optimization disabled`, chain: true, level: 'disabled' },
   { id: 'resnet50', family: 'resnet50', label: 'ResNet-50 b1', manifest: ['resnet50', 'b1'] },
   { id: 'resnet50-b8', family: 'resnet50', label: 'ResNet-50 b8', manifest: ['resnet50', 'b8'] },
   { id: 'mobilenetv2', family: 'mobilenetv2', label: 'MobileNetV2 b1', manifest: ['mobilenet_v2', 'b1'] },

@@ -69,13 +69,13 @@ export function renderMarkdown(r) {
   if (chain.length) {
     lines.push('#### Per-node overhead (the chain of tiny ops; µs per node at p50)');
     lines.push('');
-    lines.push('| threads | Switchyard µs/node | onnxruntime-node µs/node | Switchyard / ORT | nodes after optimization (Switchyard / ORT) |');
-    lines.push('| ---: | ---: | ---: | ---: | ---: |');
+    lines.push('| graph optimization | threads | Switchyard µs/node | onnxruntime-node µs/node | Switchyard / ORT | nodes after optimization (Switchyard / ORT) |');
+    lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const x of chain) {
       const us = (e) => (e?.p50Ms === undefined ? undefined : (e.p50Ms * 1000) / x.chainNodes);
       const fmt = (v) => (v === undefined ? '—' : v.toFixed(2));
       const [s, o] = [us(x.engines.switchyard), us(x.engines.ort)];
-      lines.push(`| ${x.threads} | ${fmt(s)} | ${fmt(o)} | ${ratio(s, o)} | ${x.nodes?.switchyard ?? '—'} / ${x.nodes?.ort ?? '—'} |`);
+      lines.push(`| ${x.level ?? 'all'} | ${x.threads} | ${fmt(s)} | ${fmt(o)} | ${ratio(s, o)} | ${x.nodes?.switchyard ?? '—'} / ${x.nodes?.ort ?? '—'} |`);
     }
     lines.push('');
   }
