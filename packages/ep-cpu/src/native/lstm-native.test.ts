@@ -91,6 +91,8 @@ describe.skipIf(!hasNative)('native LSTM vs the TS kernel', () => {
     // Hidden sizes that leave a partial last block of 16 units; weights packed per run.
     { seq: 4, batch: 6, input: 5, hidden: 20, bias: true, h0: true, c0: true },
     { seq: 3, batch: 5, input: 9, hidden: 17, direction: 'reverse', bias: true, h0: true, constantWeights: true },
+    // Four batch rows share each load of R (the AVX2 step's four-row path), with the gates clipped.
+    { seq: 5, batch: 4, input: 6, hidden: 24, direction: 'bidirectional', bias: true, h0: true, c0: true, clip: 0.5, constantWeights: true },
     // Constant W and R without B: packed with a zero bias.
     { seq: 6, batch: 2, input: 3, hidden: 33, c0: true, constantWeights: true },
     { seq: 4, batch: 2, input: 3, hidden: 4, bias: true, outputs: ['', 'yh'] },
