@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "lstm_avx512.h"
 #include "lstm_math.h"
 
 namespace switchyard {
@@ -253,6 +254,7 @@ struct Run {
   float *xw, *h[2], *c;  // xw [seq·batch][blocks·64]; h, c [batch][blocks·16]
   float clip;
   bool avx2;
+  bool avx512;  // lstm_avx512.h's products (implies avx2)
   SpinBarrier* barrier;  // null when one thread runs everything
 };
 
@@ -261,8 +263,9 @@ struct Run {
 void RunThread(const Run& run, int tid, int threads) {
   const LstmParams& p = run.p;
   const int64_t T = p.seq, N = p.batch, I = p.input, H = p.hidden, nb = run.layout.blocks, G = nb * kBlock, Hp = nb * kU;
-  const auto project = run.avx2 ? ProjectAvx2 : ProjectScalar;
-  const auto stepBlock = run.avx2 ? StepAvx2 : StepScalar;
+  const auto project = run.avx512 ? lstm512::Project : run.avx2 ? ProjectAvx2 : ProjectScalar;
+  const auto stepBlock = run.avx512 ? lstm512::Step : run.avx2 ? StepAvx2 : StepScalar;
+  const auto step4 = run.avx512 ? lstm512::Step4 : Step4Avx2;
   const auto sync = [&run] {
     if (run.barrier) run.barrier->Wait();
   };
@@ -293,7 +296,7 @@ void RunThread(const Run& run, int tid, int threads) {
         int64_t n = 0;
         if (run.avx2) {
           for (; n + 4 <= N; n += 4) {
-            Step4Avx2(run.xw + (t * N + n) * G + blk * kBlock, G, rp + blk * H * kBlock, run.h[cur] + n * Hp, Hp, H, run.c + n * Hp + blk * kU,
+            step4(run.xw + (t * N + n) * G + blk * kBlock, G, rp + blk * H * kBlock, run.h[cur] + n * Hp, Hp, H, run.c + n * Hp + blk * kU,
                       run.h[cur ^ 1] + n * Hp + blk * kU, Hp, run.clip);
           }
         }
@@ -354,7 +357,7 @@ void LstmForwardPacked(const LstmParams& p, const float* x, const float* packed,
   if (scratch.size() < need) scratch.resize(need);
   float* s = scratch.data();
   Run run{p, layout, x, packed, h0, c0, y, yh, yc, s, {s + rows * nb * kBlock, s + rows * nb * kBlock + N * Hp}, s + rows * nb * kBlock + 2 * N * Hp,
-          p.clip > 0 ? p.clip : std::numeric_limits<float>::infinity(), HasAvx2(), nullptr};
+          p.clip > 0 ? p.clip : std::numeric_limits<float>::infinity(), HasAvx2(), HasAvx2() && lstm512::Usable(), nullptr};
   const int requested = p.threads > 0 ? p.threads : omp_get_max_threads();
   const int64_t stepMacs = N * nb * kBlock * p.hidden;
   const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({requested, nb, stepMacs / kMinStepMacsPerThread})));
