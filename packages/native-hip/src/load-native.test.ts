@@ -78,12 +78,21 @@ describe.runIf(!hasCompiler)('switchyard_hip.node (no GPU compiler here)', () =>
 describe('loadNativeHip', () => {
   it('explains a missing build with the command that builds it, in words that work in a user project', () => {
     const localPath = join(tmpdir(), 'no-such-dir', 'switchyard_hip.node');
-    const result = loadNativeHip({ localPath, env: {} });
+    // A platform without a prebuilt package: building is the way.
+    const result = loadNativeHip({ localPath, env: {}, platform: { os: 'linux', arch: 'arm64', libc: 'gnu' } });
     expect(result).toEqual({ ok: false, reason: expect.stringContaining('node node_modules/@switchyard/native-hip/scripts/build-native.mjs') });
-    expect(result.ok || result.reason).toMatch(/^the HIP addon is not built \(no .*switchyard_hip\.node\)\. Fix: build it: apt-get install hipcc/);
+    expect(result.ok || result.reason).toMatch(/^the HIP addon is not installed \(no .*switchyard_hip\.node, no package @switchyard\/native-hip-linux-arm64-gnu\)\. Fix: there is no prebuilt addon for linux-arm64-gnu; build it: apt-get install hipcc/);
     expect(result.ok || result.reason).not.toMatch(/pnpm|--filter/);
     const named = loadNativeHip({ env: { SWITCHYARD_HIP_ADDON: localPath } });
     expect(named.ok || named.reason).toContain(`named by SWITCHYARD_HIP_ADDON does not exist (no ${localPath})`);
+  });
+
+  it('falls back to the prebuilt AMD package after the local build, or says how to install it', () => {
+    const localPath = join(tmpdir(), 'no-such-dir', 'switchyard_hip.node');
+    const result = loadNativeHip({ localPath, env: {}, platform: { os: 'linux', arch: 'x64', libc: 'gnu' } });
+    // In the workspace the platform package is linked but only filled by fill-prebuilt.mjs (the npm-install test fills a copy).
+    if (result.ok) expect(result.path).toMatch(/native-hip-linux-x64-gnu[/\\]switchyard_hip\.node$/);
+    else expect(result.reason).toMatch(/@switchyard\/native-hip-linux-x64-gnu (is installed but has no .*switchyard_hip\.node|is an optional dependency .* npm install)/);
   });
 
   it('can be disabled by SWITCHYARD_HIP_NATIVE=0', () => {
