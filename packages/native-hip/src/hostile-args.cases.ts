@@ -34,6 +34,8 @@ export interface MethodCase {
   needs: Need;
   args: (ctx: HipContext) => unknown[];
   accepts?: ArgumentCallOptions;
+  /** The valid call may also throw a coded error where what it needs is there (poll() with no run begun). */
+  mayThrow?: boolean;
 }
 
 export interface ClassCase {
@@ -139,10 +141,12 @@ export const EXPORT_CASES: { [K in ExportName]: ExportCase } = {
     needs: 'nothing',
     ctorArgs: (ctx) => [0, ctx.hasDevice ? 16 : 0],
     methods: {
-      upload: { needs: 'device', args: () => [f32(4), 0], accepts: { optional: [1] } },
-      download: { needs: 'device', args: () => [new Float32Array(4), 0], accepts: { optional: [1] } },
-      uploadAsync: { needs: 'device', args: () => [f32(4), 0], accepts: { optional: [1] } },
-      downloadAsync: { needs: 'device', args: () => [new Float32Array(4), 0], accepts: { optional: [1] } },
+      // Any TypedArray or DataView whose bytes fit at the offset is valid: on a GPU, shorter views and other
+      // element types return normally, longer ones throw.
+      upload: { needs: 'device', args: () => [f32(4), 0], accepts: { optional: [1], lenient: [0] } },
+      download: { needs: 'device', args: () => [new Float32Array(4), 0], accepts: { optional: [1], lenient: [0] } },
+      uploadAsync: { needs: 'device', args: () => [f32(4), 0], accepts: { optional: [1], lenient: [0] } },
+      downloadAsync: { needs: 'device', args: () => [new Float32Array(4), 0], accepts: { optional: [1], lenient: [0] } },
       free: { needs: 'nothing', args: () => [] },
     },
     release: 'free',
@@ -198,9 +202,10 @@ export const EXPORT_CASES: { [K in ExportName]: ExportCase } = {
     needs: 'device',
     ctorArgs: () => [planDescription()],
     methods: {
-      run: { needs: 'device', args: () => [[f32(4)], [new Float32Array(4)]] },
-      start: { needs: 'device', args: () => [[f32(4)], [new Float32Array(4)]] },
-      poll: { needs: 'device', args: () => [] },
+      // Inputs and outputs are host views of the slot's bytes, or DeviceBuffers: validity depends on bytes.
+      run: { needs: 'device', args: () => [[f32(4)], [new Float32Array(4)]], accepts: { lenient: [0, 1] } },
+      start: { needs: 'device', args: () => [[f32(4)], [new Float32Array(4)]], accepts: { lenient: [0, 1] } },
+      poll: { needs: 'device', args: () => [], mayThrow: true },
       dispose: { needs: 'nothing', args: () => [] },
     },
     release: 'dispose',

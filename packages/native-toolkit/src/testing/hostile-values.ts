@@ -140,6 +140,11 @@ export interface ArgumentCallOptions {
   anyLength?: readonly number[];
   /** Arguments that may be left out: undefined or null there is no error, nor is a call without them. */
   optional?: readonly number[];
+  /**
+   * Arguments where no variant is certainly invalid (a host view whose bytes only have to fit, whatever its
+   * type or length): each may throw a coded error or return, never crash.
+   */
+  lenient?: readonly number[];
   /** What replaces a native object (see variantsOf). */
   nativeStandIns?: readonly Variant[];
 }
@@ -147,7 +152,7 @@ export interface ArgumentCallOptions {
 /** Calls of `fn` with each argument of `make()` replaced in turn, plus no arguments and one extra. */
 export function argumentCalls(id: string, make: () => unknown[], fn: (args: unknown[]) => unknown, options: ArgumentCallOptions = {}): HostileCall[] {
   const valid = make();
-  const { mayBeLonger = [], anyLength = [], optional = [] } = options;
+  const { mayBeLonger = [], anyLength = [], optional = [], lenient = [] } = options;
   const required = valid.some((_, i) => !optional.includes(i));
   const calls: HostileCall[] = [
     { id: `${id}()`, expect: required ? 'throw' : 'either', call: () => fn([]) },
@@ -155,6 +160,7 @@ export function argumentCalls(id: string, make: () => unknown[], fn: (args: unkn
   ];
   /** Whether a variant the generator calls invalid is allowed at argument i all the same. */
   const allowed = (i: number, label: string) =>
+    lenient.includes(i) ||
     (label === 'one longer' && (mayBeLonger.includes(i) || anyLength.includes(i))) ||
     (label === 'one shorter' && anyLength.includes(i)) ||
     ((label === 'undefined' || label === 'null') && optional.includes(i));
