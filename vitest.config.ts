@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@switchyard\/ep-rocm$/, replacement: src('ep-rocm/src/index.ts') },
       { find: /^@switchyard\/ep-migraphx$/, replacement: src('ep-migraphx/src/index.ts') },
       { find: /^@switchyard\/native-hip$/, replacement: src('native-hip/src/index.ts') },
+      { find: /^@switchyard\/native-toolkit\/testing$/, replacement: src('native-toolkit/src/testing/index.ts') },
       { find: /^@switchyard\/native-toolkit$/, replacement: src('native-toolkit/src/index.ts') },
       { find: /^@switchyard\/cli$/, replacement: src('cli/src/index.ts') },
       { find: /^@switchyard\/serve$/, replacement: src('serve/src/index.ts') },

@@ -3,7 +3,10 @@
  * `pnpm publish` would), installed with plain npm into an empty project outside the repository (no
  * workspace, no pnpm, no repo node_modules above it), with a PATH holding only node and npm (no compiler,
  * no cmake), and the README's quick start runs there. The CPU EP must use the prebuilt oneDNN addon of
- * @switchyard/ep-cpu-linux-x64-gnu, with oneDNN loaded from that package, not from /usr/lib.
+ * @switchyard/ep-cpu-linux-x64-gnu, with oneDNN loaded from that package, not from /usr/lib. Where the HIP
+ * addon was built here for AMD, its prebuilt package @switchyard/native-hip-linux-x64-gnu is packed too:
+ * the installed native-hip must load that addon, and ep-rocm must decline for want of a device (or of the
+ * HIP runtime), never because nothing is built.
  *
  * The packages have no third-party runtime dependencies, so npm runs --offline with an empty cache:
  * nothing can come from a registry, and every @switchyard package must come from the tarballs.
@@ -22,8 +25,20 @@ const PLATFORM_PACKAGE = 'ep-cpu-linux-x64-gnu';
  * The quick start imports core and asks for ['rocm', 'cpu']: ep-rocm (with native-hip, optional) and ep-cpu;
  * native-toolkit (the addons' shared loader, headers and build script) is a dependency of both addons.
  */
-const PACKED = ['core', 'ep-cpu', PLATFORM_PACKAGE, 'ep-rocm', 'native-hip', 'native-toolkit'];
+const HIP_PLATFORM_PACKAGE = 'native-hip-linux-x64-gnu';
 const addon = join(repo, 'packages/ep-cpu/build/Release/switchyard_cpu.node');
+const hipAddon = join(repo, 'packages/native-hip/build/Release/switchyard_hip.node');
+const hipBuild = join(repo, 'packages/native-hip/build/Release/switchyard_hip.build.json');
+/** The AMD build with the architectures the HIP platform package promises (fill-prebuilt checks the rest). */
+const hipWhyNot = !existsSync(hipAddon) || !existsSync(hipBuild)
+  ? `the HIP addon is not built (${hipAddon}; needs hipcc)`
+  : ((b: { SWITCHYARD_GPU_PLATFORM?: string; SWITCHYARD_GPU_ARCHS?: string }) =>
+      b.SWITCHYARD_GPU_PLATFORM !== 'amd' || b.SWITCHYARD_GPU_ARCHS !== 'gfx90a;gfx1030' ? `the HIP addon is not the AMD gfx90a;gfx1030 build (${JSON.stringify(b)})` : undefined)(
+      JSON.parse(readFileSync(hipBuild, 'utf8')),
+    );
+if (hipWhyNot) console.warn(`[npm-install] the HIP platform package is not packed: ${hipWhyNot}`);
+const PACKED = ['core', 'ep-cpu', PLATFORM_PACKAGE, 'ep-rocm', 'native-hip', ...(hipWhyNot ? [] : [HIP_PLATFORM_PACKAGE]), 'native-toolkit'];
+const PLATFORM_PACKAGES = new Set([PLATFORM_PACKAGE, HIP_PLATFORM_PACKAGE]);
 const COMPILERS = ['gcc', 'g++', 'cc', 'c++', 'cmake', 'clang', 'clang++', 'make'];
 
 const onPath = (cmd: string) => (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, cmd)));
@@ -34,7 +49,7 @@ const skipWhy =
       ? `the CPU addon is not built (${addon})`
       : !onPath('npm') || !onPath('patchelf')
         ? 'npm or patchelf is not on PATH (scripts/setup.sh installs both)'
-        : PACKED.some((p) => p !== PLATFORM_PACKAGE && !existsSync(join(repo, 'packages', p, 'dist/index.js')))
+        : PACKED.some((p) => !PLATFORM_PACKAGES.has(p) && !existsSync(join(repo, 'packages', p, 'dist/index.js')))
           ? 'a package is not built (scripts/setup.sh builds them)'
           : undefined;
 if (skipWhy) console.warn(`[npm-install] skipped: ${skipWhy}`);
@@ -56,6 +71,33 @@ console.log('RESULT ' + JSON.stringify({
 }));
 `;
 
+/** What the installed native-hip loads, and why ep-rocm declines (this machine has no GPU). */
+const HIP_PROBE = `
+import { readFileSync } from 'node:fs';
+import { loadNativeHip } from '@switchyard/native-hip';
+import { RocmExecutionProvider } from '@switchyard/ep-rocm';
+
+const r = loadNativeHip();
+let declined;
+try {
+  await new RocmExecutionProvider().init();
+} catch (e) {
+  declined = { code: e.code, message: e.message };
+}
+const mapped = [...new Set(readFileSync('/proc/self/maps', 'utf8').split('\\n').map((l) => l.split(/\\s+/)[5]).filter(Boolean))];
+console.log('HIP ' + JSON.stringify({
+  loaded: r.ok ? { ok: true, path: r.path, ...r.binding.runtimeInfo() } : { ok: false, reason: r.reason },
+  declined,
+  mapped: mapped.filter((p) => /switchyard_hip\\.node|libamdhip64/.test(p)),
+}));
+`;
+
+interface HipProbe {
+  loaded: { ok: boolean; path?: string; reason?: string; platform?: string; compiledArchs?: string[] };
+  declined?: { code: string; message: string };
+  mapped: string[];
+}
+
 describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no compiler, no workspace)', () => {
   let work = '';
   let project = '';
@@ -75,15 +117,23 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
     work = mkdtempSync(join(tmpdir(), 'switchyard-npm-'));
     // The platform package is filled in a copy, so the repository's folder (packed by the release-flow test
     // at the same time) is never half-written.
-    const platformCopy = join(work, PLATFORM_PACKAGE);
-    mkdirSync(platformCopy);
-    for (const f of ['package.json', 'README.md']) cpSync(join(repo, 'packages', PLATFORM_PACKAGE, f), join(platformCopy, f));
-    timed('fill-prebuilt', () => execFileSync(process.execPath, [join(repo, 'packages/ep-cpu/scripts/fill-prebuilt.mjs'), '--out', platformCopy], { stdio: 'pipe' }));
+    const platformCopies = new Map<string, string>();
+    for (const [dir, fill] of [
+      [PLATFORM_PACKAGE, 'packages/ep-cpu/scripts/fill-prebuilt.mjs'],
+      [HIP_PLATFORM_PACKAGE, 'packages/native-hip/scripts/fill-prebuilt.mjs'],
+    ] as const) {
+      if (!PACKED.includes(dir)) continue;
+      const copy = join(work, dir);
+      mkdirSync(copy);
+      for (const f of ['package.json', 'README.md']) cpSync(join(repo, 'packages', dir, f), join(copy, f));
+      timed(`fill-prebuilt ${dir}`, () => execFileSync(process.execPath, [join(repo, fill), '--out', copy], { stdio: 'pipe' }));
+      platformCopies.set(dir, copy);
+    }
     const packDir = join(work, 'tarballs');
     timed('pnpm pack', () => {
       for (const dir of PACKED) {
         const before = new Set(existsSync(packDir) ? readdirSync(packDir) : []);
-        const cwd = dir === PLATFORM_PACKAGE ? platformCopy : join(repo, 'packages', dir);
+        const cwd = platformCopies.get(dir) ?? join(repo, 'packages', dir);
         execFileSync('pnpm', ['pack', '--pack-destination', packDir], { cwd, stdio: 'pipe' });
         const added = readdirSync(packDir).filter((f) => !before.has(f));
         expect(added, `pnpm pack in packages/${dir}`).toHaveLength(1);
@@ -153,6 +203,46 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
     for (const lib of ['libdnnl.so.2', 'libgomp.so.1', 'libOpenCL.so.1']) expect(resolved[lib], lib).toBe(join(prebuiltDir, lib));
   });
 
+  it.skipIf(hipWhyNot !== undefined)("native-hip loads the prebuilt AMD addon; ep-rocm declines for want of a GPU, not of a build", () => {
+    const prebuiltDir = realpathSync(join(project, 'node_modules/@switchyard', HIP_PLATFORM_PACKAGE));
+    const prebuilt = join(prebuiltDir, 'switchyard_hip.node');
+    writeFileSync(join(project, 'hip.mjs'), HIP_PROBE);
+    const probe = () => JSON.parse(execFileSync('node', ['hip.mjs'], { cwd: project, env, encoding: 'utf8' }).split('\n').find((l) => l.startsWith('HIP '))!.slice(4)) as HipProbe;
+
+    const found = probe();
+    expect(found.loaded, JSON.stringify(found)).toMatchObject({ ok: true, path: prebuilt, platform: 'amd', compiledArchs: ['gfx90a', 'gfx1030'] });
+    expect(found.mapped).toContain(prebuilt);
+    // This machine has the HIP runtime (Debian's libamdhip64-5) and no AMD GPU: the EP says so.
+    expect(found.declined?.code).toBe('EP_FAILED');
+    expect(found.declined?.message).toMatch(/no AMD GPU is visible to HIP \(hipGetDeviceCount: hipErrorNoDevice\)/);
+    expect(found.declined?.message).not.toMatch(/not built|not installed|build-native/);
+
+    // It links the machine's HIP runtime, found through the system's folders or RUNPATH /opt/rocm/lib; nothing from node_modules.
+    const ldd = execFileSync('ldd', [prebuilt], { encoding: 'utf8' });
+    const resolved = Object.fromEntries([...ldd.matchAll(/^\s*(\S+) => (\S+)/gm)].map((m) => [m[1], m[2]]));
+    expect(resolved['libamdhip64.so.5'], ldd).toMatch(/^\/(usr\/)?(lib|opt)/);
+    expect(Object.values(resolved).filter((p) => p.includes('node_modules'))).toEqual([]);
+    expect(execFileSync('readelf', ['-d', prebuilt], { encoding: 'utf8' })).toMatch(/\(RUNPATH\)\s+Library runpath: \[\/opt\/rocm\/lib\]/);
+    console.log(`[npm-install] ${prebuilt}: ${ldd.split('\n').filter((l) => /amdhip|hsa/.test(l)).join(';').replace(/\s+/g, ' ')}`);
+
+    // A machine whose HIP runtime is not ROCm 5's (ROCm 6 has libamdhip64.so.6 only): the addon there names
+    // a library the loader cannot find, simulated by pointing its NEEDED entry at a soname no machine has.
+    const saved = join(work, 'switchyard_hip.node.saved');
+    cpSync(prebuilt, saved);
+    try {
+      execFileSync('patchelf', ['--replace-needed', 'libamdhip64.so.5', 'libamdhip64.so.99', prebuilt]);
+      const missing = probe();
+      expect(missing.loaded.ok).toBe(false);
+      expect(missing.loaded.reason).toMatch(/libamdhip64\.so\.99: cannot open shared object file/);
+      expect(missing.loaded.reason).toContain("the prebuilt AMD addon uses the machine's HIP runtime of ROCm 5 (libamdhip64.so.5)");
+      expect(missing.loaded.reason).toContain('node node_modules/@switchyard/native-hip/scripts/build-native.mjs');
+      expect(missing.loaded.reason).not.toMatch(/pnpm|--filter|damaged/);
+      expect(missing.declined?.message).toContain(missing.loaded.reason!);
+    } finally {
+      cpSync(saved, prebuilt);
+    }
+  });
+
   it('installs and runs without the platform package, and says how to get the addon', () => {
     // As after `npm install --omit=optional` or on a platform with no prebuilt package.
     const bare = join(work, 'bare');
@@ -160,10 +250,20 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
     writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare', private: true, type: 'module' }));
     const script = "import { CpuExecutionProvider } from '@switchyard/ep-cpu'; console.log('DESCRIBE ' + new CpuExecutionProvider().describe());";
     writeFileSync(join(bare, 'describe.mjs'), script);
-    timed('npm install without the platform package', () =>
-      execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarballs.get('core')!, tarballs.get('ep-cpu')!, tarballs.get('native-toolkit')!], { cwd: bare, env, stdio: 'pipe', timeout: 120_000 }),
+    writeFileSync(join(bare, 'hip.mjs'), HIP_PROBE);
+    const bareTarballs = ['core', 'ep-cpu', 'native-toolkit', 'ep-rocm', 'native-hip'].map((d) => tarballs.get(d)!);
+    timed('npm install without the platform packages', () =>
+      execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', ...bareTarballs], { cwd: bare, env, stdio: 'pipe', timeout: 120_000 }),
     );
     expect(existsSync(join(bare, 'node_modules/@switchyard', PLATFORM_PACKAGE))).toBe(false);
+    expect(existsSync(join(bare, 'node_modules/@switchyard', HIP_PLATFORM_PACKAGE))).toBe(false);
+    // ep-rocm declines, naming the HIP platform package and how to get it or build it.
+    const hip = JSON.parse(execFileSync('node', ['hip.mjs'], { cwd: bare, env, encoding: 'utf8' }).split('\n').find((l) => l.startsWith('HIP '))!.slice(4)) as HipProbe;
+    expect(hip.loaded.ok).toBe(false);
+    expect(hip.declined?.message).toContain(`HIP addon unavailable: the HIP addon is not installed`);
+    expect(hip.declined?.message).toContain(`@switchyard/${HIP_PLATFORM_PACKAGE} is an optional dependency of @switchyard/native-hip`);
+    expect(hip.declined?.message).toContain('node node_modules/@switchyard/native-hip/scripts/build-native.mjs');
+    expect(hip.declined?.message).not.toMatch(/pnpm|--filter/);
     const described = execFileSync('node', ['describe.mjs'], { cwd: bare, env, encoding: 'utf8' });
     expect(described).toContain('DESCRIBE TypeScript kernels only');
     expect(described).toContain(`@switchyard/${PLATFORM_PACKAGE} is an optional dependency`);
@@ -198,6 +298,10 @@ describe.skipIf(skipWhy !== undefined)('npm install of the packed packages (no c
           expect(files, dir).toContain(`package/${f}`);
         }
         expect(size, `${dir} tarball bytes`).toBeLessThan(30e6);
+      } else if (dir === HIP_PLATFORM_PACKAGE) {
+        // The addon alone: no HIP runtime or other shared library inside (README: the machine's ROCm provides it).
+        expect(files.sort(), dir).toEqual(['package/README.md', 'package/package.json', 'package/switchyard_hip.build.json', 'package/switchyard_hip.node']);
+        expect(size, `${dir} tarball bytes`).toBeLessThan(10e6);
       } else {
         for (const f of ['package.json', 'dist/index.js', 'dist/index.d.ts']) expect(files, dir).toContain(`package/${f}`);
         expect(size, `${dir} tarball bytes`).toBeLessThan(3e6);

@@ -20,8 +20,9 @@ describe.each(packages)('package %s', (dir) => {
     files: string[];
   };
   const built = existsSync(join(pkgDir, 'dist'));
-  // Prebuilt platform packages (ep-cpu-linux-x64-gnu) hold a binary and its libraries, no JS to build.
-  const isPlatformPackage = pkg.files.includes('switchyard_cpu.node');
+  // Prebuilt platform packages (ep-cpu-linux-x64-gnu, native-hip-linux-x64-gnu) hold a binary (and its
+  // libraries), no JS to build: they are the packages that name an `os`.
+  const isPlatformPackage = (pkg as { os?: string[] }).os !== undefined;
 
   it('is ESM with exports listing types first', () => {
     expect(pkg.type).toBe('module');
@@ -32,13 +33,18 @@ describe.each(packages)('package %s', (dir) => {
     if (!isPlatformPackage) expect(pkg.files).toContain('!dist/**/*.test.*');
   });
 
-  it.runIf(isPlatformPackage)('is a platform package: os/cpu/libc set, named for them, optional in ep-cpu', () => {
+  it.runIf(isPlatformPackage)('is a platform package: os/cpu/libc set, named for them, an exact optional dependency of its package', () => {
     const platform = pkg as unknown as { os: string[]; cpu: string[]; libc?: string[] };
     const libc = platform.libc?.[0] === 'glibc' ? '-gnu' : platform.libc?.[0] === 'musl' ? '-musl' : '';
-    expect(pkg.name).toBe(`@switchyard/ep-cpu-${platform.os[0]}-${platform.cpu[0]}${libc}`);
-    const epCpu = JSON.parse(readFileSync(join(root, 'ep-cpu', 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string>; dependencies?: Record<string, string> };
-    expect(epCpu.optionalDependencies?.[pkg.name]).toBe('workspace:*');
-    expect(Object.keys(epCpu.dependencies ?? {}).filter((d) => !d.startsWith('@switchyard/'))).toEqual([]);
+    const suffix = `-${platform.os[0]}-${platform.cpu[0]}${libc}`;
+    expect(pkg.name.endsWith(suffix), `${pkg.name} ends with ${suffix}`).toBe(true);
+    const owner = dir.slice(0, -suffix.length);
+    const ownerPkg = JSON.parse(readFileSync(join(root, owner, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string>; dependencies?: Record<string, string> };
+    expect(ownerPkg.optionalDependencies?.[pkg.name]).toBe('workspace:*');
+    expect(Object.keys(ownerPkg.dependencies ?? {}).filter((d) => !d.startsWith('@switchyard/'))).toEqual([]);
+    // changesets bumps the two together: the pin is exact, so one without the other would install a binary built from other sources.
+    const fixed = (JSON.parse(readFileSync(join(root, '..', '.changeset', 'config.json'), 'utf8')) as { fixed: string[][] }).fixed;
+    expect(fixed.some((group) => group.includes(pkg.name) && group.includes(`@switchyard/${owner}`))).toBe(true);
   });
 
   it.skipIf(!built)('passes publint and ships no tests', async () => {

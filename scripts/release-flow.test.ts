@@ -1,8 +1,8 @@
 /**
  * The release flow runs end to end short of uploading: `changeset version` (on a copy of the manifests,
- * with a throwaway changeset) and `pnpm publish -r --dry-run`. The CPU EP and its prebuilt platform
- * package must always carry the same version: ep-cpu pins the platform package exactly (workspace:*), so
- * a bump of one without the other would install an addon built from other sources.
+ * with a throwaway changeset) and `pnpm publish -r --dry-run`. The CPU EP and native-hip must always carry
+ * the versions of their prebuilt platform packages: each pins its platform package exactly (workspace:*),
+ * so a bump of one without the other would install an addon built from other sources.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ const manifests = (root: string): Manifest[] =>
   });
 
 describe('release flow', () => {
-  it('changeset version bumps ep-cpu and its platform package together', () => {
+  it('changeset version bumps ep-cpu and native-hip each with its platform package', () => {
     const copy = mkdtempSync(join(tmpdir(), 'switchyard-changeset-'));
     try {
       for (const f of ['.changeset', 'package.json', 'pnpm-workspace.yaml']) cpSync(join(repo, f), join(copy, f), { recursive: true });
@@ -36,7 +36,7 @@ describe('release flow', () => {
           // Not a package folder.
         }
       }
-      writeFileSync(join(copy, '.changeset', 'zz-throwaway-test.md'), '---\n"@switchyard/ep-cpu": patch\n---\n\nthrowaway change for the release-flow test\n');
+      writeFileSync(join(copy, '.changeset', 'zz-throwaway-test.md'), '---\n"@switchyard/ep-cpu": patch\n"@switchyard/native-hip": patch\n---\n\nthrowaway change for the release-flow test\n');
       execFileSync(process.execPath, [changesetBin, 'version'], { cwd: copy, stdio: 'pipe', timeout: 60_000 });
       const before = new Map(manifests(repo).map((m) => [m.name, m.version]));
       const after = new Map(manifests(copy).map((m) => [m.name, m.version]));
@@ -44,6 +44,9 @@ describe('release flow', () => {
       expect(after.get('@switchyard/ep-cpu-linux-x64-gnu')).toBe(after.get('@switchyard/ep-cpu'));
       // The pin stays a workspace protocol; pnpm publish turns it into the exact version.
       expect(manifests(copy).find((m) => m.name === '@switchyard/ep-cpu')?.optionalDependencies).toEqual({ '@switchyard/ep-cpu-linux-x64-gnu': 'workspace:*' });
+      expect(after.get('@switchyard/native-hip')).not.toBe(before.get('@switchyard/native-hip'));
+      expect(after.get('@switchyard/native-hip-linux-x64-gnu')).toBe(after.get('@switchyard/native-hip'));
+      expect(manifests(copy).find((m) => m.name === '@switchyard/native-hip')?.optionalDependencies).toEqual({ '@switchyard/native-hip-linux-x64-gnu': 'workspace:*' });
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

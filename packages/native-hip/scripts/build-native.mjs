@@ -3,6 +3,12 @@
 // script of @switchyard/native-toolkit (flags: --force, --clean, and --no-install: compile and link in
 // build/cmake-<platform> only, e.g. checking the NVIDIA path on an AMD machine).
 //
+//   --sanitize   the host code with AddressSanitizer + UndefinedBehaviorSanitizer (-DSWITCHYARD_SANITIZE=ON)
+//                into build-sanitize/, never over the production addon (the kernels are not instrumented;
+//                scripts/sanitize.sh builds them for one architecture, SWITCHYARD_HIP_ARCHS=gfx90a, since
+//                each is minutes of hipcc). Load it with SWITCHYARD_HIP_ADDON and the sanitizer runtime
+//                preloaded (scripts/sanitize.sh does both).
+//
 // Platform: SWITCHYARD_GPU_PLATFORM=amd|nvidia; otherwise amd when hipcc is found, nvidia when only
 // nvcc is. Architectures: SWITCHYARD_HIP_ARCHS (default "gfx90a;gfx1030"), SWITCHYARD_CUDA_ARCHS
 // (default "90"). With neither compiler present it prints why and exits 0: a machine without a GPU
@@ -18,6 +24,8 @@ import { delimiter, join } from 'node:path';
 import { buildAddon } from '@switchyard/native-toolkit/build-addon';
 
 const env = process.env;
+const argv = process.argv.slice(2);
+const sanitize = argv.includes('--sanitize');
 
 function findExecutable(name, extraDirs) {
   const dirs = [...(env.PATH ?? '').split(delimiter), ...extraDirs].filter(Boolean);
@@ -71,17 +79,27 @@ const vendorRoots = [env.SWITCHYARD_ROCM_PATH, env.SWITCHYARD_VENDOR_ROOTS]
   .filter(Boolean)
   .join(';');
 
-await buildAddon({
-  from: import.meta.url,
-  addon: 'switchyard_hip.node',
-  sourceDir: '.',
-  inputs: ['src/native', 'CMakeLists.txt'],
-  cmakeDir: `cmake-${platform}`,
-  cmakeOptions: { SWITCHYARD_GPU_PLATFORM: platform, SWITCHYARD_GPU_COMPILER: compiler, SWITCHYARD_GPU_ARCHS: archs, SWITCHYARD_VENDOR_ROOTS: vendorRoots },
-  describe: `for ${platform} (${archs})`,
-  afterBuild: reportVendors,
-  hint:
-    platform === 'amd'
-      ? 'apt-get install hipcc libamdhip64-dev cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only)'
-      : 'check nvcc supports the host g++ and SWITCHYARD_CUDA_ARCHS | npm install --no-save cmake-js node-addon-api (build-time only)',
-});
+await buildAddon(
+  {
+    from: import.meta.url,
+    addon: 'switchyard_hip.node',
+    sourceDir: '.',
+    inputs: ['src/native', 'CMakeLists.txt'],
+    cmakeDir: `cmake-${platform}`,
+    cmakeOptions: {
+      SWITCHYARD_GPU_PLATFORM: platform,
+      SWITCHYARD_GPU_COMPILER: compiler,
+      SWITCHYARD_GPU_ARCHS: archs,
+      SWITCHYARD_VENDOR_ROOTS: vendorRoots,
+      ...(sanitize ? { SWITCHYARD_SANITIZE: 'ON' } : {}),
+    },
+    describe: `for ${platform} (${archs})${sanitize ? ' (ASan + UBSan)' : ''}`,
+    ...(sanitize ? { buildDir: 'build-sanitize' } : {}),
+    afterBuild: reportVendors,
+    hint:
+      platform === 'amd'
+        ? 'apt-get install hipcc libamdhip64-dev cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only)'
+        : 'check nvcc supports the host g++ and SWITCHYARD_CUDA_ARCHS | npm install --no-save cmake-js node-addon-api (build-time only)',
+  },
+  argv.filter((a) => a !== '--sanitize'),
+);

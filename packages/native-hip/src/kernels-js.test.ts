@@ -168,7 +168,8 @@ describe('kernel references agree with independent implementations', () => {
 
 // ---- the addon's test entry, when the addon is built with it
 
-const addonPath = join(packageRoot, 'build', 'Release', 'switchyard_hip.node');
+// SWITCHYARD_HIP_ADDON names another build (scripts/sanitize.sh: the ASan + UBSan one).
+const addonPath = process.env.SWITCHYARD_HIP_ADDON || join(packageRoot, 'build', 'Release', 'switchyard_hip.node');
 type RunSpec = { inputs: unknown[]; outputs: unknown[]; attrs?: Record<string, unknown> };
 type KernelsJs = { run(name: string, spec: RunSpec): { outputs: unknown[]; ms: number } };
 function loadKernelsJs(): { run?: KernelsJs['run']; hasDevice: boolean } {

@@ -94,6 +94,15 @@ describe('loadAddon (the loader shared by ep-cpu, ep-migraphx and native-hip)', 
     writeFileSync(prebuilt, 'truncated');
     const damaged = loadAddon(other.spec, { env: {}, platform: LINUX });
     expect(damaged.ok || damaged.reason).toMatch(/the prebuilt package looks damaged; reinstall it/);
+    // A prebuilt addon may need a library of the user's system (native-hip: the HIP runtime): its own
+    // reading comes first there; the local-build reading does not apply to it.
+    const explained = loadAddon(
+      { ...other.spec, explainLoadError: () => 'rebuild locally', explainPrebuiltLoadError: (m) => (/invalid ELF|too short|not a/i.test(m) ? 'install the runtime' : undefined) },
+      { env: {}, platform: LINUX },
+    );
+    expect(explained.ok || explained.reason).toMatch(/failed \(.*\): install the runtime$/);
+    const unexplained = loadAddon({ ...other.spec, explainLoadError: () => 'rebuild locally' }, { env: {}, platform: LINUX });
+    expect(unexplained.ok || unexplained.reason).toMatch(/the prebuilt package looks damaged; reinstall it/);
   });
 
   it('is disabled by its variable, and loads only the file its path variable names', () => {

@@ -48,6 +48,11 @@ export interface AddonSpec<B> {
   pathVariable?: string;
   /** A package's own reading of a dlopen failure (a missing libdnnl, libamdhip64, …): the fix, or undefined. */
   explainLoadError?: (message: string) => string | undefined;
+  /**
+   * The same for the prebuilt addon, which may rely on a library of the user's system rather than bundle it
+   * (native-hip: the HIP runtime of the machine's ROCm); undefined falls back to "too old a glibc" / "damaged".
+   */
+  explainPrebuiltLoadError?: (message: string) => string | undefined;
 }
 
 export interface LoadAddonOptions {
@@ -108,6 +113,8 @@ function explainLoadError(spec: AddonSpec<unknown>, path: string, message: strin
   const what = `loading ${path} failed (${message.trim()})`;
   const rebuild = buildCommand(spec.packageName);
   if (prebuilt) {
+    const own = spec.explainPrebuiltLoadError?.(message);
+    if (own !== undefined) return `${what}: ${own}`;
     if (/GLIBC|GLIBCXX|CXXABI/.test(message)) return `${what}: this machine's glibc/libstdc++ is older than the prebuilt addon needs; ${spec.buildFromSource}`;
     return `${what}: the prebuilt package looks damaged; reinstall it (rm -rf node_modules && npm install), or ${spec.buildFromSource}`;
   }

@@ -8,7 +8,7 @@
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include <switchyard/promise_worker.h>
-#include "instance_tag.h"
+#include <switchyard/instance_tag.h>
 #include "thread_count.h"
 
 namespace switchyard {

@@ -1,164 +1,21 @@
 /**
  * Hostile calls derived from the valid ones in hostile-args.cases.ts: every argument (and every option,
- * recursively) replaced in turn by values that are missing, mistyped, too short or too long, negative or
- * huge; no arguments; methods on a disposed object, on another class's object and on non-objects.
+ * recursively) replaced in turn by the toolkit's hostile values (@switchyard/native-toolkit/testing); no
+ * arguments; methods on a disposed object, on another class's object and on non-objects.
  * Each call says what it must do: 'throw' (a coded error), 'ok' (the valid calls, which also show the
  * object still works after the hostile ones) or 'either' (a coded error or a normal return: an argument
  * that may be optional, a number the kernel may accept). None may crash.
  */
+import { argumentCalls, variantsOf, type HostileCall } from '@switchyard/native-toolkit/testing';
 import type { NativeBinding } from './binding.js';
 import { EXPORT_CASES, type ClassCase, type FunctionCase } from './hostile-args.cases.js';
-
-export type Expect = 'throw' | 'ok' | 'either';
-
-export interface HostileCall {
-  id: string;
-  expect: Expect;
-  /** The code a thrown error must have; any of the addon's codes when absent. */
-  code?: string;
-  /**
-   * A method called on a receiver that is not an object of its class. V8 itself refuses those before the
-   * addon runs (napi_define_class gives methods a receiver signature) with an uncoded TypeError
-   * 'Illegal invocation'; that is accepted here, as is the addon's coded error (getters, which V8 does not check).
-   */
-  receiver?: boolean;
-  call: () => unknown;
-}
-
-interface Variant {
-  label: string;
-  value: unknown;
-  /** Whether a call given this value can never be valid. */
-  invalid: boolean;
-}
-
-type Typed = Exclude<ArrayBufferView, DataView> & { length: number };
-type TypedCtor = new (length: number) => Typed;
-
-const isTyped = (v: unknown): v is Typed => ArrayBuffer.isView(v) && !(v instanceof DataView);
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !isTyped(v);
-
-/** Array-valued options whose entries are tensor dims: a negative entry can never be valid. */
-const DIMS_KEY = /Dims$|^dims$/;
-
-const NUMBERS: readonly unknown[] = [-1, -(2 ** 31), 100_000, 2 ** 31, 2 ** 53, 2 ** 64, 1e300, NaN, Infinity, -Infinity, 0.5, '1', null, undefined];
-
-function otherDtype(t: Typed): Typed {
-  return t instanceof Float32Array ? new Float64Array(t.length) : new Float32Array(t.length);
-}
-
-function typedVariants(t: Typed): Variant[] {
-  const ctor = t.constructor as TypedCtor;
-  const out: Variant[] = [
-    { label: 'one longer', value: new ctor(t.length + 1), invalid: true },
-    { label: `a ${otherDtype(t).constructor.name}`, value: otherDtype(t), invalid: true },
-    { label: 'a DataView', value: new DataView(new ArrayBuffer(t.byteLength)), invalid: true },
-    { label: 'a plain array', value: Array.from(t as unknown as ArrayLike<unknown>), invalid: true },
-    { label: 'a string', value: 'x', invalid: true },
-    { label: 'an object', value: {}, invalid: true },
-    { label: 'undefined', value: undefined, invalid: false },
-    { label: 'null', value: null, invalid: false },
-  ];
-  if (t.length > 0) out.push({ label: 'one shorter', value: new ctor(t.length - 1), invalid: true });
-  // The same length at an offset into a larger buffer is valid: the addon must honour byteOffset.
-  const bigger = new ctor(t.length + 3);
-  out.push({ label: 'an offset view', value: (bigger as unknown as { subarray(a: number, b: number): Typed }).subarray(3, 3 + t.length), invalid: false });
-  return out;
-}
-
-function numberArrayVariants(values: readonly number[], key: string | undefined): Variant[] {
-  const dims = key !== undefined && DIMS_KEY.test(key);
-  const rest = values.slice(1);
-  return [
-    { label: '[]', value: [], invalid: false },
-    { label: 'first entry -1', value: [-1, ...rest], invalid: dims },
-    { label: 'first entry 2^53', value: [2 ** 53, ...rest], invalid: false },
-    { label: 'first entry NaN', value: [NaN, ...rest], invalid: false },
-    { label: 'first entry 1.5', value: [1.5, ...rest], invalid: false },
-    { label: 'entries 1e9 (product past int64)', value: values.map(() => 1e9), invalid: false },
-    { label: 'entries 2^31', value: values.map(() => 2 ** 31), invalid: false },
-    { label: '70 entries', value: Array.from({ length: 70 }, () => 1), invalid: false },
-    { label: 'a string entry', value: ['x', ...rest], invalid: false },
-    { label: 'a holey array', value: new Array(values.length), invalid: false },
-    { label: 'a Float32Array', value: Float32Array.from(values), invalid: false },
-    { label: 'a string', value: 'x', invalid: true },
-  ];
-}
-
-/** The values that replace `value` (an argument, an option, an array entry) in hostile calls. */
-export function variantsOf(value: unknown, key?: string): Variant[] {
-  if (isTyped(value)) return typedVariants(value);
-  if (typeof value === 'number') return NUMBERS.map((v) => ({ label: String(v), value: v, invalid: false }));
-  if (typeof value === 'string') {
-    return [
-      { label: "'bogus'", value: 'bogus', invalid: true },
-      { label: "''", value: '', invalid: true },
-      { label: '42', value: 42, invalid: true },
-      { label: 'undefined', value: undefined, invalid: false },
-    ];
-  }
-  if (typeof value === 'boolean') return ['yes', 0, null, undefined].map((v) => ({ label: String(v), value: v, invalid: false }));
-  if (value === null) {
-    return [
-      { label: "'x'", value: 'x', invalid: true },
-      { label: '{}', value: {}, invalid: true },
-      { label: 'a Float32Array(1)', value: new Float32Array(1), invalid: false },
-    ];
-  }
-  if (Array.isArray(value)) {
-    if (value.every((v) => typeof v === 'number')) return numberArrayVariants(value as number[], key);
-    const out: Variant[] = [
-      { label: '[]', value: [], invalid: false },
-      { label: "['x']", value: ['x', ...value.slice(1)], invalid: true },
-      { label: 'a string', value: 'x', invalid: true },
-    ];
-    for (const v of variantsOf(value[0], key)) out.push({ label: `[0] ${v.label}`, value: [v.value, ...value.slice(1)], invalid: v.invalid });
-    return out;
-  }
-  if (isPlainObject(value)) {
-    const out: Variant[] = [
-      { label: 'a string', value: 'x', invalid: true },
-      { label: 'null', value: null, invalid: true },
-    ];
-    for (const [k, v] of Object.entries(value)) {
-      const { [k]: _dropped, ...without } = value;
-      out.push({ label: `.${k} deleted`, value: without, invalid: false });
-      for (const variant of variantsOf(v, k)) out.push({ label: `.${k} ${variant.label}`, value: { ...value, [k]: variant.value }, invalid: variant.invalid });
-    }
-    return out;
-  }
-  return [];
-}
-
-/** Calls of `fn` with each argument of `make()` replaced in turn, plus no arguments and one extra. */
-function argumentCalls(id: string, make: () => unknown[], fn: (args: unknown[]) => unknown, mayBeLonger: readonly number[] = []): HostileCall[] {
-  const valid = make();
-  const calls: HostileCall[] = [
-    { id: `${id}()`, expect: valid.length > 0 ? 'throw' : 'either', call: () => fn([]) },
-    { id: `${id}(... + an extra argument)`, expect: 'either', call: () => fn([...make(), new Float32Array(1)]) },
-  ];
-  valid.forEach((arg, i) => {
-    for (const variant of variantsOf(arg)) {
-      calls.push({
-        id: `${id} argument ${i} ${variant.label}`,
-        expect: variant.invalid && !(variant.label === 'one longer' && mayBeLonger.includes(i)) ? 'throw' : 'either',
-        call: () => {
-          const args = make();
-          args[i] = variant.value;
-          return fn(args);
-        },
-      });
-    }
-  });
-  return calls;
-}
 
 function functionCalls(name: string, c: FunctionCase, binding: NativeBinding): HostileCall[] {
   const fn = (binding as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
   // vectorIsa(set) switches the process's loops: only values it must refuse go in (no valid ISA names).
   const make = () => c.args(binding);
   return [
-    ...argumentCalls(name, make, (args) => fn(...args), c.mayBeLonger),
+    ...argumentCalls(name, make, (args) => fn(...args), { mayBeLonger: c.mayBeLonger }),
     { id: `${name} valid`, expect: 'ok', call: () => fn(...make()) },
   ];
 }

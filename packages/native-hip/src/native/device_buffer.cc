@@ -71,12 +71,9 @@ Napi::Function DeviceBuffer::Define(Napi::Env env) {
 }
 
 DeviceBuffer* DeviceBuffer::FromValue(Napi::Env env, const Napi::Value& value, const char* what) {
-  // ObjectWrap::Unwrap trusts the caller about the class; check it, since JS can pass anything.
-  AddonData* addon = env.GetInstanceData<AddonData>();
-  if (!value.IsObject() || addon == nullptr || !value.As<Napi::Object>().InstanceOf(addon->device_buffer.Value())) {
-    ThrowJs(env, "INVALID_ARGUMENT", std::string(what) + " must be a DeviceBuffer", true);
-  }
-  DeviceBuffer* buffer = Napi::ObjectWrap<DeviceBuffer>::Unwrap(value.As<Napi::Object>());
+  // By the tag its constructor set, not instanceof: Object.create(DeviceBuffer.prototype) passes instanceof
+  // and wraps nothing.
+  DeviceBuffer* buffer = UnwrapArgument<DeviceBuffer>(env, value, what);
   if (buffer->freed_ || buffer->free_requested_) {
     ThrowJs(env, "RELEASED", std::string(what) + " was freed");
   }
@@ -97,6 +94,7 @@ Napi::Object DeviceBuffer::Adopt(Napi::Env env, int device, void* ptr, size_t by
 
 DeviceBuffer::DeviceBuffer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceBuffer>(info) {
   Napi::Env env = info.Env();
+  TagInstance(env, info.This(), ClassTag(kClass));
   if (info.Length() < 2 || !info[0].IsNumber() || !info[1].IsNumber()) {
     ThrowJs(env, "INVALID_ARGUMENT", "new DeviceBuffer(deviceId, byteLength): both must be numbers", true);
   }

@@ -5,6 +5,8 @@
 
 #include <napi.h>
 
+#include <switchyard/instance_tag.h>
+
 #include <cstddef>
 #include <memory>
 
@@ -14,6 +16,10 @@ namespace switchyard {
 
 class DeviceBuffer : public Napi::ObjectWrap<DeviceBuffer> {
  public:
+  static constexpr const char* kClass = "DeviceBuffer";
+  // Hides ObjectWrap::Unwrap, which node-addon-api calls before every method and getter: a receiver that
+  // is not a DeviceBuffer throws a coded TypeError instead of being cast (switchyard/instance_tag.h).
+  static DeviceBuffer* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<DeviceBuffer>(wrapper); }
   static Napi::Function Define(Napi::Env env);
   // The buffer behind a JS value, or a thrown TypeError naming `what` when it is not a live one.
   static DeviceBuffer* FromValue(Napi::Env env, const Napi::Value& value, const char* what);

@@ -15,6 +15,7 @@
 // and never an out-of-bounds kernel.
 #include <napi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -99,11 +100,13 @@ TensorShape ToShape(const SpecError& err, const Napi::Value& v, const std::strin
   if (dims.size() > static_cast<size_t>(kernels::kMaxRank)) err.Range(what + ": rank above " + std::to_string(kernels::kMaxRank));
   TensorShape shape;
   shape.rank = static_cast<int>(dims.size());
+  // Zero dims count as 1 here: kernels multiply dims in int64 before a zero may come, so every partial
+  // product must stay small, not only the element count.
   double count = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) err.Range(what + ": negative dimension");
     shape.dims[i] = dims[i];
-    count *= static_cast<double>(dims[i]);
+    count *= std::max(1.0, static_cast<double>(dims[i]));
   }
   if (count > 4294967296.0) err.Range(what + ": more than 2^32 elements");
   return shape;

@@ -108,7 +108,7 @@ Napi::Value BlasGemm(const Napi::CallbackInfo& info) {
   hipStream_t stream;
   CheckGpu(env, "blasGemm", runtime::DeviceStream(c->device_id(), &stream));
   blas::Status status = blas::Gemm(c->device_id(), stream, d);
-  if (!status.ok) throw Napi::Error::New(env, "blasGemm: " + status.message);
+  if (!status.ok) ThrowJs(env, "RUNTIME", "blasGemm: " + status.message);
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamSynchronize), hipStreamSynchronize(stream));
   return env.Undefined();
 }
@@ -148,7 +148,7 @@ Napi::Value BlasPreparedGemm(const Napi::CallbackInfo& info) {
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpyAsync), hipMemcpyAsync(saved, c->data(), c_bytes, hipMemcpyDeviceToDevice, stream));
   blas::PreparedGemm prepared;
   blas::Status status = blas::PrepareGemm(device, stream, d, bias != nullptr ? bias->data() : nullptr, &prepared, cache_dir);
-  if (!status.ok) throw Napi::Error::New(env, std::string(where) + ": " + status.message);
+  if (!status.ok) ThrowJs(env, "RUNTIME", std::string(where) + ": " + status.message);
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipMemcpyAsync), hipMemcpyAsync(c->data(), saved, c_bytes, hipMemcpyDeviceToDevice, stream));
   if (bias != nullptr && !prepared.bias_fused) {
     // As a plan's MatMulBias: the bias broadcast into C's rows first, the GEMM accumulating onto it.
@@ -159,7 +159,7 @@ Napi::Value BlasPreparedGemm(const Napi::CallbackInfo& info) {
     d.beta = 1.0f;
   }
   status = blas::RunPreparedGemm(prepared, device, stream, d, bias != nullptr ? bias->data() : nullptr);
-  if (!status.ok) throw Napi::Error::New(env, std::string(where) + ": " + status.message);
+  if (!status.ok) ThrowJs(env, "RUNTIME", std::string(where) + ": " + status.message);
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamSynchronize), hipStreamSynchronize(stream));
   Napi::Object out = Napi::Object::New(env);
   out.Set("choice", Napi::String::New(env, prepared.choice));

@@ -52,6 +52,7 @@ Napi::Function ExecutionPlan::Define(Napi::Env env) {
 
 ExecutionPlan::ExecutionPlan(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ExecutionPlan>(info) {
   Napi::Env env = info.Env();
+  TagInstance(env, info.This(), ClassTag(kClass));
   if (info.Length() < 1 || !info[0].IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "new ExecutionPlan(description): description must be an object", true);
   try {
     Parse(env, info[0].As<Napi::Object>());
@@ -86,14 +87,20 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     t.dtype = static_cast<int>(NumberAt(env, b, "dtype", where));
     if (DTypeSize(t.dtype) == 0) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".dtype " + std::to_string(t.dtype) + " is not a type the plan holds", true);
     Napi::Array dims = ArrayAt(env, b, "dims", where);
+    // Checked in double, before any integer product: a dim past 2^48 or NaN would overflow the element count.
+    double needed = DTypeSize(t.dtype);
     for (uint32_t k = 0; k < dims.Length(); ++k) {
       Napi::Value v = dims.Get(k);
-      if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".dims must be non-negative numbers", true);
-      t.dims.push_back(static_cast<int64_t>(v.As<Napi::Number>().DoubleValue()));
+      const double dim = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+      if (!(dim >= 0) || dim != std::floor(dim) || dim > 281474976710656.0) {
+        ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + ".dims must be non-negative integers below 2^48", true);
+      }
+      t.dims.push_back(static_cast<int64_t>(dim));
+      needed *= dim;
     }
-    if (static_cast<size_t>(t.count()) * DTypeSize(t.dtype) != t.bytes) {
+    if (needed != static_cast<double>(t.bytes)) {
       ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " has " + std::to_string(t.bytes) + " bytes, its dims and dtype need " +
-                                           std::to_string(static_cast<size_t>(t.count()) * DTypeSize(t.dtype)));
+                                           std::to_string(needed));
     }
     if (offset + t.bytes > arena_bytes_) ThrowJsRange(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " ends past arenaBytes");
     t.data = reinterpret_cast<void*>(offset);  // rebased onto the arena below
@@ -126,6 +133,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   Napi::Array constants = ArrayAt(env, d, "constants", "description");
   for (uint32_t i = 0; i < constants.Length(); ++i) {
     const std::string where = "constants[" + std::to_string(i) + "]";
+    if (!constants.Get(i).IsObject()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " must be an object", true);
     Napi::Object c = constants.Get(i).As<Napi::Object>();
     const int id = buffer_id(c.Get("buffer"), where + ".buffer", false);
     HostBytes host;
@@ -181,7 +189,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
     const std::string problem = step.op->check(&step.args);
     if (!problem.empty()) ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " (" + name + "): " + problem);
     if (step.args.workspace_bytes > given_workspace) {
-      throw Napi::Error::New(env, "ExecutionPlan: " + where + " (" + name + ") needs " + std::to_string(step.args.workspace_bytes) +
+      ThrowJs(env, "INVALID_ARGUMENT", "ExecutionPlan: " + where + " (" + name + ") needs " + std::to_string(step.args.workspace_bytes) +
                                       " bytes of workspace, the description gives " + std::to_string(given_workspace));
     }
     if (!step.op->capturable && capture_graph_) {

@@ -15,6 +15,8 @@
 
 #include <napi.h>
 
+#include <switchyard/instance_tag.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -48,6 +50,9 @@ struct RunIo {
 
 class ExecutionPlan : public Napi::ObjectWrap<ExecutionPlan> {
  public:
+  static constexpr const char* kClass = "ExecutionPlan";
+  // A receiver of another class throws instead of being cast (switchyard/instance_tag.h).
+  static ExecutionPlan* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<ExecutionPlan>(wrapper); }
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new ExecutionPlan(description): allocates the arena, uploads constants, checks every

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include <switchyard/instance_tag.h>
 #include <switchyard/promise_worker.h>
 
 #include "addon_data.h"
@@ -43,6 +44,9 @@ void CheckDevice(Napi::Env env, int device, const char* where) {
 
 class DeviceArenaObject : public Napi::ObjectWrap<DeviceArenaObject> {
  public:
+  static constexpr const char* kClass = "DeviceArena";
+  // A receiver of another class throws instead of being cast (switchyard/instance_tag.h).
+  static DeviceArenaObject* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<DeviceArenaObject>(wrapper); }
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "DeviceArena",
                        {
@@ -57,6 +61,7 @@ class DeviceArenaObject : public Napi::ObjectWrap<DeviceArenaObject> {
   // [sync] new DeviceArena(deviceId, { gpuMemLimit?, arenaExtendStrategy?, initialChunkBytes? })
   explicit DeviceArenaObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceArenaObject>(info) {
     Napi::Env env = info.Env();
+    TagInstance(env, info.This(), ClassTag(kClass));
     const int device = DeviceArg(env, info[0], "new DeviceArena");
     runtime::ArenaOptions options = runtime::ParseArenaOptions(env, info[1], "new DeviceArena");
     CheckDevice(env, device, "new DeviceArena");
@@ -122,6 +127,9 @@ struct FakeBacking {
 
 class FakeArenaObject : public Napi::ObjectWrap<FakeArenaObject> {
  public:
+  static constexpr const char* kClass = "FakeArena";
+  // A receiver of another class throws instead of being cast (switchyard/instance_tag.h).
+  static FakeArenaObject* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<FakeArenaObject>(wrapper); }
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "FakeArena",
                        {
@@ -136,6 +144,7 @@ class FakeArenaObject : public Napi::ObjectWrap<FakeArenaObject> {
   // [sync] new FakeArena({ gpuMemLimit?, arenaExtendStrategy?, initialChunkBytes?, deviceCapacity? })
   explicit FakeArenaObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FakeArenaObject>(info) {
     Napi::Env env = info.Env();
+    TagInstance(env, info.This(), ClassTag(kClass));
     runtime::ArenaOptions options = runtime::ParseArenaOptions(env, info[0], "new FakeArena");
     FakeBacking backing;
     if (info[0].IsObject()) {
@@ -187,6 +196,9 @@ class FakeArenaObject : public Napi::ObjectWrap<FakeArenaObject> {
 
 class StreamObject : public Napi::ObjectWrap<StreamObject> {
  public:
+  static constexpr const char* kClass = "Stream";
+  // A receiver of another class throws instead of being cast (switchyard/instance_tag.h).
+  static StreamObject* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<StreamObject>(wrapper); }
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Stream",
                        {
@@ -200,6 +212,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   // Not for JS to call: getStream(deviceId) makes these.
   explicit StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StreamObject>(info) {
     Napi::Env env = info.Env();
+    TagInstance(env, info.This(), ClassTag(kClass));
     device_ = DeviceArg(env, info[0], "getStream");
     CheckDevice(env, device_, "getStream");
     CheckGpu(env, "getStream", runtime::DeviceStream(device_, &stream_));
@@ -244,6 +257,9 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
 
 class EventObject : public Napi::ObjectWrap<EventObject> {
  public:
+  static constexpr const char* kClass = "Event";
+  // A receiver of another class throws instead of being cast (switchyard/instance_tag.h).
+  static EventObject* Unwrap(const Napi::Object& wrapper) { return UnwrapTagged<EventObject>(wrapper); }
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Event",
                        {
@@ -257,6 +273,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   // [sync] new Event(deviceId): a timing event on that device.
   explicit EventObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EventObject>(info) {
     Napi::Env env = info.Env();
+    TagInstance(env, info.This(), ClassTag(kClass));
     device_ = DeviceArg(env, info[0], "new Event");
     CheckDevice(env, device_, "new Event");
     CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(device_));
@@ -291,26 +308,18 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   // [sync] Event.elapsedMs(start, end) -> milliseconds between two recorded, completed events.
   static Napi::Value ElapsedMs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    EventObject* start = Unwrapped(env, info[0], "Event.elapsedMs: start");
-    EventObject* end = Unwrapped(env, info[1], "Event.elapsedMs: end");
+    EventObject* start = UnwrapArgument<EventObject>(env, info[0], "Event.elapsedMs: start");
+    EventObject* end = UnwrapArgument<EventObject>(env, info[1], "Event.elapsedMs: end");
     if (!start->recorded_ || !end->recorded_) ThrowJs(env, "INVALID_ARGUMENT", "Event.elapsedMs: both events must be recorded");
     float ms = 0;
     CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventElapsedTime), hipEventElapsedTime(&ms, start->event_, end->event_));
     return Napi::Number::New(env, ms);
   }
-  static EventObject* Unwrapped(Napi::Env env, const Napi::Value& value, const char* what);
 
   int device_ = 0;
   hipEvent_t event_ = nullptr;
   bool recorded_ = false;
 };
-
-EventObject* EventObject::Unwrapped(Napi::Env env, const Napi::Value& value, const char* what) {
-  if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->event.Value())) {
-    ThrowJs(env, "INVALID_ARGUMENT", std::string(what) + " must be an Event", true);
-  }
-  return Napi::ObjectWrap<EventObject>::Unwrap(value.As<Napi::Object>());
-}
 
 // [sync] getStream(deviceId) -> Stream: the device's stream (created on first use).
 Napi::Value GetStream(const Napi::CallbackInfo& info) {

@@ -27,18 +27,36 @@ inline void TagInstance(Napi::Env env, const Napi::Value& self, const napi_type_
   if (status != napi_ok) ThrowJs(env, "RUNTIME", "could not tag a new native object");
 }
 
+// Whether `value` is an object that a constructor tagged with `tag` (never throws).
+inline bool HasClassTag(Napi::Env env, const Napi::Value& value, const napi_type_tag& tag) {
+  bool matches = false;
+  napi_valuetype type = napi_undefined;
+  if (napi_typeof(env, value, &type) == napi_ok && (type == napi_object || type == napi_function)) {
+    if (napi_check_object_type_tag(env, value, &tag, &matches) != napi_ok) matches = false;
+  }
+  return matches;
+}
+
+// Whether `value` is an object of class T (T::kClass, tagged in T's constructor).
+template <typename T>
+bool IsInstance(Napi::Env env, const Napi::Value& value) {
+  static constexpr napi_type_tag tag = ClassTag(T::kClass);
+  return HasClassTag(env, value, tag);
+}
+
 // T::Unwrap for a class T with `kClass` (its JS name) whose constructor called TagInstance(ClassTag(kClass)).
 template <typename T>
 T* UnwrapTagged(const Napi::Object& wrapper) {
-  static constexpr napi_type_tag tag = ClassTag(T::kClass);
   Napi::Env env = wrapper.Env();
-  bool matches = false;
-  napi_valuetype type = napi_undefined;
-  if (napi_typeof(env, wrapper, &type) == napi_ok && (type == napi_object || type == napi_function)) {
-    if (napi_check_object_type_tag(env, wrapper, &tag, &matches) != napi_ok) matches = false;
-  }
-  if (!matches) ThrowJs(env, "INVALID_ARGUMENT", std::string(T::kClass) + ": method called on an object that is not a " + T::kClass, true);
+  if (!IsInstance<T>(env, wrapper)) ThrowJs(env, "INVALID_ARGUMENT", std::string(T::kClass) + ": method called on an object that is not a " + T::kClass, true);
   return Napi::ObjectWrap<T>::Unwrap(wrapper);
+}
+
+// The T behind an argument, or a coded TypeError naming `what` ("options.a must be a DeviceBuffer").
+template <typename T>
+T* UnwrapArgument(Napi::Env env, const Napi::Value& value, const std::string& what) {
+  if (!IsInstance<T>(env, value)) ThrowJs(env, "INVALID_ARGUMENT", what + " must be a " + T::kClass, true);
+  return Napi::ObjectWrap<T>::Unwrap(value.As<Napi::Object>());
 }
 
 }  // namespace switchyard
