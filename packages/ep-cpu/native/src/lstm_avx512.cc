@@ -12,9 +12,6 @@ namespace switchyard::lstm512 {
 
 namespace {
 
-using lstm_math::Sigmoid8;
-using lstm_math::Tanh8;
-
 constexpr int64_t kU = kLstmBlockUnits;
 constexpr int64_t kBlock = 4 * kU;
 static_assert(kBlock == 64, "a block is four 16-float registers");
@@ -47,22 +44,6 @@ inline void Rows(const float* init, int64_t ldInit, const float* m, const float*
   }
 }
 
-inline __m256 ClippedGate(const float* g, __m256 lo, __m256 hi) { return _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(g), lo), hi); }
-
-// c and h of one row from its 64 gate pre-activations ([i | o | f | c̃], 16 units each).
-inline void CellUpdate(const float* g, float* c, float* hOut, float clip) {
-  const __m256 hi = _mm256_set1_ps(clip), lo = _mm256_set1_ps(-clip);
-  for (int half = 0; half < 2; ++half) {
-    const __m256 ig = Sigmoid8(ClippedGate(g + 8 * half, lo, hi));
-    const __m256 og = Sigmoid8(ClippedGate(g + kU + 8 * half, lo, hi));
-    const __m256 fg = Sigmoid8(ClippedGate(g + 2 * kU + 8 * half, lo, hi));
-    const __m256 cand = Tanh8(ClippedGate(g + 3 * kU + 8 * half, lo, hi));
-    const __m256 cv = _mm256_fmadd_ps(fg, _mm256_loadu_ps(c + 8 * half), _mm256_mul_ps(ig, cand));
-    _mm256_storeu_ps(c + 8 * half, cv);
-    _mm256_storeu_ps(hOut + 8 * half, _mm256_mul_ps(og, Tanh8(cv)));
-  }
-}
-
 }  // namespace
 
 bool Usable() { return std::strcmp(VectorLoops().isa, "avx512") == 0; }
@@ -76,14 +57,14 @@ void Project(const float* bias, const float* m, const float* x, int64_t rows, in
 void Step(const float* xw, const float* r, const float* h, int64_t H, float* c, float* hOut, float clip) {
   alignas(64) float gates[kBlock];
   Rows<1>(xw, 0, r, h, 0, H, gates, kBlock);
-  CellUpdate(gates, c, hOut, clip);
+  lstm_math::CellUpdate16(gates, c, hOut, clip);
 }
 
 void Step4(const float* xw, int64_t ldxw, const float* r, const float* h, int64_t ldh, int64_t H, float* c, float* hOut, int64_t ldState,
            float clip) {
   alignas(64) float gates[4 * kBlock];
   Rows<4>(xw, ldxw, r, h, ldh, H, gates, kBlock);
-  for (int row = 0; row < 4; ++row) CellUpdate(gates + row * kBlock, c + row * ldState, hOut + row * ldState, clip);
+  for (int row = 0; row < 4; ++row) lstm_math::CellUpdate16(gates + row * kBlock, c + row * ldState, hOut + row * ldState, clip);
 }
 
 }  // namespace switchyard::lstm512

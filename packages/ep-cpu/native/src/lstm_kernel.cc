@@ -67,12 +67,15 @@ __attribute__((target("avx2,fma"))) inline Acc8 Gemv64Avx2(const float* init, co
   return {a0, a1, a2, a3, a4, a5, a6, a7};
 }
 
-// out[r][0..16) = bias + x[r] · m for four rows r: 16 outputs (one cache line of each packed k row of
-// m) against four rows of x, so every loaded weight serves four rows. `ldm` = m's k stride.
-__attribute__((target("avx2,fma"))) void Project4x16Avx2(const float* bias, const float* m, int64_t ldm, const float* x, int64_t K, int64_t ldx,
-                                                         float* out, int64_t ldo) {
-  const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
-  __m256 a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1;
+// out[r][0..16) = init[r] + x[r] · m for four rows r: 16 outputs (one cache line of each packed k row
+// of m) against four rows of x, so every loaded weight serves four rows. `ldm` = m's k stride;
+// `ldInit` = init's row stride (0: one bias row for all four).
+__attribute__((target("avx2,fma"))) void Project4x16Avx2(const float* init, int64_t ldInit, const float* m, int64_t ldm, const float* x, int64_t K,
+                                                         int64_t ldx, float* out, int64_t ldo) {
+  __m256 a00 = _mm256_loadu_ps(init), a01 = _mm256_loadu_ps(init + 8);
+  __m256 a10 = _mm256_loadu_ps(init + ldInit), a11 = _mm256_loadu_ps(init + ldInit + 8);
+  __m256 a20 = _mm256_loadu_ps(init + 2 * ldInit), a21 = _mm256_loadu_ps(init + 2 * ldInit + 8);
+  __m256 a30 = _mm256_loadu_ps(init + 3 * ldInit), a31 = _mm256_loadu_ps(init + 3 * ldInit + 8);
   for (int64_t k = 0; k < K; ++k, m += ldm) {
     const __m256 w0 = _mm256_loadu_ps(m), w1 = _mm256_loadu_ps(m + 8);
     __m256 v = _mm256_broadcast_ss(x + k);
@@ -110,7 +113,7 @@ __attribute__((target("avx2,fma"))) void ProjectAvx2(const float* bias, const fl
                                                      int64_t ldo) {
   const int64_t grouped = rows / 4 * 4;
   for (int64_t s = 0; s < kBlock; s += 16) {
-    for (int64_t r = 0; r < grouped; r += 4) Project4x16Avx2(bias + s, m + s, kBlock, x + r * K, K, K, out + r * ldo + s, ldo);
+    for (int64_t r = 0; r < grouped; r += 4) Project4x16Avx2(bias + s, 0, m + s, kBlock, x + r * K, K, K, out + r * ldo + s, ldo);
   }
   for (int64_t r = grouped; r < rows; ++r) Project1x64Avx2(bias, m, x + r * K, K, out + r * ldo);
 }
@@ -133,62 +136,14 @@ __attribute__((target("avx2,fma"))) void StepAvx2(const float* xw, const float* 
   }
 }
 
-// Eight gate pre-activations (32-byte aligned), clipped to [lo, hi].
-__attribute__((target("avx2,fma"))) inline __m256 ClippedGate(const float* g, __m256 lo, __m256 hi) {
-  return _mm256_min_ps(_mm256_max_ps(_mm256_load_ps(g), lo), hi);
-}
-
 // Four batch rows through one block: the gates 16 outputs at a time against all four rows, so every
 // weight of R loaded serves four rows (one row at a time streamed the block's R once per row: a batch
-// of 4 read it four times a step), then each row's cell update as StepAvx2 does it.
+// of 4 read it four times a step), then each row's cell update.
 __attribute__((target("avx2,fma"))) void Step4Avx2(const float* xw, int64_t ldxw, const float* r, const float* h, int64_t ldh, int64_t H,
                                                    float* c, float* hOut, int64_t ldState, float clip) {
-  alignas(32) float gates[4][kBlock];
-  for (int64_t s = 0; s < kBlock; s += 16) {
-    __m256 a00 = _mm256_loadu_ps(xw + s), a01 = _mm256_loadu_ps(xw + s + 8);
-    __m256 a10 = _mm256_loadu_ps(xw + ldxw + s), a11 = _mm256_loadu_ps(xw + ldxw + s + 8);
-    __m256 a20 = _mm256_loadu_ps(xw + 2 * ldxw + s), a21 = _mm256_loadu_ps(xw + 2 * ldxw + s + 8);
-    __m256 a30 = _mm256_loadu_ps(xw + 3 * ldxw + s), a31 = _mm256_loadu_ps(xw + 3 * ldxw + s + 8);
-    const float* m = r + s;
-    for (int64_t k = 0; k < H; ++k, m += kBlock) {
-      const __m256 w0 = _mm256_loadu_ps(m), w1 = _mm256_loadu_ps(m + 8);
-      __m256 v = _mm256_broadcast_ss(h + k);
-      a00 = _mm256_fmadd_ps(w0, v, a00);
-      a01 = _mm256_fmadd_ps(w1, v, a01);
-      v = _mm256_broadcast_ss(h + ldh + k);
-      a10 = _mm256_fmadd_ps(w0, v, a10);
-      a11 = _mm256_fmadd_ps(w1, v, a11);
-      v = _mm256_broadcast_ss(h + 2 * ldh + k);
-      a20 = _mm256_fmadd_ps(w0, v, a20);
-      a21 = _mm256_fmadd_ps(w1, v, a21);
-      v = _mm256_broadcast_ss(h + 3 * ldh + k);
-      a30 = _mm256_fmadd_ps(w0, v, a30);
-      a31 = _mm256_fmadd_ps(w1, v, a31);
-    }
-    _mm256_store_ps(gates[0] + s, a00);
-    _mm256_store_ps(gates[0] + s + 8, a01);
-    _mm256_store_ps(gates[1] + s, a10);
-    _mm256_store_ps(gates[1] + s + 8, a11);
-    _mm256_store_ps(gates[2] + s, a20);
-    _mm256_store_ps(gates[2] + s + 8, a21);
-    _mm256_store_ps(gates[3] + s, a30);
-    _mm256_store_ps(gates[3] + s + 8, a31);
-  }
-  const __m256 hi = _mm256_set1_ps(clip), lo = _mm256_set1_ps(-clip);
-  for (int row = 0; row < 4; ++row) {
-    const float* g = gates[row];
-    float* cRow = c + row * ldState;
-    float* hRow = hOut + row * ldState;
-    for (int half = 0; half < 2; ++half) {
-      const __m256 ig = Sigmoid8(ClippedGate(g + 8 * half, lo, hi));
-      const __m256 og = Sigmoid8(ClippedGate(g + kU + 8 * half, lo, hi));
-      const __m256 fg = Sigmoid8(ClippedGate(g + 2 * kU + 8 * half, lo, hi));
-      const __m256 cand = Tanh8(ClippedGate(g + 3 * kU + 8 * half, lo, hi));
-      const __m256 cv = _mm256_fmadd_ps(fg, _mm256_loadu_ps(cRow + 8 * half), _mm256_mul_ps(ig, cand));
-      _mm256_storeu_ps(cRow + 8 * half, cv);
-      _mm256_storeu_ps(hRow + 8 * half, _mm256_mul_ps(og, Tanh8(cv)));
-    }
-  }
+  alignas(32) float gates[4 * kBlock];
+  for (int64_t s = 0; s < kBlock; s += 16) Project4x16Avx2(xw + s, ldxw, r + s, kBlock, h, H, ldh, gates + s, kBlock);
+  for (int row = 0; row < 4; ++row) lstm_math::CellUpdate16(gates + row * kBlock, c + row * ldState, hOut + row * ldState, clip);
 }
 
 void Gemv64Scalar(const float* init, const float* m, const float* v, int64_t K, float* acc) {

@@ -59,5 +59,25 @@ __attribute__((target("avx2,fma"))) inline __m256 Tanh8(__m256 v) {
   return _mm256_sub_ps(_mm256_div_ps(two, _mm256_add_ps(one, Exp8(_mm256_mul_ps(_mm256_set1_ps(-2.0f), v)))), one);
 }
 
+// Eight gate pre-activations clipped to [lo, hi].
+__attribute__((target("avx2,fma"))) inline __m256 ClippedGate8(const float* g, __m256 lo, __m256 hi) {
+  return _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(g), lo), hi);
+}
+
+// One batch row's 16 units from their 64 gate pre-activations `g` ([i | o | f | c̃], 16 each; the gates
+// clipped to ±clip): c ← f·c + i·c̃ in place, hOut ← o·tanh(c).
+__attribute__((target("avx2,fma"))) inline void CellUpdate16(const float* g, float* c, float* hOut, float clip) {
+  const __m256 hi = _mm256_set1_ps(clip), lo = _mm256_set1_ps(-clip);
+  for (int half = 0; half < 2; ++half) {
+    const __m256 ig = Sigmoid8(ClippedGate8(g + 8 * half, lo, hi));
+    const __m256 og = Sigmoid8(ClippedGate8(g + 16 + 8 * half, lo, hi));
+    const __m256 fg = Sigmoid8(ClippedGate8(g + 32 + 8 * half, lo, hi));
+    const __m256 cand = Tanh8(ClippedGate8(g + 48 + 8 * half, lo, hi));
+    const __m256 cv = _mm256_fmadd_ps(fg, _mm256_loadu_ps(c + 8 * half), _mm256_mul_ps(ig, cand));
+    _mm256_storeu_ps(c + 8 * half, cv);
+    _mm256_storeu_ps(hOut + 8 * half, _mm256_mul_ps(og, Tanh8(cv)));
+  }
+}
+
 }  // namespace lstm_math
 }  // namespace switchyard
