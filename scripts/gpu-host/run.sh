@@ -14,6 +14,7 @@
 #      onnx123 (writes the ONNX 1.23.1 node suite with the host's onnx and runs its rocm-claimed tests),
 #      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match),
 #      validate (validateProviders, rocm fp32/fp16 against cpu on the committed models),
+#      soak (10,000 runs and 1,000 create/release cycles on rocm: RSS and GPU memory trends),
 #      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU),
 #      zoo (the public model zoo generated here, rocm + HIP graph against the CPU EP and PyTorch eager).
 #      Results go to $OUT (or .gpu/out).
@@ -126,6 +127,12 @@ for stage in $stages; do
       log "stage validate"
       node scripts/gpu-host/validate.mjs "$out" >"$out/validate.log" 2>&1 || status=1
       cut -c1-300 "$out/validate.log" | tee -a "$out/run.log" ;;
+    soak)
+      # Leaks: 10,000 runs of one rocm session and 1,000 create/run/release cycles, RSS and GPU memory
+      # sampled (SWITCHYARD_SOAK_RUNS / SWITCHYARD_SOAK_CYCLES to change the counts).
+      log "stage soak"
+      node --expose-gc scripts/gpu-host/soak.mjs "$out" "${SWITCHYARD_SOAK_RUNS:-10000}" "${SWITCHYARD_SOAK_CYCLES:-1000}" >"$out/soak.log" 2>&1 || status=1
+      cut -c1-300 "$out/soak.log" | tee -a "$out/run.log" ;;
     serve-pool)
       # switchyard serve on rocm: one instance against two on the same GPU, same closed-loop load. The
       # host has no node_modules: .gpu/serve.bundle.mjs (scripts/gpu-host/bundle-serve.sh) carries

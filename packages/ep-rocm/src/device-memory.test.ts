@@ -21,6 +21,10 @@ function fakeBinding(log: string[]): NativeHipBinding {
         free: () => log.push('free'),
       };
     }
+    shrink() {
+      log.push('shrink');
+      return 0;
+    }
   }
   return { DeviceArena: FakeArena } as unknown as NativeHipBinding;
 }
@@ -76,5 +80,22 @@ describe('RocmDeviceMemory placement hints', () => {
     expect(hostReads).toBe(2);
     tensor.dispose();
     expect(memory.liveBytes).toBe(0);
+  });
+});
+
+describe('RocmDeviceMemory.dispose', () => {
+  it("hands the arena's cached chunks back and starts a new arena for a later allocation", () => {
+    const log: string[] = [];
+    const memory = new RocmDeviceMemory(fakeBinding(log), 0, 1 << 20);
+    memory.dispose(); // no arena yet: nothing to give back
+    expect(log).toEqual([]);
+    const first = memory.allocate('float32', [4]);
+    memory.dispose();
+    expect(log).toEqual(['shrink']);
+    // A tensor allocated before stays usable; the next allocation makes a fresh arena.
+    first.buffer.free();
+    memory.allocate('float32', [4]);
+    memory.dispose();
+    expect(log).toEqual(['shrink', 'free', 'shrink']);
   });
 });

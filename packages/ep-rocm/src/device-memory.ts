@@ -48,6 +48,16 @@ export class RocmDeviceMemory {
     return this.#arena;
   }
 
+  /**
+   * Gives the arena's cached device memory back to the driver when the EP is disposed, instead of
+   * whenever the garbage collector finalizes the arena. Blocks still held by live device tensors stay
+   * valid (`shrink` releases only chunks with nothing allocated); a later allocation starts a new arena.
+   */
+  dispose(): void {
+    this.#arena?.shrink();
+    this.#arena = undefined;
+  }
+
   /** Bytes currently allocated by this EP. */
   get liveBytes(): number {
     return this.#liveBytes;

@@ -120,6 +120,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
   dispose(): void {
     for (const p of this.#partitions) p.dispose();
     this.#partitions.length = 0;
+    this.#memory?.dispose();
   }
 
   describe(): string {
