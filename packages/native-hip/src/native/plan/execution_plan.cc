@@ -6,6 +6,8 @@
 #include "device_buffer.h"
 #include "gpu_errors.h"
 #include "plan/host_bytes.h"
+#include "blas/blas.h"
+#include "dnn/dnn.h"
 #include "runtime/runtime.h"
 
 namespace switchyard::plan {
@@ -239,6 +241,13 @@ Napi::Value ExecutionPlan::Dispose(const Napi::CallbackInfo& info) {
   std::unique_lock<std::mutex> lock(mutex_);
   run_done_.wait(lock, [this] { return !in_flight_; });
   disposed_ = true;
+  // The libraries' handles made for this plan's stream go with it (Release() destroys the stream).
+  // Only here, not in the destructor: a plan collected at process exit may outlive the runtime.
+  if (stream_ != nullptr) {
+    (void)hipStreamSynchronize(stream_);
+    dnn::ReleaseStream(device_id_, stream_);
+    blas::ReleaseStream(device_id_, stream_);
+  }
   Release();
   return info.Env().Undefined();
 }
