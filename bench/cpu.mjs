@@ -81,7 +81,9 @@ const report = {
 };
 
 const day = started.toISOString().slice(0, 10);
-const out = opts.out ?? join(ROOT, 'bench/results', `cpu-${day}${opts.quick ? '-quick' : ''}.json`);
+// A run with oneDNN capped (ONEDNN_MAX_CPU_ISA) keeps its own file: it is a different table.
+const cap = process.env.ONEDNN_MAX_CPU_ISA ? `-cap-${process.env.ONEDNN_MAX_CPU_ISA.toLowerCase()}` : '';
+const out = opts.out ?? join(ROOT, 'bench/results', `cpu-${day}${cap}${opts.quick ? '-quick' : ''}.json`);
 mkdirSync(join(out, '..'), { recursive: true });
 writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
 log(`\nresults: ${relative(ROOT, out)}`);

@@ -2,12 +2,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** The markers of the generated section for one ISA family ('avx2', 'avx512', …): each has its own table. */
-export const docsStart = (family) => `<!-- bench:cpu:${family}:start (written by \`pnpm bench --write-docs\` on ${family === 'avx512' ? 'an AVX-512' : 'an AVX2'} machine; edits inside are overwritten) -->`;
+const machineOf = (family) => (family === 'avx512' ? 'an AVX-512 machine' : family === 'avx512-capped-avx2' ? 'an AVX-512 machine with ONEDNN_MAX_CPU_ISA=AVX2' : 'an AVX2 machine');
+export const docsStart = (family) => `<!-- bench:cpu:${family}:start (written by \`pnpm bench --write-docs\` on ${machineOf(family)}; edits inside are overwritten) -->`;
 export const docsEnd = (family) => `<!-- bench:cpu:${family}:end -->`;
 
 /** 'avx512' or 'avx2' (or 'other'): the ISA oneDNN ran at, which names the table the results go to. */
 export function isaFamily(r) {
   const isa = r.results.map((x) => x.engines.switchyard?.native?.cpuIsa).find(Boolean) ?? '';
+  // An AVX-512 CPU with oneDNN capped at AVX2 (ONEDNN_MAX_CPU_ISA): a table of its own, not the AVX2 machine's.
+  if (isa.startsWith('avx2') && r.machine?.oneDnnIsaCap && r.machine?.cpuFlags?.includes('avx512f')) return 'avx512-capped-avx2';
   return isa.startsWith('avx512') ? 'avx512' : isa.startsWith('avx2') ? 'avx2' : 'other';
 }
 

@@ -6,7 +6,7 @@
  * receivers of another class and on non-objects; methods of a released object. Valid calls must return
  * when what they need is there (a device, a seam's library) and throw a coded error when it is not.
  */
-import { argumentCalls, type ArgumentCallOptions, type HostileCall, type Variant } from '@switchyard/native-toolkit/testing';
+import { argumentCalls, foreignReceivers, type ArgumentCallOptions, type HostileCall, type Variant } from '@switchyard/native-toolkit/testing';
 import { EXPORT_CASES, KERNEL_RUN_CASES, type ClassCase, type ExportName, type FunctionCase, type HipContext, type Need } from './hostile-args.cases.js';
 
 type Fn = (...args: unknown[]) => unknown;
@@ -73,14 +73,7 @@ function classCalls(name: string, c: ClassCase, ctx: HipContext, available: Avai
 
   // Methods and getters on receivers that are not objects of this class.
   const getters = Object.entries(Object.getOwnPropertyDescriptors(proto)).filter(([, d]) => d.get !== undefined);
-  const receivers: Array<[string, unknown]> = [
-    ['another class', other],
-    ['{}', {}],
-    ['42', 42],
-    ['undefined', undefined],
-    ['the prototype', proto],
-    ['Object.create(prototype)', Object.create(proto)],
-  ];
+  const receivers = foreignReceivers(proto, other);
   for (const [label, receiver] of receivers) {
     for (const [method, m] of Object.entries(c.methods)) {
       calls.push({ id: `${name}.prototype.${method}.call(${label})`, expect: 'throw', receiver: true, call: () => (proto[method] as Fn).call(receiver, ...m.args(ctx)) });

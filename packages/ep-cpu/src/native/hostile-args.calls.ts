@@ -6,7 +6,7 @@
  * object still works after the hostile ones) or 'either' (a coded error or a normal return: an argument
  * that may be optional, a number the kernel may accept). None may crash.
  */
-import { argumentCalls, variantsOf, type HostileCall } from '@switchyard/native-toolkit/testing';
+import { argumentCalls, foreignReceivers, variantsOf, type HostileCall } from '@switchyard/native-toolkit/testing';
 import type { NativeBinding } from './binding.js';
 import { EXPORT_CASES, type ClassCase, type FunctionCase } from './hostile-args.cases.js';
 
@@ -58,14 +58,7 @@ function classCalls(name: string, c: ClassCase, binding: NativeBinding, other: o
 
   // Methods and getters on receivers that are not objects of this class.
   const getters = Object.entries(Object.getOwnPropertyDescriptors(proto)).filter(([, d]) => d.get !== undefined);
-  const receivers: Array<[string, unknown]> = [
-    ['another class', other],
-    ['{}', {}],
-    ['42', 42],
-    ['undefined', undefined],
-    ['the prototype', proto],
-    ['Object.create(prototype)', Object.create(proto)],
-  ];
+  const receivers = foreignReceivers(proto, other);
   for (const [label, receiver] of receivers) {
     for (const method of METHODS) {
       calls.push({ id: `${name}.prototype.${method}.call(${label})`, expect: 'throw', receiver: true, call: () => (proto[method] as (...a: unknown[]) => unknown).call(receiver, ...c.run()) });

@@ -179,3 +179,19 @@ export function argumentCalls(id: string, make: () => unknown[], fn: (args: unkn
   });
   return calls;
 }
+
+/**
+ * Receivers that are not objects of a class: `another` (an object of another addon class), plain values,
+ * the prototype itself and an object made from it without the constructor. Every method and getter
+ * called on one of these must throw a coded error, never cast it to the class.
+ */
+export function foreignReceivers(proto: object, another: unknown): Array<[label: string, receiver: unknown]> {
+  return [
+    ['another class', another],
+    ['{}', {}],
+    ['42', 42],
+    ['undefined', undefined],
+    ['the prototype', proto],
+    ['Object.create(prototype)', Object.create(proto)],
+  ];
+}
