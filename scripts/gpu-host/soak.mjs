@@ -36,7 +36,9 @@ function gpuUsedMiB() {
 
 function sample(at) {
   globalThis.gc();
-  return { at, rssMiB: process.memoryUsage().rss / MiB, gpuMiB: gpuUsedMiB() };
+  const m = process.memoryUsage();
+  // The JS heap and external (ArrayBuffer) bytes tell a JS-side leak from one in native code.
+  return { at, rssMiB: m.rss / MiB, heapMiB: m.heapUsed / MiB, externalMiB: m.external / MiB, gpuMiB: gpuUsedMiB() };
 }
 
 /** Growth the least-squares line over samples after the first fifth projects across the whole soak. */
@@ -77,7 +79,7 @@ let failed = false;
   }
   const seconds = (performance.now() - t0) / 1000;
   await session.release();
-  const phase = { name: `${done} runs of one session (MobileNetV2 b1, rocm + HIP graph, ${onRocm} nodes on rocm)`, seconds, rss: trend(samples, 'rssMiB', done), gpu: trend(samples, 'gpuMiB', done), samples };
+  const phase = { name: `${done} runs of one session (MobileNetV2 b1, rocm + HIP graph, ${onRocm} nodes on rocm)`, seconds, rss: trend(samples, 'rssMiB', done), gpu: trend(samples, 'gpuMiB', done), heap: trend(samples, 'heapMiB', done), samples };
   report.phases.push(phase);
 }
 
@@ -97,12 +99,12 @@ let failed = false;
     if (i % every === 0) samples.push(sample(i));
   }
   const seconds = (performance.now() - t0) / 1000;
-  report.phases.push({ name: `${done} create/run/release cycles (SqueezeNet 1.1 b1, rocm)`, seconds, rss: trend(samples, 'rssMiB', done), gpu: trend(samples, 'gpuMiB', done), samples });
+  report.phases.push({ name: `${done} create/run/release cycles (SqueezeNet 1.1 b1, rocm)`, seconds, rss: trend(samples, 'rssMiB', done), gpu: trend(samples, 'gpuMiB', done), heap: trend(samples, 'heapMiB', done), samples });
 }
 
 for (const p of report.phases) {
   const fmt = (t) => (t ? `${t.startMiB.toFixed(1)} -> ${t.endMiB.toFixed(1)} MiB, projected ${t.projectedMiB.toFixed(2)} MiB (bound ${t.boundMiB.toFixed(1)}) ${t.passed ? 'ok' : 'FAIL'}` : 'not measured');
-  console.log(`${p.name}: ${p.seconds.toFixed(1)} s; RSS ${fmt(p.rss)}; GPU ${fmt(p.gpu)}`);
+  console.log(`${p.name}: ${p.seconds.toFixed(1)} s; RSS ${fmt(p.rss)}; GPU ${fmt(p.gpu)}; JS heap (not judged: part of RSS) ${fmt(p.heap)}`);
   if (p.rss?.passed === false || p.gpu?.passed === false) failed = true;
 }
 writeFileSync(join(outDir, 'soak.json'), JSON.stringify(report, null, 2) + '\n');

@@ -60,6 +60,40 @@ describe('rocm execution plans', { skip }, () => {
     assert.throws(() => plan.run([x], [y]), /disposed/);
   });
 
+  it('hands a disposed plan\'s stream (and its library handles) to the next plan, keeping at most two idle', async (t) => {
+    if (!ops.includes('Relu')) return t.skip('this build has no Relu step');
+    const make = () =>
+      new loaded.binding.ExecutionPlan({
+        deviceId: 0,
+        arenaBytes: 512,
+        captureGraph: false,
+        buffers: [
+          { offset: 0, bytes: 16, dtype: 1, dims: [4] },
+          { offset: 256, bytes: 16, dtype: 1, dims: [4] },
+        ],
+        constants: [],
+        inputs: [0],
+        outputs: [1],
+        steps: [{ op: 'Relu', attrs: [], inputs: [0], outputs: [1] }],
+      });
+    const plans = [make(), make(), make(), make()];
+    const idleBefore = loaded.binding.idlePlanStreams(0);
+    for (const plan of plans) {
+      const y = new Float32Array(4);
+      await plan.run([Float32Array.from([-1, 2, -3, 4])], [y]);
+      assert.deepEqual(Array.from(y), [0, 2, 0, 4]);
+    }
+    for (const plan of plans) plan.dispose();
+    assert.equal(loaded.binding.idlePlanStreams(0), 2, `idle before: ${idleBefore}`);
+    const next = make();
+    assert.equal(loaded.binding.idlePlanStreams(0), 1, 'the next plan takes an idle stream');
+    const y = new Float32Array(4);
+    await next.run([Float32Array.from([5, -6, 7, -8])], [y]);
+    assert.deepEqual(Array.from(y), [5, 0, 7, 0]);
+    next.dispose();
+    assert.equal(loaded.binding.idlePlanStreams(0), 2);
+  });
+
   it('copies large host inputs and outputs through its pinned mirrors in slices, run after run', async (t) => {
     if (!ops.includes('Relu')) return t.skip('this build has no Relu step');
     const n = (5 << 20) / 4 + 3; // 5 MiB and a bit: several slices on several threads, a ragged last one

@@ -217,6 +217,8 @@ export interface NativeHipRuntimeBinding {
   getStream(deviceId: number): Stream;
   /** Pinned staging buffers cached for reuse by async copies. */
   stagingBuffersCached(deviceId: number): number;
+  /** Streams of disposed execution plans kept (with their library handles) for the next plan; at most 2 per device. */
+  idlePlanStreams(deviceId: number): number;
   testing: { FakeArena: FakeArenaConstructor };
   blasInfo(): SeamInfo;
   /** [sync] Test entry: queues the GEMM and waits for it. */

@@ -107,6 +107,7 @@ export const EXPORT_CASES: { [K in ExportName]: ExportCase } = {
   elementwise: { kind: 'function', needs: 'device', args: (ctx) => ['Add', ctx.buffer(16), ctx.buffer(16), ctx.buffer(16), 4] },
   getStream: { kind: 'function', needs: 'device', args: () => [0] },
   stagingBuffersCached: { kind: 'function', needs: 'nothing', args: () => [0] },
+  idlePlanStreams: { kind: 'function', needs: 'nothing', args: () => [0] },
   blasInfo: { kind: 'function', needs: 'nothing', args: () => [] },
   blasGemm: { kind: 'function', needs: 'blas', args: (ctx) => [gemm(ctx)] },
   blasPreparedGemm: { kind: 'function', needs: 'blas', args: (ctx) => [{ ...gemm(ctx), bias: ctx.buffer(8), cacheDir: '-' }] },

@@ -168,6 +168,7 @@ describe.skipIf(!hasCompiler)('runtime (switchyard_hip.node built here)', () => 
     expect(() => binding.getStream(0)).toThrow(/GetDeviceCount/);
     expect(() => new binding.Event(0)).toThrow(/GetDeviceCount/);
     expect(binding.stagingBuffersCached(0)).toBe(0);
+    expect(binding.idlePlanStreams(0)).toBe(0);
   });
 
   it('rejects bad arguments before touching a device', () => {

@@ -64,6 +64,10 @@ const char* BackendName();
 // the device's DefaultArena.
 Status Gemm(int device, hipStream_t stream, const GemmDesc& desc);
 
+// Destroys the library handle (and gives back its workspace) made for (device, stream), if any. Call
+// before destroying the stream, once nothing is queued on it: a plan that owned the stream does.
+void ReleaseStream(int device, hipStream_t stream);
+
 // Checks shapes and fills packed leading dimensions; exposed for the JS entry and tests.
 Status Normalize(GemmDesc* desc);
 

@@ -51,10 +51,16 @@ Status CublasFailure(const char* call, cublasStatus_t status) {
   return Status{false, std::string(call) + ": " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")"};
 }
 
-// Under HandleMutex. Leaked on purpose: handles must not be destroyed after the runtime shuts down.
-// Map nodes never move, so the pointer stays valid.
-Status HandleFor(int device, hipStream_t stream, const Handle** out) {
+// Handles by (device, stream). Never destroyed as a whole: handles must not be destroyed after the
+// runtime shuts down; a plan that releases its stream releases its stream's handle (ReleaseStream).
+std::map<std::pair<int, hipStream_t>, Handle>* Handles() {
   static auto* handles = new std::map<std::pair<int, hipStream_t>, Handle>();
+  return handles;
+}
+
+// Under HandleMutex. Map nodes never move, so the pointer stays valid until ReleaseStream.
+Status HandleFor(int device, hipStream_t stream, const Handle** out) {
+  auto* handles = Handles();
   auto it = handles->find({device, stream});
   if (it != handles->end()) {
     *out = &it->second;
@@ -82,6 +88,17 @@ Status HandleFor(int device, hipStream_t stream, const Handle** out) {
 
 const char* Unavailable() { return nullptr; }
 const char* BackendName() { return "cuBLAS"; }
+
+void ReleaseStream(int device, hipStream_t stream) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  auto* handles = Handles();
+  auto it = handles->find({device, stream});
+  if (it == handles->end()) return;
+  (void)hipSetDevice(device);
+  if (it->second.handle != nullptr) (void)cublasDestroy(it->second.handle);
+  if (it->second.workspace != nullptr) it->second.arena->ReleaseMemory(it->second.workspace);
+  handles->erase(it);
+}
 
 Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   GemmDesc d = input;
@@ -176,6 +193,7 @@ namespace {
 // come from the header, so a signature change is a compile error, not a crash.
 struct RocblasApi {
   decltype(&::rocblas_create_handle) create_handle = nullptr;
+  decltype(&::rocblas_destroy_handle) destroy_handle = nullptr;
   decltype(&::rocblas_set_stream) set_stream = nullptr;
   decltype(&::rocblas_status_to_string) status_to_string = nullptr;
   // Member names differ from rocBLAS's: rocblas.h also defines rocblas_gemm_ex as a function-like macro.
@@ -230,6 +248,7 @@ const RocblasApi& Api() {
     }
     std::string& failure = result->failure;
     Bind(library, "rocblas_create_handle", &result->create_handle, &failure);
+    Bind(library, "rocblas_destroy_handle", &result->destroy_handle, &failure);
     Bind(library, "rocblas_set_stream", &result->set_stream, &failure);
     Bind(library, "rocblas_status_to_string", &result->status_to_string, &failure);
     Bind(library, "rocblas_gemm_ex", &result->gemm_ex, &failure);
@@ -248,9 +267,15 @@ Status RocblasFailure(const char* call, rocblas_status status) {
   return Status{false, std::string(call) + ": " + Api().status_to_string(status)};
 }
 
+// Handles by (device, stream); a plan that releases its stream releases its handle (ReleaseStream).
+std::map<std::pair<int, hipStream_t>, rocblas_handle>* Handles() {
+  static auto* handles = new std::map<std::pair<int, hipStream_t>, rocblas_handle>();
+  return handles;
+}
+
 // Under HandleMutex. rocBLAS keeps its own device workspace per handle.
 Status HandleFor(int device, hipStream_t stream, rocblas_handle* out) {
-  static auto* handles = new std::map<std::pair<int, hipStream_t>, rocblas_handle>();
+  auto* handles = Handles();
   auto it = handles->find({device, stream});
   if (it != handles->end()) {
     *out = it->second;
@@ -275,6 +300,16 @@ const char* Unavailable() {
   return api.failure.empty() ? nullptr : api.failure.c_str();
 }
 const char* BackendName() { return "rocBLAS"; }
+
+void ReleaseStream(int device, hipStream_t stream) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  auto* handles = Handles();
+  auto it = handles->find({device, stream});
+  if (it == handles->end()) return;
+  (void)hipSetDevice(device);
+  if (Api().destroy_handle != nullptr) (void)Api().destroy_handle(it->second);
+  handles->erase(it);
+}
 
 Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
   GemmDesc d = input;
@@ -336,6 +371,7 @@ Status RunPreparedGemm(const PreparedGemm&, int device, hipStream_t stream, cons
 
 const char* Unavailable() { return SWITCHYARD_BLAS_MISSING; }
 const char* BackendName() { return "none"; }
+void ReleaseStream(int, hipStream_t) {}
 
 Status Gemm(int, hipStream_t, const GemmDesc& input) {
   GemmDesc d = input;

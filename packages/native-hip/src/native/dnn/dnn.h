@@ -121,6 +121,10 @@ Status PrepareConv(int device, hipStream_t stream, const Conv2dDesc& d, TensorLa
                    const ConvOptions& options, std::unique_ptr<PreparedConv>* out);
 Status PreparePool(int device, hipStream_t stream, const Pool2dDesc& d, TensorLayout layout, std::unique_ptr<PreparedPool>* out);
 
+// Destroys the library handle (and gives back its workspace) made for (device, stream), if any. Call
+// before destroying the stream, once nothing is queued on it: a plan that owned the stream does.
+void ReleaseStream(int device, hipStream_t stream);
+
 // nullptr when the seam works in this build; else why not.
 const char* Unavailable();
 const char* BackendName();  // "cuDNN" | "none"

@@ -60,8 +60,14 @@ std::mutex& HandleMutex() {
   return mutex;
 }
 
-Status HandleFor(int device, hipStream_t stream, Handle** out) {
+// Handles by (device, stream); a plan that releases its stream releases its handle (ReleaseStream).
+std::map<std::pair<int, hipStream_t>, Handle>* Handles() {
   static auto* handles = new std::map<std::pair<int, hipStream_t>, Handle>();
+  return handles;
+}
+
+Status HandleFor(int device, hipStream_t stream, Handle** out) {
+  auto* handles = Handles();
   auto it = handles->find({device, stream});
   if (it == handles->end()) {
     if (hipSetDevice(device) != hipSuccess) return Status{false, "cudaSetDevice failed"};
@@ -269,6 +275,17 @@ Status ApplyRelu(Handle* h, const TensorDesc& y, void* data) {
 }
 
 }  // namespace
+
+void ReleaseStream(int device, hipStream_t stream) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  auto* handles = Handles();
+  auto it = handles->find({device, stream});
+  if (it == handles->end()) return;
+  (void)hipSetDevice(device);
+  if (it->second.handle != nullptr) (void)cudnnDestroy(it->second.handle);
+  if (it->second.workspace != nullptr) it->second.arena->ReleaseMemory(it->second.workspace);
+  handles->erase(it);
+}
 
 const char* Unavailable() { return nullptr; }
 const char* BackendName() { return "cuDNN"; }
@@ -545,6 +562,7 @@ Status Missing() { return Status{false, kMissing, true}; }
 
 const char* Unavailable() { return kMissing; }
 const char* BackendName() { return "none"; }
+void ReleaseStream(int, hipStream_t) {}
 int LibraryVersion() { return 0; }
 Status ConvForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) { return Missing(); }
 Status ConvTransposeForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) { return Missing(); }

@@ -40,7 +40,7 @@ namespace {
 // Every MIOpen function this file calls. The types come from the header, so a signature change
 // is a compile error rather than a crash.
 #define SWITCHYARD_MIOPEN_FUNCTIONS(X)                                                                    \
-  X(miopenGetErrorString) X(miopenGetVersion) X(miopenCreateWithStream) X(miopenCreateTensorDescriptor) \
+  X(miopenGetErrorString) X(miopenGetVersion) X(miopenCreateWithStream) X(miopenDestroy) X(miopenCreateTensorDescriptor) \
   X(miopenSet4dTensorDescriptor) X(miopenDestroyTensorDescriptor) X(miopenCreateConvolutionDescriptor)  \
   X(miopenInitConvolutionDescriptor) X(miopenSetConvolutionGroupCount)                                  \
   X(miopenSetTransposeConvOutputPadding) X(miopenDestroyConvolutionDescriptor)                          \
@@ -157,8 +157,14 @@ std::mutex& HandleMutex() {
   return mutex;
 }
 
-Status HandleFor(int device, hipStream_t stream, Handle** out) {
+// Handles by (device, stream); a plan that releases its stream releases its handle (ReleaseStream).
+std::map<std::pair<int, hipStream_t>, Handle>* Handles() {
   static auto* handles = new std::map<std::pair<int, hipStream_t>, Handle>();
+  return handles;
+}
+
+Status HandleFor(int device, hipStream_t stream, Handle** out) {
+  auto* handles = Handles();
   auto it = handles->find({device, stream});
   if (it == handles->end()) {
     if (hipSetDevice(device) != hipSuccess) return Status{false, "hipSetDevice failed"};
@@ -366,6 +372,19 @@ Status RunConv(int device, hipStream_t stream, const Conv2dDesc& d, bool transpo
 }
 
 }  // namespace
+
+void ReleaseStream(int device, hipStream_t stream) {
+  std::lock_guard<std::mutex> lock(HandleMutex());
+  auto* handles = Handles();
+  auto it = handles->find({device, stream});
+  if (it == handles->end()) return;
+  (void)hipSetDevice(device);
+  Handle& h = it->second;
+  if (h.workspace != nullptr) h.arena->ReleaseMemory(h.workspace);
+  if (h.scratch != nullptr) h.arena->ReleaseMemory(h.scratch);
+  if (h.handle != nullptr) (void)Api().miopenDestroy(h.handle);
+  handles->erase(it);
+}
 
 const char* Unavailable() {
   const MiopenApi& api = Api();

@@ -6,6 +6,8 @@
 #include "device_buffer.h"
 #include "gpu_errors.h"
 #include "plan/host_bytes.h"
+#include "blas/blas.h"
+#include "dnn/dnn.h"
 #include "runtime/runtime.h"
 
 namespace switchyard::plan {
@@ -124,7 +126,7 @@ void ExecutionPlan::Parse(Napi::Env env, const Napi::Object& d) {
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipSetDevice), hipSetDevice(device_id_));
   if (arena_bytes_ > 0) CheckGpu(env, SWITCHYARD_GPU_NAME(hipMalloc), hipMalloc(&arena_, arena_bytes_));
   for (TensorRef& t : buffers_) t.data = static_cast<uint8_t*>(arena_) + reinterpret_cast<size_t>(t.data);
-  CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamCreateWithFlags), hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking));
+  CheckGpu(env, SWITCHYARD_GPU_NAME(hipStreamCreateWithFlags), runtime::AcquirePlanStream(device_id_, &stream_));
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&steps_begin_));
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&steps_end_));
   CheckGpu(env, SWITCHYARD_GPU_NAME(hipEventCreate), hipEventCreate(&run_begin_));
@@ -211,8 +213,10 @@ void ExecutionPlan::Release() {
   if (graph_exec_ != nullptr) (void)hipGraphExecDestroy(graph_exec_);
   graph_exec_ = nullptr;
   if (stream_ != nullptr) {
+    // A plan collected without dispose() (or at process exit) hands its stream back too; one the pool
+    // does not keep is destroyed here, its library handles left (calling the libraries at exit is unsafe).
     (void)hipStreamSynchronize(stream_);
-    (void)hipStreamDestroy(stream_);
+    if (!runtime::ReturnPlanStream(device_id_, stream_)) (void)hipStreamDestroy(stream_);
   }
   stream_ = nullptr;
   for (hipEvent_t e : step_events_) {
@@ -239,6 +243,18 @@ Napi::Value ExecutionPlan::Dispose(const Napi::CallbackInfo& info) {
   std::unique_lock<std::mutex> lock(mutex_);
   run_done_.wait(lock, [this] { return !in_flight_; });
   disposed_ = true;
+  // The stream goes back to the runtime's pool with its library handles, for the next plan. One the
+  // pool does not keep takes its handles with it. Only here, not in the destructor: a plan collected
+  // at process exit may outlive the libraries.
+  if (stream_ != nullptr) {
+    (void)hipStreamSynchronize(stream_);
+    if (!runtime::ReturnPlanStream(device_id_, stream_)) {
+      dnn::ReleaseStream(device_id_, stream_);
+      blas::ReleaseStream(device_id_, stream_);
+      (void)hipStreamDestroy(stream_);
+    }
+    stream_ = nullptr;
+  }
   Release();
   return info.Env().Undefined();
 }

@@ -18,6 +18,7 @@ struct StagingBuffer {
 struct DeviceState {
   hipStream_t stream = nullptr;
   std::vector<StagingBuffer> idle;  // returned staging buffers, reused by the next copy
+  std::vector<hipStream_t> idle_plan_streams;  // handed back by disposed plans, synchronized
 };
 
 std::mutex& StateMutex() {
@@ -207,6 +208,35 @@ size_t StagingBuffersCached(int device) {
   std::lock_guard<std::mutex> lock(StateMutex());
   auto it = States().find(device);
   return it == States().end() ? 0 : it->second.idle.size();
+}
+
+hipError_t AcquirePlanStream(int device, hipStream_t* stream) {
+  {
+    std::lock_guard<std::mutex> lock(StateMutex());
+    auto& idle = States()[device].idle_plan_streams;
+    if (!idle.empty()) {
+      *stream = idle.back();
+      idle.pop_back();
+      return hipSuccess;
+    }
+  }
+  hipError_t status = hipSetDevice(device);
+  if (status != hipSuccess) return status;
+  return hipStreamCreateWithFlags(stream, hipStreamNonBlocking);
+}
+
+bool ReturnPlanStream(int device, hipStream_t stream) {
+  std::lock_guard<std::mutex> lock(StateMutex());
+  auto& idle = States()[device].idle_plan_streams;
+  if (idle.size() >= kIdlePlanStreams) return false;
+  idle.push_back(stream);
+  return true;
+}
+
+size_t IdlePlanStreams(int device) {
+  std::lock_guard<std::mutex> lock(StateMutex());
+  auto found = States().find(device);
+  return found == States().end() ? 0 : found->second.idle_plan_streams.size();
 }
 
 }  // namespace switchyard::runtime

@@ -22,6 +22,19 @@ hipError_t CopyHostToDevice(int device, void* dst, const void* src, size_t bytes
 // The reverse; returns when `dst` holds the data. Ordered after everything queued on the stream.
 hipError_t CopyDeviceToHost(int device, void* dst, const void* src, size_t bytes);
 
+// Streams for execution plans. A plan takes one for its lifetime (AcquirePlanStream) and hands it back
+// when disposed (ReturnPlanStream, after synchronizing it). The libraries' handles and workspaces made
+// for a stream (cuDNN/MIOpen, cuBLAS/rocBLAS: keyed by (device, stream)) then serve the next plan
+// instead of being created and destroyed with every session, which leaked host memory in the drivers.
+// At most kIdlePlanStreams per device wait for reuse: ReturnPlanStream returns false when the stream was
+// not kept, and the caller releases the libraries' handles for it and destroys it.
+hipError_t AcquirePlanStream(int device, hipStream_t* stream);
+bool ReturnPlanStream(int device, hipStream_t stream);
+constexpr size_t kIdlePlanStreams = 2;
+
+// Idle plan streams currently kept for `device` (for tests).
+size_t IdlePlanStreams(int device);
+
 // Bytes per pinned staging buffer (a copy larger than this is pipelined in chunks of it).
 constexpr size_t kStagingBytes = size_t{4} << 20;
 

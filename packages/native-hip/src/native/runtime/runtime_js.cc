@@ -332,6 +332,12 @@ Napi::Value StagingBuffersCached(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(runtime::StagingBuffersCached(device)));
 }
 
+// [sync] idlePlanStreams(deviceId) -> streams disposed plans handed back, waiting for the next plan.
+Napi::Value IdlePlanStreams(const Napi::CallbackInfo& info) {
+  const int device = DeviceArg(info.Env(), info[0], "idlePlanStreams");
+  return Napi::Number::New(info.Env(), static_cast<double>(runtime::IdlePlanStreams(device)));
+}
+
 }  // namespace
 
 void InitRuntime(Napi::Env env, Napi::Object exports) {
@@ -345,6 +351,7 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
   exports.Set("Event", event);
   exports.Set("getStream", Napi::Function::New<GetStream>(env, "getStream"));
   exports.Set("stagingBuffersCached", Napi::Function::New<StagingBuffersCached>(env, "stagingBuffersCached"));
+  exports.Set("idlePlanStreams", Napi::Function::New<IdlePlanStreams>(env, "idlePlanStreams"));
   Napi::Object testing = Napi::Object::New(env);
   testing.Set("FakeArena", FakeArenaObject::Define(env));
   exports.Set("testing", testing);
