@@ -36,6 +36,9 @@ class MatMulKernel {
   const MatMulParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
   bool bPacked() const { return packedB_.has_value() || pointwise_.has_value(); }
+  // Writes the packed B back in plain row-major order (params().b) into `out`: another kernel of the same
+  // node, built for another shape after the model's copy of B was released, packs from it.
+  void UnpackB(float* out) const;
   bool biasPacked() const { return packedBias_.has_value() || (pointwise_ && pointwise_->biasPacked()); }
   std::string implementation() const;
 

@@ -1,8 +1,10 @@
 #include "matmul_primitive.h"
 
 #include <array>
+#include <vector>
 
 #include <switchyard/errors.h>
+#include <switchyard/instance_tag.h>
 #include <switchyard/js_args.h>
 #include "thread_count.h"
 
@@ -58,6 +60,25 @@ MatMulPrimitive::MatMulPrimitive(const Napi::CallbackInfo& info) : KernelWrap(in
   Float32View bias;
   if (p.hasBias) bias = ReadOptionalFloat32Array(env, options, "bias", out[out.size() - 1], ctx);
   else if (!IsNullish(options.Get("bias"))) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.bias given but hasBias is false", true);
+  // packedFrom: another primitive of the node holding B packed (the model's copy was released); B is
+  // unpacked from it into a scratch copy and packed for this shape.
+  std::vector<float> unpacked;
+  Napi::Value from = options.Get("packedFrom");
+  if (!IsNullish(from)) {
+    if (b.data) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.b and options.packedFrom are exclusive", true);
+    const MatMulPrimitive* donor = UnwrapArgument<MatMulPrimitive>(env, from, ctx + ": options.packedFrom");
+    const MatMulKernel& source = donor->Kernel(env, "packedFrom");
+    if (source.params().b != p.b) {
+      ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.packedFrom holds B " + DimsToString(source.params().b) + ", not " + DimsToString(p.b), true);
+    }
+    if (!source.bPacked()) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.packedFrom did not pack its B", true);
+    GuardSync(env, ctx, [&] {
+      unpacked.resize(static_cast<size_t>(ElementCount(p.b, "B")));
+      source.UnpackB(unpacked.data());
+      return 0;
+    });
+    b.data = unpacked.data();
+  }
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const MatMulKernel>(p, b.data, bias.data); });
 }
 

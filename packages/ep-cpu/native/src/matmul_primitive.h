@@ -15,8 +15,8 @@ class MatMulPrimitive : public KernelWrap<MatMulPrimitive, MatMulKernel> {
   static Napi::Function Define(Napi::Env env);
 
   // [sync] new MatMulPrimitive({aDims, bDims, fuseRelu?, activation?, activationAlpha?, activationBeta?,
-  //        hasBias?, threads?, b?, bias?}). Builds the primitive and
-  //        packs `b` when given. Both ranks must be >= 2. Throws a coded Error on bad options.
+  //        hasBias?, threads?, b?, bias?, packedFrom?}). Builds the primitive and
+  //        packs `b` when given, or the B another MatMulPrimitive of the same bDims packed (packedFrom). Both ranks must be >= 2. Throws a coded Error on bad options.
   explicit MatMulPrimitive(const Napi::CallbackInfo& info);
 
  private:

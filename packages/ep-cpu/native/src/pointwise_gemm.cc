@@ -28,7 +28,7 @@ PointwiseGemm::PointwiseGemm(const PointwiseGemmParams& params, const float* con
   userBias_ = PlainDesc({p.n});
   // Filters [N, K, 1, 1]: B [K, N] has filter o's input i at i·N + o (ihwo); B [N, K] is oihw as is.
   const Dims weightDims = {p.n, p.k, 1, 1};
-  const dnnl::memory::desc userWeights(weightDims, dnnl::memory::data_type::f32, p.transB ? tag::oihw : tag::ihwo);
+  userWeights_ = dnnl::memory::desc(weightDims, dnnl::memory::data_type::f32, p.transB ? tag::oihw : tag::ihwo);
 
   dnnl::primitive_attr attr = UserScratchpadAttr();
   AppendEpilogue(attr, p.epilogue);
@@ -57,9 +57,9 @@ PointwiseGemm::PointwiseGemm(const PointwiseGemmParams& params, const float* con
 
   packedWeights_ = dnnl::memory(pd_.weights_desc(), CpuEngine());
   {
-    Reorder pack(userWeights, pd_.weights_desc());
+    Reorder pack(userWeights_, pd_.weights_desc());
     auto stream = NewStream();
-    pack.Execute(stream, dnnl::memory(userWeights, CpuEngine(), const_cast<float*>(constB)), packedWeights_);
+    pack.Execute(stream, dnnl::memory(userWeights_, CpuEngine(), const_cast<float*>(constB)), packedWeights_);
     stream.wait();
   }
   if (p.hasBias && constBias) {
@@ -73,6 +73,14 @@ bool PointwiseGemm::Fast() const { return implementation().rfind("jit_1x1", 0) =
 bool PointwiseSplitsWell(int64_t m, int threads) {
   if (threads <= 0) threads = DefaultThreads();
   return threads == 1 || m > 1;
+}
+
+void PointwiseGemm::UnpackB(float* out) const {
+  ThreadScope threads(params_.threads);
+  Reorder unpack(pd_.weights_desc(), userWeights_);
+  auto stream = NewStream();
+  unpack.Execute(stream, packedWeights_, dnnl::memory(userWeights_, CpuEngine(), out));
+  stream.wait();
 }
 
 void PointwiseGemm::Execute(const float* a, const float* bias, float* y) const {

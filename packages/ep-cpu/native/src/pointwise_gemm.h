@@ -40,6 +40,8 @@ class PointwiseGemm {
 
   void Execute(const float* a, const float* bias, float* y) const;
   bool biasPacked() const { return packedBias_.has_value(); }
+  // Writes B back in the order it was given (params().transB: [N, K], else [K, N]) into `out`.
+  void UnpackB(float* out) const;
   std::string implementation() const;
 
   // Whether oneDNN serves this product with a jit 1×1 kernel: only then is this route faster than
@@ -48,7 +50,7 @@ class PointwiseGemm {
 
  private:
   PointwiseGemmParams params_;
-  dnnl::memory::desc userSrc_, userDst_, userBias_;
+  dnnl::memory::desc userSrc_, userDst_, userBias_, userWeights_;
   dnnl::convolution_forward::primitive_desc pd_;
   dnnl::convolution_forward primitive_;
   std::optional<Reorder> srcReorder_, dstReorder_;

@@ -180,6 +180,12 @@ export interface MatMulPrimitiveOptions {
   b?: Float32Array;
   /** Constant bias (needs `hasBias`); then `run` takes no bias. */
   bias?: Float32Array;
+  /**
+   * Instead of `b`: another MatMulPrimitive of the same `bDims` that packed its B. B is unpacked from it
+   * and packed for these dims, so a node whose B was released (packed at session creation for one shape)
+   * still builds primitives for other shapes.
+   */
+  packedFrom?: MatMulPrimitive;
 }
 
 /** y = a × b (+ bias), batched and broadcast (`b` null when packed). `outputDims`: [...broadcast batch, M, N]. */

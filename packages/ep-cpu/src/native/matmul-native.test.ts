@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Tensor, type KernelDef } from '@switchyard/core';
-import { runKernel } from '@switchyard/core/testing';
+import { InferenceSession, Tensor, type KernelDef } from '@switchyard/core';
+import { buildModel, runKernel } from '@switchyard/core/testing';
+import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 import { nativeKernels } from './native-kernels.js';
 import { isaFamily, seededFloats } from './test-data.test-util.js';
@@ -128,6 +129,79 @@ describe.skipIf(!native.ok)(title, () => {
     await mm.run(a, null, y);
     expectClose(y, ref.data);
     mm.dispose();
+  });
+
+  it('packs B for another shape from a primitive that packed it (packedFrom), whatever route either took', async () => {
+    const bDims = [24, 40];
+    const b = random(size(bDims), 21);
+    // Many rows (a 1x1 convolution on AVX2, brgemm on AVX-512), one row (matmul), then rows again:
+    // each packs from the one before, never from the caller's B.
+    const first = new binding.MatMulPrimitive({ aDims: [64, 24], bDims, b: b.slice() });
+    const single = new binding.MatMulPrimitive({ aDims: [1, 24], bDims, packedFrom: first });
+    first.dispose();
+    const again = new binding.MatMulPrimitive({ aDims: [3, 17, 24], bDims, packedFrom: single });
+    for (const [mm, aDims] of [[single, [1, 24]], [again, [3, 17, 24]]] as const) {
+      expect(mm.weightsPacked).toBe(true);
+      const a = random(size(aDims), 22);
+      const y = new Float32Array(size(mm.outputDims));
+      await mm.run(a, null, y);
+      expectClose(y, referenceMatMul(a, [...aDims], b, bDims).data);
+      mm.dispose();
+    }
+  });
+
+  it('refuses a packedFrom that cannot serve', () => {
+    const b = random(24 * 40, 23);
+    const donor = new binding.MatMulPrimitive({ aDims: [4, 24], bDims: [24, 40], b });
+    expect(() => new binding.MatMulPrimitive({ aDims: [4, 24], bDims: [24, 40], b, packedFrom: donor })).toThrow(/b and options.packedFrom are exclusive/);
+    expect(() => new binding.MatMulPrimitive({ aDims: [4, 40], bDims: [40, 24], packedFrom: donor })).toThrow(/packedFrom holds B \[24, 40\], not \[40, 24\]/);
+    const unpacked = new binding.MatMulPrimitive({ aDims: [4, 24], bDims: [24, 40] });
+    expect(() => new binding.MatMulPrimitive({ aDims: [4, 24], bDims: [24, 40], packedFrom: unpacked })).toThrow(/did not pack its B/);
+    expect(() => new binding.MatMulPrimitive({ aDims: [4, 24], bDims: [24, 40], packedFrom: {} as never })).toThrow(/packedFrom must be a MatMulPrimitive/);
+    donor.dispose();
+    expect(() => new binding.MatMulPrimitive({ aDims: [4, 24], bDims: [24, 40], packedFrom: donor })).toThrow(/disposed/);
+    unpacked.dispose();
+  });
+
+  it('packs B at session creation when only the batch is symbolic, releases the model copy, and serves every batch', async () => {
+    const [rows, k, n] = [7, 24, 40];
+    const b = random(k * n, 31);
+    const model = buildModel({
+      inputs: [['x', 'float32', ['batch', rows, k]]],
+      outputs: [['y', 'float32']],
+      initializers: { w: new Tensor('float32', b.slice(), [k, n]) },
+      nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }],
+    });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled' });
+    try {
+      expect(s.placement.nodes[0].implementation).toBe('onednn');
+      expect(s.optimization.memory?.releasedConstantBytes).toBe(4 * k * n);
+      for (const batch of [1, 3, 1, 5]) {
+        const x = random(batch * rows * k, 32 + batch);
+        const y = (await s.run({ x: new Tensor('float32', x, [batch, rows, k]) })).y as Tensor;
+        expect(y.dims).toEqual([batch, rows, n]);
+        expectClose(y.data as Float32Array, referenceMatMul(x, [batch, rows, k], b, [k, n]).data);
+      }
+    } finally {
+      await s.release();
+    }
+  });
+
+  it('keeps B until the first run when more than the batch is symbolic', async () => {
+    const model = buildModel({
+      inputs: [['x', 'float32', ['batch', 'seq', 8]]],
+      outputs: [['y', 'float32']],
+      initializers: { w: new Tensor('float32', random(8 * 4, 41), [8, 4]) },
+      nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }],
+    });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled' });
+    try {
+      expect(s.optimization.memory?.releasedConstantBytes).toBeUndefined();
+      const y = (await s.run({ x: new Tensor('float32', random(2 * 3 * 8, 42), [2, 3, 8]) })).y as Tensor;
+      expect(y.dims).toEqual([2, 3, 4]);
+    } finally {
+      await s.release();
+    }
   });
 
   // A constant 2-D B runs as a oneDNN 1x1 convolution (pointwise_gemm.h) where that is oneDNN's jit_1x1

@@ -108,33 +108,71 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   if (typeof activation === 'string') throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (FusedMatMul): ${activation}`);
   const cache = new PrimitiveCache<MatMulPrimitive>();
 
-  const primitiveFor = (shapes: MatMulShapes, threads: number): MatMulPrimitive => {
+  /**
+   * B is packed at session creation when A's shape is known but for the batch: for A's declared shape,
+   * batch 1 when it is symbolic, and the model's copy of B is then released (not held twice). A
+   * primitive for a shape seen later packs from the last one built (`packedFrom`); one built at creation
+   * for a shape no run has used is dropped once a run builds its own.
+   */
+  let packedAtCreate = false;
+  let donor: MatMulPrimitive | undefined;
+  let unusedProbeKey: string | undefined;
+  const keyFor = (shapes: MatMulShapes, threads: number): string => {
     const product = collapsedProduct(shapes);
-    return cache.get(`${product.a.join(',')}|${product.b.join(',')}|${threads}`, () =>
-      new binding.MatMulPrimitive({
+    return `${product.a.join(',')}|${product.b.join(',')}|${threads}`;
+  };
+  const primitiveFor = (shapes: MatMulShapes, threads: number): MatMulPrimitive => {
+    const key = keyFor(shapes, threads);
+    if (key === unusedProbeKey) unusedProbeKey = undefined;
+    let built = false;
+    const primitive = cache.get(key, () => {
+      const product = collapsedProduct(shapes);
+      built = true;
+      return new binding.MatMulPrimitive({
         aDims: product.a,
         bDims: product.b,
         threads,
-        b: constB ? float32Data(node, constB, 'B') : undefined,
+        b: constB && !packedAtCreate ? float32Data(node, constB, 'B') : undefined,
+        packedFrom: constB && packedAtCreate ? donor : undefined,
         hasBias,
         bias: constBias ? float32Data(node, constBias, 'bias') : undefined,
         activation: activation.native,
         activationAlpha: activation.alpha,
         activationBeta: activation.beta,
-      }),
-    );
+      });
+    });
+    if (built && primitive.weightsPacked) {
+      donor = primitive;
+      if (unusedProbeKey !== undefined) cache.delete(unusedProbeKey);
+      unusedProbeKey = undefined;
+    }
+    return primitive;
   };
 
-  // Session creation: build now when both shapes are static and B is a constant worth packing.
+  // Session creation: pack B now when it is a constant worth packing and A's rank is known.
   const aStatic = staticDims(init.inputTypes[0]);
-  // Packed now for the only shape runs will see: B's data is never read again (the session may free it).
-  let packedAtCreate = false;
-  if (aStatic && constB && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims)) {
+  const aShape = init.inputTypes[0]?.kind === 'tensor' ? init.inputTypes[0].shape : undefined;
+  // Only the leading (batch) dim symbolic: B is packed for batch 1, the shape served most. With more
+  // symbolic dims (a sequence length) the first run's shape is anyone's guess, and packing for a guess
+  // that misses holds two packed copies at the first run where the model's copy would have done.
+  const batchOnly = aShape !== undefined && aShape.length >= 2 && aShape.slice(1).every((d) => typeof d === 'number');
+  const aDeclared = aStatic ?? (batchOnly ? [1, ...(aShape.slice(1) as number[])] : undefined);
+  if (aDeclared && constB && !hasZeroDim(aDeclared) && !hasZeroDim(constB.dims)) {
+    let shapes: MatMulShapes | undefined;
     try {
-      const shapes = matMulShapes(node, aStatic, constB.dims);
-      packedAtCreate = primitiveFor(shapes, teamFor(binding, init.threads, elementCount(shapes.output) * shapes.inner)).weightsPacked;
+      shapes = matMulShapes(node, aDeclared, constB.dims);
     } catch (error) {
-      throw fromNativeError(node, error);
+      // A batch of 1 cannot contradict B; a static shape that does is the model's error.
+      if (aStatic) throw error;
+    }
+    if (shapes) {
+      try {
+        const threads = teamFor(binding, init.threads, elementCount(shapes.output) * shapes.inner);
+        packedAtCreate = primitiveFor(shapes, threads).weightsPacked;
+        if (!aStatic) unusedProbeKey = keyFor(shapes, threads);
+      } catch (error) {
+        throw fromNativeError(node, error);
+      }
     }
   }
 
@@ -146,7 +184,8 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
       const a = ctx.input(0);
       const b = constB ?? ctx.input(1);
       const aData = float32Data(node, a, 'A');
-      const bData = float32Data(node, b, 'B');
+      // A released B (packed at creation) has no data left: primitives pack from one another.
+      const bData = constB && packedAtCreate ? undefined : float32Data(node, b, 'B');
       const shapes = matMulShapes(node, a.dims, b.dims);
       const bias = hasBias ? constBias ?? ctx.input(2) : undefined;
       const n = shapes.b[shapes.b.length - 1];
@@ -165,7 +204,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
       const macs = y.size * shapes.inner;
       const { inline, threads } = dispatchFor(binding, ctx.threads, macs);
       const primitive = withNodeErrors(node, () => primitiveFor(shapes, threads));
-      const bArg = primitive.weightsPacked ? null : bData;
+      const bArg = primitive.weightsPacked ? null : bData!;
       const biasArg = constBias ? undefined : biasData;
       if (inline) {
         withNodeErrors(node, () => primitive.runSync(aData, bArg, yData, biasArg));

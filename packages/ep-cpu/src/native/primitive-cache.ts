@@ -33,6 +33,14 @@ export class PrimitiveCache<P extends Disposable> {
     return made;
   }
 
+  /** Disposes and forgets the entry for `key`, if there is one. */
+  delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    entry.dispose();
+  }
+
   get size(): number {
     return this.#entries.size;
   }
