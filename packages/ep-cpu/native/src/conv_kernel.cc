@@ -1,5 +1,7 @@
 #include "conv_kernel.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "conv_primitive_desc.h"
@@ -106,6 +108,33 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
     packedBias_ = dnnl::memory(userBias_, CpuEngine());
     std::memcpy(packedBias_->get_data_handle(), constBias, userBias_.get_size());
   }
+}
+
+bool ConvKernel::weightsUnpackable() const {
+  if (winograd_ || im2col_) return false;
+  if (!parts_.empty()) return std::all_of(parts_.begin(), parts_.end(), [](const auto& part) { return part->weightsUnpackable(); });
+  return packedWeights_.has_value() && !IsOneDnnWinograd(pd_);
+}
+
+void ConvKernel::UnpackWeights(float* out) const {
+  if (!weightsUnpackable()) throw CodedError("INVALID_ARGUMENT", "Conv: weights packed for " + implementation() + " cannot be unpacked");
+  if (!parts_.empty()) {
+    // Each part holds a contiguous slice of output channels, in order.
+    for (const auto& part : parts_) {
+      part->UnpackWeights(out);
+      out += ElementCount(part->params().weights, "Conv: weights");
+    }
+    return;
+  }
+  if (packedWeights_->get_desc() == userWeights_) {
+    std::memcpy(out, packedWeights_->get_data_handle(), userWeights_.get_size());
+    return;
+  }
+  ThreadScope threads(params_.threads);
+  Reorder unpack(packedWeights_->get_desc(), userWeights_);
+  auto stream = NewStream();
+  unpack.Execute(stream, *packedWeights_, dnnl::memory(userWeights_, CpuEngine(), out));
+  stream.wait();
 }
 
 void ConvKernel::Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {

@@ -70,6 +70,12 @@ class ConvKernel {
     return im2col_ ? im2col_->biasPacked() : !parts_.empty() || packedBias_.has_value();
   }
   std::string implementation() const;
+  // Whether UnpackWeights can give the packed weights back: oneDNN's own layouts (also split over
+  // threads), not the Winograd-transformed ones (the addon's or oneDNN's) nor im2col's packed GEMM.
+  bool weightsUnpackable() const;
+  // Writes the packed weights back as ONNX's plain [M, C/group, k...] into `out`, for another kernel of
+  // the same node built after the model's copy was released. Throws unless weightsUnpackable().
+  void UnpackWeights(float* out) const;
 
  private:
   ConvParams params_;

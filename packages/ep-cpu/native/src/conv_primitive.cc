@@ -1,10 +1,12 @@
 #include "conv_primitive.h"
 
 #include <array>
+#include <vector>
 
 #include "conv_primitive_desc.h"
 #include "engine.h"
 #include <switchyard/errors.h>
+#include <switchyard/instance_tag.h>
 #include <switchyard/js_args.h>
 #include "thread_count.h"
 
@@ -46,6 +48,7 @@ Napi::Function ConvPrimitive::Define(Napi::Env env) {
   return DefineKernelClass<KernelGetters::kAll, ReadRunArgs>(
       env, {StaticMethod<&ConvPrimitive::Algorithm>("algorithm"),
             InstanceAccessor<&ConvPrimitive::WeightsPacked>("weightsPacked"),
+            InstanceAccessor<&ConvPrimitive::WeightsUnpackable>("weightsUnpackable"),
             InstanceAccessor<&ConvPrimitive::PrimitiveLayouts>("primitiveLayouts")});
 }
 
@@ -93,6 +96,26 @@ ConvPrimitive::ConvPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) 
   Float32View bias;
   if (p.hasBias) bias = ReadOptionalFloat32Array(env, options, "bias", p.weights[0], ctx);
   else if (!IsNullish(options.Get("bias"))) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.bias given but hasBias is false", true);
+  // packedFrom: another primitive of the node holding the weights packed (the model's copy was
+  // released); they are unpacked from it into a scratch copy and packed for this shape.
+  std::vector<float> unpacked;
+  Napi::Value from = options.Get("packedFrom");
+  if (!IsNullish(from)) {
+    if (weights.data) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.weights and options.packedFrom are exclusive", true);
+    const ConvPrimitive* donor = UnwrapArgument<ConvPrimitive>(env, from, ctx + ": options.packedFrom");
+    const ConvKernel& source = donor->Kernel(env, "packedFrom");
+    if (source.params().weights != p.weights || source.params().group != p.group) {
+      ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.packedFrom holds weights " + DimsToString(source.params().weights) + " (group " +
+                                          std::to_string(source.params().group) + "), not " + DimsToString(p.weights) + " (group " + std::to_string(p.group) + ")", true);
+    }
+    if (!source.weightsUnpackable()) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.packedFrom holds weights that cannot be unpacked (" + source.implementation() + ")", true);
+    GuardSync(env, ctx, [&] {
+      unpacked.resize(static_cast<size_t>(ElementCount(p.weights, "weights")));
+      source.UnpackWeights(unpacked.data());
+      return 0;
+    });
+    weights.data = unpacked.data();
+  }
   kernel_ = GuardSync(env, ctx, [&] { return std::make_shared<const ConvKernel>(p, weights.data, bias.data); });
 }
 
@@ -114,6 +137,10 @@ Napi::Value ConvPrimitive::Algorithm(const Napi::CallbackInfo& info) {
 
 Napi::Value ConvPrimitive::WeightsPacked(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), Kernel(info.Env(), "weightsPacked").weightsPacked());
+}
+
+Napi::Value ConvPrimitive::WeightsUnpackable(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), Kernel(info.Env(), "weightsUnpackable").weightsUnpackable());
 }
 
 Napi::Value ConvPrimitive::PrimitiveLayouts(const Napi::CallbackInfo& info) {

@@ -34,8 +34,10 @@ class ConvPrimitive : public KernelWrap<ConvPrimitive, ConvKernel> {
   //         z (shaped like y) is required exactly when built with hasSum.
   // [sync] runSync(x, w | null, b | null, y, z?): void. Same, on the calling thread (for tiny convs).
   // [sync] dispose(): frees the primitive and packed weights once in-flight runs finish.
-  // [sync] getters of its own: weightsPacked (weights packed at construction), and
+  // [sync] getters of its own: weightsPacked (weights packed at construction), weightsUnpackable
+  // (another ConvPrimitive can take them as options.packedFrom), and
   Napi::Value WeightsPacked(const Napi::CallbackInfo& info);
+  Napi::Value WeightsUnpackable(const Napi::CallbackInfo& info);
   // primitiveLayouts, {src, dst}: the blocks (0 plain, 8/16, -1 other) of the layouts oneDNN chose (what avoids reorders).
   Napi::Value PrimitiveLayouts(const Napi::CallbackInfo& info);
 };

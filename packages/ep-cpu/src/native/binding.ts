@@ -49,6 +49,11 @@ export interface ConvPrimitiveOptions {
   threads?: number;
   /** Constant weights, packed now into oneDNN's preferred layout; then `run` takes `w = null`. */
   weights?: Float32Array;
+  /**
+   * Instead of `weights`: another ConvPrimitive of the same weight dims and group whose packed weights
+   * can be unpacked (`weightsUnpackable`); they are packed again for these options.
+   */
+  packedFrom?: ConvPrimitive;
   /** Constant bias (needs `hasBias`); then `run` takes `b = null`. */
   bias?: Float32Array;
   /**
@@ -119,6 +124,8 @@ export interface ConvPrimitive
   extends NativePrimitive<[x: Float32Array, w: Float32Array | null, b: Float32Array | null, y: Float32Array, z?: Float32Array]> {
   /** [sync] Whether weights were packed at construction. */
   readonly weightsPacked: boolean;
+  /** [sync] Whether another ConvPrimitive can take these packed weights as `packedFrom` (not Winograd's or im2col's). */
+  readonly weightsUnpackable: boolean;
   /** [sync] The blocks of the src/dst layouts oneDNN chose (-1: neither plain nor channel-blocked). Absent from older builds. */
   readonly primitiveLayouts?: { src: number; dst: number };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SwitchyardError, Tensor, type KernelDef } from '@switchyard/core';
-import { runKernel, type PlainAttribute } from '@switchyard/core/testing';
+import { InferenceSession, SwitchyardError, Tensor, type KernelDef } from '@switchyard/core';
+import { buildModel, runKernel, type PlainAttribute } from '@switchyard/core/testing';
+import { CpuExecutionProvider } from '../cpu-provider.js';
 import { loadNative } from './load-native.js';
 import { nativeKernels } from './native-kernels.js';
 import { seededFloats } from './test-data.test-util.js';
@@ -166,6 +167,70 @@ describe.skipIf(!native.ok)(title, () => {
     await conv.run(x, null, null, out);
     conv.dispose();
     expectClose(out, ref.data);
+  });
+
+  it('packs weights for another batch from a primitive that packed them (packedFrom), split over threads or not', async () => {
+    const wDims = [16, 8, 3, 3];
+    const w = random(1152, 51);
+    const b = random(16, 52);
+    const base = { weightDims: wDims, padsBegin: [1, 1], padsEnd: [1, 1], hasBias: true, bias: b, winograd: 'never', im2col: 'never' } as const;
+    // The split donor runs on 8-blocked activations (the split keeps the caller's layouts); its weights are plain all the same.
+    for (const channelSplit of ['never', 'always'] as const) {
+      const block = channelSplit === 'always' ? 8 : 0;
+      const donor = new binding.ConvPrimitive({ ...base, inputDims: [1, 8, 6, 6], weights: w.slice(), channelSplit, threads: 2, srcBlock: block, dstBlock: block });
+      expect(donor.weightsUnpackable).toBe(true);
+      if (channelSplit === 'always') expect(donor.implementation).toMatch(/output-channel split/);
+      const next = new binding.ConvPrimitive({ ...base, inputDims: [3, 8, 6, 6], packedFrom: donor, threads: 2 });
+      donor.dispose();
+      const x = random(3 * 288, 53);
+      const out = new Float32Array(3 * 16 * 36);
+      await next.run(x, null, null, out);
+      next.dispose();
+      const ref = referenceConv({ x, xDims: [3, 8, 6, 6], w, wDims, b, group: 1, strides: [1, 1], dilations: [1, 1], padsBegin: [1, 1], padsEnd: [1, 1], relu: false });
+      expectClose(out, ref.data);
+    }
+  });
+
+  it('refuses a packedFrom that cannot serve', () => {
+    const w = random(1152, 54);
+    const base = { inputDims: [1, 8, 6, 6], weightDims: [16, 8, 3, 3], winograd: 'never', im2col: 'never' } as const;
+    const donor = new binding.ConvPrimitive({ ...base, weights: w });
+    expect(() => new binding.ConvPrimitive({ ...base, weights: w, packedFrom: donor })).toThrow(/weights and options.packedFrom are exclusive/);
+    expect(() => new binding.ConvPrimitive({ inputDims: [1, 16, 6, 6], weightDims: [8, 16, 3, 3], packedFrom: donor })).toThrow(/packedFrom holds weights \[16, 8, 3, 3\] \(group 1\), not \[8, 16, 3, 3\]/);
+    const unpacked = new binding.ConvPrimitive(base);
+    expect(unpacked.weightsUnpackable).toBe(false);
+    expect(() => new binding.ConvPrimitive({ ...base, packedFrom: unpacked })).toThrow(/cannot be unpacked/);
+    expect(() => new binding.ConvPrimitive({ ...base, packedFrom: {} as never })).toThrow(/packedFrom must be a ConvPrimitive/);
+    donor.dispose();
+    unpacked.dispose();
+    expect(() => new binding.ConvPrimitive({ ...base, packedFrom: donor })).toThrow(/disposed/);
+  });
+
+  it('packs weights at session creation when only the batch is symbolic, releases the model copy, and serves every batch', async () => {
+    const wDims = [16, 8, 3, 3];
+    const w = random(1152, 61);
+    const model = buildModel({
+      inputs: [['x', 'float32', ['batch', 8, 6, 6]]],
+      outputs: [['y', 'float32']],
+      initializers: { w: new Tensor('float32', w.slice(), wDims) },
+      nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'], attributes: { pads: [1, 1, 1, 1] } }],
+    });
+    const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled' });
+    try {
+      const released = s.optimization.memory?.releasedConstantBytes;
+      // Released exactly when the batch-1 packing can be undone (oneDNN's layouts; not the addon's Winograd on AVX2).
+      if (released !== undefined) expect(released).toBe(4 * 1152);
+      else expect(s.placement.nodes[0].implementation).not.toBe('onednn');
+      for (const batch of [1, 3, 1, 4]) {
+        const x = random(batch * 288, 62 + batch);
+        const y = (await s.run({ x: new Tensor('float32', x, [batch, 8, 6, 6]) })).y as Tensor;
+        const ref = referenceConv({ x, xDims: [batch, 8, 6, 6], w, wDims, b: undefined, group: 1, strides: [1, 1], dilations: [1, 1], padsBegin: [1, 1], padsEnd: [1, 1], relu: false });
+        expect(y.dims).toEqual(ref.dims);
+        expectClose(y.data as Float32Array, ref.data);
+      }
+    } finally {
+      await s.release();
+    }
   });
 
   it('raises a SwitchyardError for inconsistent inputs instead of crashing', async () => {

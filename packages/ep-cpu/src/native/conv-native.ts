@@ -260,10 +260,11 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     const refuse = (why: string) => new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): ${why}`);
     if (constW && !sameDims(constW.dims, w.dims)) throw refuse(`W [${w.dims.join(', ')}] differs from its constant [${constW.dims.join(', ')}]`);
     if (constB && (constB.dims.length !== 1 || constB.size !== w.dims[0])) throw refuse(`B [${constB.dims.join(', ')}] must hold one value per output channel (${w.dims[0]})`);
-    // W was packed at creation for the input shape the model states and its buffer freed
-    // (releasedConstants): a new primitive for another shape has no weights to pack.
-    if (constW && constW.size > 0 && (constW.data as Float32Array).length === 0) {
-      throw refuse(`W was packed for the input shape the model states and released; input [${xDims.join(', ')}] contradicts that shape`);
+    // W was packed at creation and its buffer freed (releasedConstants): a primitive for another shape
+    // packs from one already built when that one's packing can be undone (donor), else it cannot be built.
+    if (constW && packedAtCreate) {
+      if (!donor) throw refuse(`W was packed for the input shape the model states and released; input [${xDims.join(', ')}] contradicts that shape`);
+      return { ...convOptions(xDims, w, geometry, threads), weights: undefined, packedFrom: donor };
     }
     return convOptions(xDims, w, geometry, threads);
   };
@@ -287,15 +288,37 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     weights: constW ? float32Data(node, constW, 'W') : undefined,
     bias: constB ? float32Data(node, constB, 'B') : undefined,
   });
+  /**
+   * With only the batch symbolic, W is packed at creation for batch 1 and the model's copy released when
+   * that packing can be undone (oneDNN's own layouts): a primitive for another batch packs from the last
+   * one built that can serve (`packedFrom`), and the batch-1 one is dropped once a run builds its own.
+   */
+  let packedAtCreate = false;
+  let donor: ConvPrimitive | undefined;
+  let unusedProbeKey: string | undefined;
+  const keyFor = (xDims: readonly number[], w: Tensor, threads: number) => `${xDims.join(',')}|${w.dims.join(',')}|${threads}`;
   const primitiveFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitive => {
-    const key = `${xDims.join(',')}|${w.dims.join(',')}|${threads}`;
-    return cache.get(key, () => new binding.ConvPrimitive(optionsFor(xDims, w, geometry, threads)));
+    const key = keyFor(xDims, w, threads);
+    if (key === unusedProbeKey) unusedProbeKey = undefined;
+    let built = false;
+    const primitive = cache.get(key, () => {
+      built = true;
+      return new binding.ConvPrimitive(optionsFor(xDims, w, geometry, threads));
+    });
+    if (built && packedAtCreate) {
+      if (primitive.weightsUnpackable) donor = primitive;
+      // The batch-1 primitive built at creation goes once a run built its own, unless it is still the donor.
+      if (unusedProbeKey !== undefined && cache.peek(unusedProbeKey) !== donor) {
+        cache.delete(unusedProbeKey);
+        unusedProbeKey = undefined;
+      }
+    }
+    return primitive;
   };
 
   // Session creation: build now when the input shape is static and the weights are known.
   const xTyped = staticDims(init.inputTypes[0]);
-  // Packed now for the only shape runs will see: W's data is never read again (the session may free it).
-  let packedAtCreate = false;
+  // Packed now for the only shape runs will see (packedAtCreate, above): W's data is never read again.
   // The placement says `winograd` or `im2col` for convs run with those algorithms rather than oneDNN's direct conv.
   let implementation = 'onednn';
   if (xTyped && constW && !hasZeroDim(xTyped)) {
@@ -304,6 +327,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       const geometry = convGeometry(node, attrs, xStatic, constW.dims);
       const primitive = primitiveFor(xStatic, constW, geometry, teamFor(binding, init.threads, convMacs(geometry, constW.dims)));
       packedAtCreate = primitive.weightsPacked;
+      if (primitive.weightsUnpackable) donor = primitive;
       if (isWinograd(primitive.implementation)) implementation = 'winograd';
       else if (primitive.implementation.startsWith('im2col')) implementation = 'im2col';
     } catch (error) {
@@ -317,7 +341,22 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       try {
         const xProbe = logicalX([1, ...rest], constW.dims);
         const geometry = convGeometry(node, attrs, xProbe, constW.dims);
-        implementation = binding.ConvPrimitive.algorithm(optionsFor(xProbe, constW, geometry, teamFor(binding, init.threads, convMacs(geometry, constW.dims))));
+        const threads = teamFor(binding, init.threads, convMacs(geometry, constW.dims));
+        const options = optionsFor(xProbe, constW, geometry, threads);
+        implementation = binding.ConvPrimitive.algorithm(options);
+        // Batch 1 packed now when another batch can be packed from it: the model's copy is then released.
+        if (implementation === 'onednn' && 'weightsUnpackable' in binding.ConvPrimitive.prototype) {
+          const probe = new binding.ConvPrimitive(options);
+          if (probe.weightsPacked && probe.weightsUnpackable) {
+            const key = keyFor(xProbe, constW, threads);
+            cache.get(key, () => probe);
+            packedAtCreate = true;
+            donor = probe;
+            unusedProbeKey = key;
+          } else {
+            probe.dispose();
+          }
+        }
       } catch (error) {
         throw fromNativeError(node, error);
       }

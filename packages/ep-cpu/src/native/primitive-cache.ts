@@ -33,6 +33,11 @@ export class PrimitiveCache<P extends Disposable> {
     return made;
   }
 
+  /** The entry for `key` without touching its recency. */
+  peek(key: string): P | undefined {
+    return this.#entries.get(key);
+  }
+
   /** Disposes and forgets the entry for `key`, if there is one. */
   delete(key: string): void {
     const entry = this.#entries.get(key);
