@@ -10,7 +10,10 @@ import { SwitchyardError, Tensor, ortFlag, ortInteger, type ExecutionProviderOpt
 export type MigraphxTarget = 'gpu' | 'ref' | 'cpu';
 
 export interface MigraphxProviderOptions {
-  /** Which GPU (HIP ordinal). Default 0. */
+  /**
+   * Which GPU (HIP ordinal) programs are compiled on and run on, on the `gpu` target. Default 0. An
+   * ordinal HIP does not see is refused at session creation; host targets ('ref', 'cpu') refuse any but 0.
+   */
   deviceId?: number;
   /** Quantize float32 programs to float16 before compiling (`migraphx_quantize_fp16`). Default false. */
   fp16?: boolean;
@@ -243,6 +246,7 @@ export function resolveMigraphxOptions(
   if (o.minPartitionFlops !== undefined) out.minPartitionFlops = integer('minPartitionFlops', o.minPartitionFlops, 0, 'a non-negative integer');
   if (o.defaultDimValue !== undefined) out.defaultDimValue = integer('defaultDimValue', o.defaultDimValue, 1, 'a positive integer');
   if (o.dynamicBatch !== undefined) out.dynamicBatch = dynamicBatch(o.dynamicBatch);
+  if (out.target !== 'gpu' && out.deviceId !== 0) fail(`deviceId ${out.deviceId} needs the 'gpu' target; target '${out.target}' runs on the host, which has no device to pick`);
   if (!out.offloadCopy) fail('offloadCopy: false is not supported yet (it needs device buffers through IO binding); leave it on');
   if (out.fp16 && out.bf16) fail('fp16 and bf16 cannot both be on (pick one reduced precision)');
   if ((out.fp16 || out.bf16) && out.int8) fail('int8 cannot be combined with fp16 or bf16 here (pick one quantization)');

@@ -91,12 +91,13 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
       const targetError = binding.targetError(this.options.target);
       if (targetError) throw new SwitchyardError('EP_FAILED', `${where} cannot create target '${this.options.target}' (${targetError})${targetHint(this.options.target)}`);
       if (this.options.bf16 && !lib.optional?.quantizeBf16) throw new SwitchyardError('EP_FAILED', `bf16 is on, but ${where} has no migraphx_quantize_bf16 (MIGraphX 2.13 or later has it)`);
-      this.#compiler = new NativeProgramCompiler(binding, {
-        version: libraryIdentity(lib),
-        target: this.options.target,
-        deviceArch: deviceArchitecture(this.options.target, this.options.deviceId),
-      });
-      serializer = new NativeProgramSerializer(binding);
+      const device = this.options.target === 'gpu' ? gpuDevice(binding, this.options.deviceId, where) : undefined;
+      this.#compiler = new NativeProgramCompiler(
+        binding,
+        { version: libraryIdentity(lib), target: this.options.target, deviceArch: deviceArchitecture(this.options.target, this.options.deviceId) },
+        device,
+      );
+      serializer = new NativeProgramSerializer(binding, device);
       operators = migraphxOperators(lib.operators);
     }
     if (this.options.cacheDir !== false && serializer) this.#cache = new ProgramCache(this.options.cacheDir, serializer, this.#init.onCacheEvent);
@@ -130,6 +131,26 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
     if (lib) return `MIGraphX ${lib.version ?? '?'} (${lib.realPath ?? lib.path}), target ${this.options.target}`;
     return this.#compiler ? `MIGraphX test compiler ${this.#compiler.identity.version}, target ${this.options.target}` : 'MIGraphX not loaded';
   }
+}
+
+/**
+ * The GPU programs are compiled on, loaded to and run on (the addon makes it current on each worker
+ * thread, since MIGraphX's C API takes no device). An ordinal past what HIP sees is the caller's
+ * mistake (INVALID_ARGUMENT); not finding HIP's device functions declines the EP, except for device 0,
+ * which every thread starts on anyway.
+ */
+function gpuDevice(binding: MigraphxNativeBinding, deviceId: number, where: string): number | undefined {
+  const devices = binding.hipDevices();
+  if (devices.count === null) {
+    if (deviceId === 0) return undefined;
+    throw new SwitchyardError('EP_FAILED', `${where} cannot select GPU ${deviceId}: ${devices.error ?? 'hipGetDeviceCount is unavailable'}`);
+  }
+  if (devices.count === 0) throw new SwitchyardError('EP_FAILED', `${where}: HIP sees no GPU`);
+  if (deviceId >= devices.count) {
+    const range = devices.count === 1 ? 'only device 0' : `devices 0 to ${devices.count - 1}`;
+    throw new SwitchyardError('INVALID_ARGUMENT', `migraphx EP: deviceId ${deviceId} does not exist: HIP sees ${range} (HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES narrow and renumber them)`);
+  }
+  return deviceId;
 }
 
 /** A build from source without the GPU backend is common (it needs no ROCm): say how to use it. */
