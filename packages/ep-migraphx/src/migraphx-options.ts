@@ -5,6 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { Quantization } from './program/program-compiler.js';
 import { SwitchyardError, Tensor, ortFlag, ortInteger, type ExecutionProviderOptionType, type OptionAlias } from '@switchyard/core';
 
 export type MigraphxTarget = 'gpu' | 'ref' | 'cpu';
@@ -31,7 +32,12 @@ export interface MigraphxProviderOptions {
   exhaustiveTune?: boolean;
   /** Where compiled programs are saved and reloaded; false: no disk cache. Default `~/.cache/switchyard/migraphx`. */
   cacheDir?: string | false;
-  /** Bytes of device memory this EP may hold. Default: no limit. */
+  /**
+   * Bytes of device memory this EP's programs may hold together, by an estimate (weights, input and
+   * output copies, planned activations: MIGraphX cannot report it). Partitions whose weights cannot fit
+   * go to the next EP; a program that would pass it fails its run with OUT_OF_MEMORY before compiling,
+   * after the partition's other programs made room. Default: no limit.
+   */
   memLimit?: number;
   /**
    * MIGraphX target: 'gpu' (ROCm), 'ref' (reference, any machine, slow), 'cpu'. Default: the
@@ -205,6 +211,11 @@ function dynamicBatch(value: unknown): ResolvedDynamicBatch | false {
   for (let i = 1; i < buckets.length; i++) if (buckets[i] <= buckets[i - 1]) fail(`dynamicBatch.buckets must be strictly ascending, got [${buckets.join(', ')}]`);
   if (buckets[buckets.length - 1] < max) fail(`dynamicBatch.buckets must reach max (${max}); the largest is ${buckets[buckets.length - 1]}`);
   return { max, buckets, eager };
+}
+
+/** The one quantization the options turn on (resolveMigraphxOptions allows at most one). */
+export function quantizationOf(o: Pick<ResolvedMigraphxOptions, 'int8' | 'fp16' | 'bf16'>): Quantization {
+  return o.int8 ? 'int8' : o.fp16 ? 'fp16' : o.bf16 ? 'bf16' : 'none';
 }
 
 /** Names the default target when options give none. */

@@ -12,7 +12,7 @@ import { SwitchyardError, type CapabilityContext, type CapabilityResult, type Ex
 import type { MigraphxLibraryReport, MigraphxNativeBinding } from './native/binding.js';
 import { migraphxAddon } from './native/load-native.js';
 import { probeMigraphx } from './migraphx-library.js';
-import { MIGRAPHX_OPTION_TYPES, MIGRAPHX_ORT_ALIASES, TARGET_ENV, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
+import { MIGRAPHX_OPTION_TYPES, MIGRAPHX_ORT_ALIASES, TARGET_ENV, quantizationOf, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
 import { migraphxOperators } from './static-op-table.js';
 import { migraphxCapability, type CapabilityPolicy } from './capability/migraphx-capability.js';
 import { MigraphxPartition } from './migraphx-partition.js';
@@ -21,6 +21,7 @@ import type { ProgramCompiler, ProgramSerializer } from './program/program-compi
 import { NativeProgramCompiler, NativeProgramSerializer } from './program/native-compiler.js';
 import { checkLibraryVersion } from './program/library-version.js';
 import { deviceArchitecture } from './program/device-arch.js';
+import { DeviceMemoryBudget } from './memory/memory-budget.js';
 
 export interface MigraphxInitOptions {
   /** Environment to read `SWITCHYARD_MIGRAPHX_LIB`/`ROCM_PATH`/`SWITCHYARD_MIGRAPHX_TARGET` from; default `process.env`. */
@@ -50,10 +51,13 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
   #cache: ProgramCache | undefined;
   #policy: CapabilityPolicy | undefined;
   readonly #init: MigraphxInitOptions;
+  /** Device memory held by this EP's programs, against memLimit. */
+  readonly memory: DeviceMemoryBudget;
 
   constructor(options: MigraphxProviderOptions | Readonly<Record<string, unknown>> = {}, init: MigraphxInitOptions = {}) {
     this.options = resolveMigraphxOptions(options, init.env);
     this.#init = init;
+    this.memory = new DeviceMemoryBudget(this.options.memLimit);
   }
 
   /** What was loaded, once `init()` found the library. */
@@ -106,6 +110,8 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
       operatorSource: operators.source,
       minPartitionNodes: this.options.minPartitionNodes,
       minPartitionFlops: this.options.minPartitionFlops,
+      memLimit: this.options.memLimit,
+      quantization: quantizationOf(this.options),
     };
   }
 
@@ -116,7 +122,7 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
 
   async compile(partition: FusedPartition): Promise<MigraphxPartition> {
     if (!this.#compiler) throw new SwitchyardError('EP_FAILED', 'migraphx EP: compile before init()');
-    const compiled = await MigraphxPartition.create(partition, { compiler: this.#compiler, cache: this.#cache, options: this.options });
+    const compiled = await MigraphxPartition.create(partition, { compiler: this.#compiler, cache: this.#cache, options: this.options, budget: this.memory });
     this.partitions.push(compiled);
     return compiled;
   }
