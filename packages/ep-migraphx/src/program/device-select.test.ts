@@ -12,7 +12,7 @@ import { loadMigraphxAddon } from '../native/load-native.js';
 import { probeMigraphx } from '../migraphx-library.js';
 import { MigraphxExecutionProvider } from '../migraphx-provider.js';
 import { buildAddon, buildFakeMigraphx } from '../testing/fake-library.js';
-import type { CompileRequest } from './program-compiler.js';
+import { compileRequest } from '../testing/compile-request.js';
 import { NativeProgramCompiler, NativeProgramSerializer } from './native-compiler.js';
 
 registerExecutionProvider(cpuFactory);
@@ -32,18 +32,7 @@ beforeAll(() => {
 });
 
 const identity = { version: '3.0.70200', target: 'gpu', deviceArch: 'gfx942' };
-const request = (): CompileRequest => ({
-  name: 'p0',
-  onnx: new TextEncoder().encode('onnx bytes'),
-  inputShapes: new Map([['x', [2, 3]]]),
-  defaultDimValue: 1,
-  quantization: 'none',
-  calibration: [],
-  target: 'gpu',
-  offloadCopy: true,
-  exhaustiveTune: false,
-  fastMath: false,
-});
+const request = () => compileRequest({ inputShapes: new Map([['x', [2, 3]]]), target: 'gpu' });
 const input = (i: number) => new Tensor('float32', Float32Array.from({ length: 6 }, (_, k) => i * 10 + k), [2, 3]);
 const expected = (i: number, device: number) => Array.from(input(i).data as Float32Array, (v) => v * 2 + 100 * device);
 
