@@ -1,9 +1,9 @@
-// The model cases the GPU-host scripts time, named `model:case[:precision]` (e.g. `bert:s128:fp16`):
+// The model cases the GPU benchmarks (bench/gpu) and scripts/gpu-host/opset-copies.mjs use, named `model:case[:precision]` (e.g. `bert:s128:fp16`):
 // where a case's files are (committed beside the model, or written by `generate` under
 // models/generated/<model>/) and its inputs as core Tensors.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../lib/npy.mjs';
 
 export const MODELS_ROOT = new URL('../../models/', import.meta.url).pathname;
 

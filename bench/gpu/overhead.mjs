@@ -4,7 +4,7 @@
 // session's JS) both ways a run can end (the worker, or start/poll on the event loop), the session
 // in each of its three completion modes, and an empty plan (the worker-thread hop and one stream
 // sync alone).
-//   node scripts/gpu-host/overhead.mjs OUT_DIR [iterations] name:case:precision...
+//   node bench/gpu/overhead.mjs OUT_DIR [iterations] name:case:precision...     (run.sh stage `overhead`)
 // Writes OUT_DIR/overhead.json.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
 import { Session as InspectorSession } from 'node:inspector/promises';
 import { loadCase, readManifest } from './cases.mjs';
+import { percentile } from '../lib/timing.mjs';
 
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(rocmFactory);
@@ -41,7 +42,7 @@ async function jsProfile(fn) {
   return Object.entries(self).sort((a, b) => b[1] - a[1]).slice(0, 15);
 }
 
-const p50 = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const p50 = (xs) => percentile(xs, 0.5);
 
 async function timed(fn) {
   const xs = [];
