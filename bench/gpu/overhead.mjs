@@ -8,16 +8,16 @@
 // Writes OUT_DIR/overhead.json.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
+import * as core from '@switchyard/core';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { loadCase, readManifest } from './cases.mjs';
+import { readManifest, rocmSessions } from './cases.mjs';
 import { percentile } from '../lib/timing.mjs';
 
-registerExecutionProvider(cpuFactory);
-registerExecutionProvider(rocmFactory);
+core.registerExecutionProvider(cpuFactory);
+core.registerExecutionProvider(rocmFactory);
 const [out = '.', iterArg = '50', ...specs] = process.argv.slice(2);
 const iterations = Number(iterArg);
 const manifest = readManifest();
@@ -61,15 +61,7 @@ await empty.run([], []);
 results.push({ spec: 'empty plan', p50Ms: await timed(() => empty.run([], [])) });
 console.log(`empty plan: ${results[0].p50Ms.toFixed(3)} ms`);
 
-for (const spec of specs) {
-  const found = loadCase(manifest, spec, Tensor);
-  if (!found) {
-    console.log(`${spec}: case files not found`);
-    continue;
-  }
-  const { precision, model, feeds } = found;
-  const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16', enableHipGraph: true }, 'cpu'], logSeverityLevel: 3 });
-  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, specs, core, { enableHipGraph: true })) {
   for (let i = 0; i < 3; i++) await s.run(feeds);
   const gpu = [];
   const copyIn = [];

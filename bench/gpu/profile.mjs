@@ -7,25 +7,18 @@ import { join } from 'node:path';
 import { percentile } from '../lib/timing.mjs';
 
 process.env.SWITCHYARD_PLAN_PROFILE = '1'; // read by the addon when a plan is built
-const { InferenceSession, Tensor, registerExecutionProvider } = await import('@switchyard/core');
+const core = await import('@switchyard/core');
+const { registerExecutionProvider } = core;
 const { executionProviderFactory: cpuFactory } = await import('@switchyard/ep-cpu');
 const { executionProviderFactory: rocmFactory } = await import('@switchyard/ep-rocm');
-const { loadCase, readManifest } = await import('./cases.mjs');
+const { readManifest, rocmSessions } = await import('./cases.mjs');
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(rocmFactory);
 
 const [out = '.', ...specs] = process.argv.slice(2);
 const manifest = readManifest();
 const results = [];
-for (const spec of specs) {
-  const found = loadCase(manifest, spec, Tensor);
-  if (!found) {
-    console.log(`${spec}: case files not found`);
-    continue;
-  }
-  const { precision, model, feeds } = found;
-  const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16' }, 'cpu'], logSeverityLevel: 3 });
-  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, specs, core)) {
   await s.run(feeds);
   const runs = [];
   const copies = [];
