@@ -1,12 +1,15 @@
 /**
- * A minimal NumPy .npy reader for the reference inputs (float32, int64, int32, bool; C order).
- * The bench keeps its own rather than importing @switchyard/cli, whose import pulls in every EP
- * package and would add their memory to the RSS numbers of both engines.
+ * A minimal NumPy .npy reader and writer for the reference inputs and outputs (float32, float64,
+ * int64, int32, bool, uint8; little-endian, C order), for the CPU bench and the GPU-host scripts
+ * (bench/gpu, scripts/gpu-host). Only node: imports, so it loads on the GPU host, which has no
+ * node_modules. The bench keeps its own rather than importing @switchyard/cli, whose import pulls in
+ * every EP package and would add their memory to the RSS numbers of both engines.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const TYPES = {
   '<f4': ['float32', Float32Array],
+  '<f8': ['float64', Float64Array],
   '<i8': ['int64', BigInt64Array],
   '<i4': ['int32', Int32Array],
   '|b1': ['bool', Uint8Array],
@@ -34,4 +37,19 @@ export function readNpy(path) {
   const data = new Ctor(count);
   new Uint8Array(data.buffer).set(bytes.subarray(offset, offset + count * Ctor.BYTES_PER_ELEMENT));
   return { type, dims, data };
+}
+
+/** Writes a typed array as a version-1 .npy file (C order, a dtype `readNpy` knows). */
+export function writeNpy(path, type, dims, data) {
+  const descr = Object.entries(TYPES).find(([, [t]]) => t === type)?.[0];
+  if (!descr) throw new Error(`writeNpy: dtype ${type} is not supported`);
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims.join(', ')}${dims.length === 1 ? ',' : ''}), }`;
+  // The header (with its 10-byte preamble and trailing newline) is padded to a multiple of 64 bytes.
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  writeFileSync(path, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
 }

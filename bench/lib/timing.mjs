@@ -103,14 +103,20 @@ function mergeLoopDelay(histograms) {
   return { maxMs: max / 1e6, p99Ms: p99 / 1e6, ticks: ticks.length };
 }
 
+/** The `q` quantile (0..1, nearest rank) of `ms`; undefined when empty. */
+export function percentile(ms, q) {
+  if (ms.length === 0) return undefined;
+  const sorted = [...ms].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
 /** p50/p90/min/mean of run times in ms. */
 export function summarize(ms) {
   const sorted = [...ms].sort((a, b) => a - b);
-  const pick = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
   return {
     runs: sorted.length,
-    p50Ms: pick(0.5),
-    p90Ms: pick(0.9),
+    p50Ms: percentile(sorted, 0.5),
+    p90Ms: percentile(sorted, 0.9),
     minMs: sorted[0],
     meanMs: sorted.reduce((a, b) => a + b, 0) / sorted.length,
   };

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
-import { MODELS_ROOT, readManifest } from './cases.mjs';
-import { readNpy } from './npy.mjs';
+import { MODELS_ROOT, readManifest } from '../../bench/gpu/cases.mjs';
+import { readNpy } from '../../bench/lib/npy.mjs';
 
 const [outDir = '.gpu/out', opsetArg = '21'] = process.argv.slice(2);
 const opset = Number(opsetArg);

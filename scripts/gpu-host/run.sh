@@ -11,6 +11,7 @@
 #      eager baseline), generate (writes models/generated with models/generate.py: they are too
 #      large to travel), startup (fresh-process start-up times), profile (per-step device time of
 #      the batch-32 cases), overhead (wall time besides the GPU: session JS, native call, copies),
+#      (models, torch, profile and overhead run the GPU benchmarks in bench/gpu, beside the CPU bench)
 #      onnx123 (writes the ONNX 1.23.1 node suite with the host's onnx and runs its rocm-claimed tests),
 #      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match),
 #      validate (validateProviders, rocm fp32/fp16 against cpu on the committed models),
@@ -110,17 +111,17 @@ for stage in $stages; do
       cut -c1-400 "$out/opset.log" | tee -a "$out/run.log" ;;
     models)
       log "stage models"
-      node scripts/gpu-host/models.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-20}" >"$out/models.log" 2>&1 || status=1
+      node bench/gpu/models.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-20}" >"$out/models.log" 2>&1 || status=1
       grep -E "ERROR|exited" "$out/models.log" | cut -c1-400 | tee -a "$out/run.log" ;;
     profile)
       # Per-step device time (eager, SWITCHYARD_PLAN_PROFILE=1) of the GPU-bound cases: where the time goes.
       log "stage profile"
-      node scripts/gpu-host/profile.mjs "$out" ${SWITCHYARD_PROFILE:-bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32 resnet50:b8:fp32 mobilenet_v2:b32:fp32} >"$out/profile.log" 2>&1 || status=1
+      node bench/gpu/profile.mjs "$out" ${SWITCHYARD_PROFILE:-bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32 resnet50:b8:fp32 mobilenet_v2:b32:fp32} >"$out/profile.log" 2>&1 || status=1
       cut -c1-600 "$out/profile.log" | tee -a "$out/run.log" ;;
     overhead)
       # Where the batch-1 and large-output runs spend their wall time besides the GPU.
       log "stage overhead"
-      node scripts/gpu-host/overhead.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-50}" ${SWITCHYARD_OVERHEAD:-resnet50:b1:fp32 resnet50:b1:fp16 bert:s128:fp32 bert:s128:fp16 bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32} >"$out/overhead.log" 2>&1 || status=1
+      node bench/gpu/overhead.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-50}" ${SWITCHYARD_OVERHEAD:-resnet50:b1:fp32 resnet50:b1:fp16 bert:s128:fp32 bert:s128:fp16 bert:b32:fp32 bert:b32:fp16 resnet50:b32:fp32} >"$out/overhead.log" 2>&1 || status=1
       cut -c1-600 "$out/overhead.log" | tee -a "$out/run.log" ;;
     validate)
       # validateProviders: rocm (fp32, fp16) against the CPU EP on the committed models.
@@ -160,7 +161,7 @@ for stage in $stages; do
       log "zoo took $(( $(date +%s) - t )) s" ;;
     torch)
       log "stage torch"
-      python3 scripts/gpu-host/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1
+      python3 bench/gpu/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1
       tail -10 "$out/torch.log" | tee -a "$out/run.log" ;;
     *) log "unknown stage $stage"; status=2 ;;
   esac

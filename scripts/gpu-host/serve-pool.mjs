@@ -12,7 +12,7 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { oneModelRepository, spawnServer } from '../../bench/lib/serve-process.mjs';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../../bench/lib/npy.mjs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import '@switchyard/ep-rocm';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../../bench/lib/npy.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const [outDir, runsArg = '10000', cyclesArg = '1000'] = process.argv.slice(2);

@@ -8,7 +8,7 @@ const t0 = performance.now();
 const { InferenceSession, Tensor, registerExecutionProvider } = await import('@switchyard/core');
 const { executionProviderFactory: cpuFactory } = await import('@switchyard/ep-cpu');
 const { executionProviderFactory: rocmFactory } = await import('@switchyard/ep-rocm');
-const { readNpy } = await import('./npy.mjs');
+const { readNpy } = await import('../../bench/lib/npy.mjs');
 const { appendFileSync, readFileSync } = await import('node:fs');
 const { join } = await import('node:path');
 registerExecutionProvider(cpuFactory);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tensor, validateProviders } from '@switchyard/core';
 import '@switchyard/ep-rocm';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../../bench/lib/npy.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const [outDir, ...names] = process.argv.slice(2);

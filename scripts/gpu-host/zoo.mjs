@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readNpy, writeNpy } from './npy.mjs';
+import { readNpy, writeNpy } from '../../bench/lib/npy.mjs';
 
 const SHAPE_ONLY = new Set(['Shape', 'Constant', 'ConstantOfShape', 'Identity']);
 const here = fileURLToPath(import.meta.url);

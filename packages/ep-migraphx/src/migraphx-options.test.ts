@@ -27,7 +27,7 @@ describe('resolveMigraphxOptions', () => {
   it('keeps every valid value', () => {
     const calibration = [{ x: new Tensor('float32', new Float32Array(2), [2]) }];
     const given = {
-      deviceId: 1,
+      deviceId: 0,
       fp16: false,
       bf16: false,
       int8: true,
@@ -46,6 +46,13 @@ describe('resolveMigraphxOptions', () => {
     } as const;
     expect(resolveMigraphxOptions(given)).toEqual(given);
     expect(resolveMigraphxOptions({ cacheDir: false }).cacheDir).toBe(false);
+    expect(resolveMigraphxOptions({ target: 'gpu', deviceId: 3 }).deviceId).toBe(3);
+  });
+
+  it('refuses a deviceId other than 0 on host targets, which have no device to pick', () => {
+    expect(error({ target: 'ref', deviceId: 1 })).toBe("migraphx EP: deviceId 1 needs the 'gpu' target; target 'ref' runs on the host, which has no device to pick");
+    expect(error({ deviceId: 2 }, { SWITCHYARD_MIGRAPHX_TARGET: 'cpu' })).toContain("target 'cpu' runs on the host");
+    expect(resolveMigraphxOptions({ target: 'ref', deviceId: 0 }).deviceId).toBe(0);
   });
 
   it('fills dynamicBatch buckets with powers of two up to max', () => {

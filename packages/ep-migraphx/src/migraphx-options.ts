@@ -5,12 +5,16 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { Quantization } from './program/program-compiler.js';
 import { SwitchyardError, Tensor, ortFlag, ortInteger, type ExecutionProviderOptionType, type OptionAlias } from '@switchyard/core';
 
 export type MigraphxTarget = 'gpu' | 'ref' | 'cpu';
 
 export interface MigraphxProviderOptions {
-  /** Which GPU (HIP ordinal). Default 0. */
+  /**
+   * Which GPU (HIP ordinal) programs are compiled on and run on, on the `gpu` target. Default 0. An
+   * ordinal HIP does not see is refused at session creation; host targets ('ref', 'cpu') refuse any but 0.
+   */
   deviceId?: number;
   /** Quantize float32 programs to float16 before compiling (`migraphx_quantize_fp16`). Default false. */
   fp16?: boolean;
@@ -28,7 +32,12 @@ export interface MigraphxProviderOptions {
   exhaustiveTune?: boolean;
   /** Where compiled programs are saved and reloaded; false: no disk cache. Default `~/.cache/switchyard/migraphx`. */
   cacheDir?: string | false;
-  /** Bytes of device memory this EP may hold. Default: no limit. */
+  /**
+   * Bytes of device memory this EP's programs may hold together, by an estimate (weights, input and
+   * output copies, planned activations: MIGraphX cannot report it). Partitions whose weights cannot fit
+   * go to the next EP; a program that would pass it fails its run with OUT_OF_MEMORY before compiling,
+   * after the partition's other programs made room. Default: no limit.
+   */
   memLimit?: number;
   /**
    * MIGraphX target: 'gpu' (ROCm), 'ref' (reference, any machine, slow), 'cpu'. Default: the
@@ -204,6 +213,11 @@ function dynamicBatch(value: unknown): ResolvedDynamicBatch | false {
   return { max, buckets, eager };
 }
 
+/** The one quantization the options turn on (resolveMigraphxOptions allows at most one). */
+export function quantizationOf(o: Pick<ResolvedMigraphxOptions, 'int8' | 'fp16' | 'bf16'>): Quantization {
+  return o.int8 ? 'int8' : o.fp16 ? 'fp16' : o.bf16 ? 'bf16' : 'none';
+}
+
 /** Names the default target when options give none. */
 export const TARGET_ENV = 'SWITCHYARD_MIGRAPHX_TARGET';
 
@@ -243,6 +257,7 @@ export function resolveMigraphxOptions(
   if (o.minPartitionFlops !== undefined) out.minPartitionFlops = integer('minPartitionFlops', o.minPartitionFlops, 0, 'a non-negative integer');
   if (o.defaultDimValue !== undefined) out.defaultDimValue = integer('defaultDimValue', o.defaultDimValue, 1, 'a positive integer');
   if (o.dynamicBatch !== undefined) out.dynamicBatch = dynamicBatch(o.dynamicBatch);
+  if (out.target !== 'gpu' && out.deviceId !== 0) fail(`deviceId ${out.deviceId} needs the 'gpu' target; target '${out.target}' runs on the host, which has no device to pick`);
   if (!out.offloadCopy) fail('offloadCopy: false is not supported yet (it needs device buffers through IO binding); leave it on');
   if (out.fp16 && out.bf16) fail('fp16 and bf16 cannot both be on (pick one reduced precision)');
   if ((out.fp16 || out.bf16) && out.int8) fail('int8 cannot be combined with fp16 or bf16 here (pick one quantization)');

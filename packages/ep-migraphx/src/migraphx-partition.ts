@@ -8,8 +8,10 @@ import { cacheKey, cacheKeyParts, sha256Hex } from './cache/cache-key.js';
 import type { ProgramCache } from './cache/program-cache.js';
 import { bucketFor, padRows, sliceRows } from './dynamic/batch-buckets.js';
 import { ProgramPool } from './dynamic/program-pool.js';
-import type { ResolvedMigraphxOptions } from './migraphx-options.js';
-import type { CalibrationSet, CompiledProgram, CompileRequest, ProgramCompiler, Quantization } from './program/program-compiler.js';
+import { DeviceMemoryBudget } from './memory/memory-budget.js';
+import { programMemory } from './memory/program-memory.js';
+import { quantizationOf, type ResolvedMigraphxOptions } from './migraphx-options.js';
+import type { CalibrationSet, CompiledProgram, CompileRequest, ProgramCompiler } from './program/program-compiler.js';
 import { serializePartition } from './serialize/partition-model.js';
 
 export interface PartitionRuntime {
@@ -17,16 +19,14 @@ export interface PartitionRuntime {
   /** Absent: no disk cache. */
   cache?: ProgramCache;
   options: ResolvedMigraphxOptions;
+  /** The EP's memLimit account, shared by its partitions; absent: one of this partition's own at options.memLimit. */
+  budget?: DeviceMemoryBudget;
 }
 
 /** Whether a value's declared leading dim is left open (symbolic or unknown): the batch dim. */
 function openLeadingDim(type: ValueType | undefined): boolean | undefined {
   if (type?.kind !== 'tensor' || !type.shape) return undefined;
   return type.shape.length > 0 && typeof type.shape[0] !== 'number';
-}
-
-function quantizationOf(o: ResolvedMigraphxOptions): Quantization {
-  return o.int8 ? 'int8' : o.fp16 ? 'fp16' : o.bf16 ? 'bf16' : 'none';
 }
 
 const sameDims = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((d, i) => d === b[i]);
@@ -40,6 +40,10 @@ export class MigraphxPartition implements CompiledPartition {
   /** Programs loaded from the disk cache. */
   cacheLoads = 0;
   readonly #runtime: PartitionRuntime;
+  readonly #graph: FusedPartition['graph'];
+  readonly #budget: DeviceMemoryBudget;
+  /** memLimit reservations of the programs in the pool, by signature; released as each leaves it. */
+  readonly #reservations = new Map<string, () => void>();
   readonly #onnx: Uint8Array;
   readonly #onnxSha256: string;
   readonly #pool: ProgramPool;
@@ -52,6 +56,8 @@ export class MigraphxPartition implements CompiledPartition {
     this.inputNames = partition.inputNames;
     this.outputNames = partition.outputNames;
     this.#runtime = runtime;
+    this.#graph = partition.graph;
+    this.#budget = runtime.budget ?? new DeviceMemoryBudget(runtime.options.memLimit);
     this.#onnx = serializePartition(partition);
     this.#onnxSha256 = sha256Hex(this.#onnx);
     this.#inputTypes = partition.inputNames.map((n) => partition.graph.typeOf(n));
@@ -60,7 +66,10 @@ export class MigraphxPartition implements CompiledPartition {
     this.#batchedOutputs = partition.outputNames.map((n) => openLeadingDim(partition.graph.typeOf(n)));
     // Every bucket must fit, or bucketed programs would evict each other on every change of batch.
     const capacity = batching ? Math.max(runtime.options.maxCompiledPrograms, batching.buckets.length) : runtime.options.maxCompiledPrograms;
-    this.#pool = new ProgramPool(capacity);
+    this.#pool = new ProgramPool(capacity, (signature) => {
+      this.#reservations.get(signature)?.();
+      this.#reservations.delete(signature);
+    });
   }
 
   /** Serializes the partition; with `dynamicBatch.eager`, compiles every bucket now. */
@@ -99,10 +108,24 @@ export class MigraphxPartition implements CompiledPartition {
 
   #program(shapes: ReadonlyMap<string, readonly number[]>, feeds: ReadonlyMap<string, Tensor> | undefined) {
     const signature = this.inputNames.map((n) => `${n}:${shapes.get(n)!.join('x')}`).join(';');
-    return this.#pool.get(signature, () => this.#build(shapes, feeds));
+    return this.#pool.get(signature, () => this.#build(signature, shapes, feeds));
   }
 
-  async #build(shapes: ReadonlyMap<string, readonly number[]>, feeds: ReadonlyMap<string, Tensor> | undefined): Promise<CompiledProgram> {
+  /**
+   * memLimit: reserves what the program for `shapes` will hold before anything reaches the device.
+   * Programs of this partition's other shapes make room first, least recently used first; programs of
+   * other partitions keep theirs. Throws OUT_OF_MEMORY when it still does not fit.
+   */
+  #reserve(signature: string, shapes: ReadonlyMap<string, readonly number[]>, quantization: CompileRequest['quantization']): void {
+    const need = programMemory(this.#graph, shapes, quantization).totalBytes;
+    while (!this.#budget.fits(need) && this.#pool.evictLeastRecent(signature)) {
+      // each eviction returns its reservation at once
+    }
+    const what = `partition '${this.name}' for ${[...shapes].map(([n, d]) => `${n}[${d.join('x')}]`).join(', ')}`;
+    this.#reservations.set(signature, this.#budget.reserve(need, what));
+  }
+
+  async #build(signature: string, shapes: ReadonlyMap<string, readonly number[]>, feeds: ReadonlyMap<string, Tensor> | undefined): Promise<CompiledProgram> {
     const o = this.#runtime.options;
     const quantization = quantizationOf(o);
     const request: CompileRequest = {
@@ -117,6 +140,11 @@ export class MigraphxPartition implements CompiledPartition {
       exhaustiveTune: o.exhaustiveTune,
       fastMath: o.fastMath,
     };
+    this.#reserve(signature, shapes, quantization);
+    return this.#loadOrCompile(request);
+  }
+
+  async #loadOrCompile(request: CompileRequest): Promise<CompiledProgram> {
     const { compiler, cache } = this.#runtime;
     const key = cache ? cacheKey(cacheKeyParts(compiler.identity, request, this.#onnxSha256)) : '';
     if (cache) {

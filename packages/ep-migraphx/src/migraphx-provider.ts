@@ -12,7 +12,7 @@ import { SwitchyardError, type CapabilityContext, type CapabilityResult, type Ex
 import type { MigraphxLibraryReport, MigraphxNativeBinding } from './native/binding.js';
 import { migraphxAddon } from './native/load-native.js';
 import { probeMigraphx } from './migraphx-library.js';
-import { MIGRAPHX_OPTION_TYPES, MIGRAPHX_ORT_ALIASES, TARGET_ENV, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
+import { MIGRAPHX_OPTION_TYPES, MIGRAPHX_ORT_ALIASES, TARGET_ENV, quantizationOf, resolveMigraphxOptions, type MigraphxProviderOptions, type ResolvedMigraphxOptions } from './migraphx-options.js';
 import { migraphxOperators } from './static-op-table.js';
 import { migraphxCapability, type CapabilityPolicy } from './capability/migraphx-capability.js';
 import { MigraphxPartition } from './migraphx-partition.js';
@@ -21,6 +21,7 @@ import type { ProgramCompiler, ProgramSerializer } from './program/program-compi
 import { NativeProgramCompiler, NativeProgramSerializer } from './program/native-compiler.js';
 import { checkLibraryVersion } from './program/library-version.js';
 import { deviceArchitecture } from './program/device-arch.js';
+import { DeviceMemoryBudget } from './memory/memory-budget.js';
 
 export interface MigraphxInitOptions {
   /** Environment to read `SWITCHYARD_MIGRAPHX_LIB`/`ROCM_PATH`/`SWITCHYARD_MIGRAPHX_TARGET` from; default `process.env`. */
@@ -50,10 +51,13 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
   #cache: ProgramCache | undefined;
   #policy: CapabilityPolicy | undefined;
   readonly #init: MigraphxInitOptions;
+  /** Device memory held by this EP's programs, against memLimit. */
+  readonly memory: DeviceMemoryBudget;
 
   constructor(options: MigraphxProviderOptions | Readonly<Record<string, unknown>> = {}, init: MigraphxInitOptions = {}) {
     this.options = resolveMigraphxOptions(options, init.env);
     this.#init = init;
+    this.memory = new DeviceMemoryBudget(this.options.memLimit);
   }
 
   /** What was loaded, once `init()` found the library. */
@@ -91,12 +95,13 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
       const targetError = binding.targetError(this.options.target);
       if (targetError) throw new SwitchyardError('EP_FAILED', `${where} cannot create target '${this.options.target}' (${targetError})${targetHint(this.options.target)}`);
       if (this.options.bf16 && !lib.optional?.quantizeBf16) throw new SwitchyardError('EP_FAILED', `bf16 is on, but ${where} has no migraphx_quantize_bf16 (MIGraphX 2.13 or later has it)`);
-      this.#compiler = new NativeProgramCompiler(binding, {
-        version: libraryIdentity(lib),
-        target: this.options.target,
-        deviceArch: deviceArchitecture(this.options.target, this.options.deviceId),
-      });
-      serializer = new NativeProgramSerializer(binding);
+      const device = this.options.target === 'gpu' ? gpuDevice(binding, this.options.deviceId, where) : undefined;
+      this.#compiler = new NativeProgramCompiler(
+        binding,
+        { version: libraryIdentity(lib), target: this.options.target, deviceArch: deviceArchitecture(this.options.target, this.options.deviceId) },
+        device,
+      );
+      serializer = new NativeProgramSerializer(binding, device);
       operators = migraphxOperators(lib.operators);
     }
     if (this.options.cacheDir !== false && serializer) this.#cache = new ProgramCache(this.options.cacheDir, serializer, this.#init.onCacheEvent);
@@ -105,6 +110,8 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
       operatorSource: operators.source,
       minPartitionNodes: this.options.minPartitionNodes,
       minPartitionFlops: this.options.minPartitionFlops,
+      memLimit: this.options.memLimit,
+      quantization: quantizationOf(this.options),
     };
   }
 
@@ -115,7 +122,7 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
 
   async compile(partition: FusedPartition): Promise<MigraphxPartition> {
     if (!this.#compiler) throw new SwitchyardError('EP_FAILED', 'migraphx EP: compile before init()');
-    const compiled = await MigraphxPartition.create(partition, { compiler: this.#compiler, cache: this.#cache, options: this.options });
+    const compiled = await MigraphxPartition.create(partition, { compiler: this.#compiler, cache: this.#cache, options: this.options, budget: this.memory });
     this.partitions.push(compiled);
     return compiled;
   }
@@ -130,6 +137,26 @@ export class MigraphxExecutionProvider implements ExecutionProvider {
     if (lib) return `MIGraphX ${lib.version ?? '?'} (${lib.realPath ?? lib.path}), target ${this.options.target}`;
     return this.#compiler ? `MIGraphX test compiler ${this.#compiler.identity.version}, target ${this.options.target}` : 'MIGraphX not loaded';
   }
+}
+
+/**
+ * The GPU programs are compiled on, loaded to and run on (the addon makes it current on each worker
+ * thread, since MIGraphX's C API takes no device). An ordinal past what HIP sees is the caller's
+ * mistake (INVALID_ARGUMENT); not finding HIP's device functions declines the EP, except for device 0,
+ * which every thread starts on anyway.
+ */
+function gpuDevice(binding: MigraphxNativeBinding, deviceId: number, where: string): number | undefined {
+  const devices = binding.hipDevices();
+  if (devices.count === null) {
+    if (deviceId === 0) return undefined;
+    throw new SwitchyardError('EP_FAILED', `${where} cannot select GPU ${deviceId}: ${devices.error ?? 'hipGetDeviceCount is unavailable'}`);
+  }
+  if (devices.count === 0) throw new SwitchyardError('EP_FAILED', `${where}: HIP sees no GPU`);
+  if (deviceId >= devices.count) {
+    const range = devices.count === 1 ? 'only device 0' : `devices 0 to ${devices.count - 1}`;
+    throw new SwitchyardError('INVALID_ARGUMENT', `migraphx EP: deviceId ${deviceId} does not exist: HIP sees ${range} (HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES narrow and renumber them)`);
+  }
+  return deviceId;
 }
 
 /** A build from source without the GPU backend is common (it needs no ROCm): say how to use it. */

@@ -1,6 +1,7 @@
 // switchyard_migraphx.node: registers the addon's functions; nothing else lives here.
 #include <napi.h>
 
+#include "hip_device.h"
 #include "migraphx_library.h"
 #include "migraphx_program.h"
 
@@ -9,6 +10,7 @@ namespace {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("loadLibrary", Napi::Function::New<switchyard::LoadLibrary>(env, "loadLibrary"));
   exports.Set("targetError", Napi::Function::New<switchyard::TargetError>(env, "targetError"));
+  exports.Set("hipDevices", Napi::Function::New<switchyard::hip_device::HipDevices>(env, "hipDevices"));
   switchyard::RegisterProgram(env, exports);
   return exports;
 }

@@ -140,6 +140,10 @@ const migraphx_api::Api* LoadedApi() {
   return g_library.handle != nullptr ? &g_library.api : nullptr;
 }
 
+void* LoadedHandle() {
+  return g_library.handle;
+}
+
 Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const std::string candidatesError = "loadLibrary(candidates): candidates must be an array of strings";

@@ -25,4 +25,7 @@ Napi::Value TargetError(const Napi::CallbackInfo& info);
 // stays valid on worker threads.
 const migraphx_api::Api* LoadedApi();
 
+// The kept library's dlopen handle (its dependencies' symbols are reachable through it), or nullptr.
+void* LoadedHandle();
+
 }  // namespace switchyard

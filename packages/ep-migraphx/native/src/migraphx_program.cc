@@ -11,6 +11,7 @@
 #include <switchyard/js_args.h>
 #include <switchyard/promise_worker.h>
 
+#include "hip_device.h"
 #include "migraphx_api.h"
 #include "migraphx_library.h"
 
@@ -44,6 +45,9 @@ const api::Api& Api() {
 // A program handle shared by its JS object and any worker using it.
 struct ProgramHandle {
   api::Program program = nullptr;
+  // The GPU the program was compiled or loaded on (hip_device::kNoDevice on host targets): its
+  // memory lives there, so every later call on it selects that device on its own thread first.
+  int device = hip_device::kNoDevice;
   std::mutex run_mutex;
   bool disposed = false;
   ~ProgramHandle() {
@@ -114,6 +118,14 @@ std::vector<HostTensor> ReadTensors(Napi::Env env, Napi::Value v, const std::str
   std::vector<HostTensor> out;
   for (uint32_t i = 0; i < a.Length(); i++) out.push_back(ReadTensor(env, a.Get(i), what));
   return out;
+}
+
+// A HIP device ordinal, or kNoDevice when absent (undefined/null: a host target).
+int ReadDevice(Napi::Env env, Napi::Value v, const std::string& what) {
+  if (IsNullish(v)) return hip_device::kNoDevice;
+  const int64_t device = ExpectInt(env, v, what);
+  if (device < 0 || device > 1024) ThrowJs(env, "INVALID_ARGUMENT", what + " must be a GPU ordinal from 0 to 1024, got " + std::to_string(device), true);
+  return static_cast<int>(device);
 }
 
 // ---- baton → MIGraphX (worker threads) ----
@@ -267,6 +279,7 @@ struct RunBaton {
     const api::Api& a = Api();
     std::lock_guard<std::mutex> lock(program->run_mutex);
     if (program->disposed) throw CodedError("RELEASED", "this MIGraphX program was disposed");
+    hip_device::Select(program->device);
     std::unique_ptr<ParameterSet> params = MakeParameters(a, inputs);
     Owned<api::Arguments> results(a.arguments_destroy);
     Check(a.program_run(&results.value, program->program, params->params.value), "migraphx_program_run");
@@ -325,6 +338,7 @@ struct SaveBaton {
   void Run() {
     const api::Api& a = Api();
     std::lock_guard<std::mutex> lock(program->run_mutex);
+    hip_device::Select(program->device);
     Owned<api::FileOptions> options(a.file_options_destroy);
     Check(a.file_options_create(&options.value), "migraphx_file_options_create");
     Check(a.file_options_set_file_format(options.value, format.c_str()), "migraphx_file_options_set_file_format");
@@ -351,6 +365,7 @@ struct CompileBaton {
   bool offload_copy = true;
   bool exhaustive_tune = false;
   bool fast_math = false;
+  int device = hip_device::kNoDevice;
   SharedProgram result;
 
   const char* Context() const { return ""; }  // the TS caller names the partition
@@ -358,7 +373,10 @@ struct CompileBaton {
   void Run() {
     const api::Api& a = Api();
     std::lock_guard<std::mutex> lock(g_compile_mutex);
+    // Before anything that may touch the GPU: the target, quantization and compile allocate on the current device.
+    hip_device::Select(device);
     auto handle = std::make_shared<ProgramHandle>();
+    handle->device = device;
     {
       Owned<api::OnnxOptions> options(a.onnx_options_destroy);
       Check(a.onnx_options_create(&options.value), "migraphx_onnx_options_create");
@@ -434,12 +452,14 @@ Napi::Value CompileOnnx(const Napi::CallbackInfo& info) {
   baton.offload_copy = ReadBool(env, o, "offloadCopy", "compileOnnx", false);
   baton.exhaustive_tune = ReadBool(env, o, "exhaustiveTune", "compileOnnx", false);
   baton.fast_math = ReadBool(env, o, "fastMath", "compileOnnx", false);
+  baton.device = ReadDevice(env, o.Get("deviceId"), "compileOnnx: options.deviceId");
   return PromiseWorker<CompileBaton>::QueueOnPool(env, std::move(baton));
 }
 
 struct LoadBaton {
   std::string path;
   std::string format;
+  int device = hip_device::kNoDevice;
   SharedProgram result;
 
   const char* Context() const { return ""; }  // the TS caller names the partition
@@ -447,10 +467,12 @@ struct LoadBaton {
   void Run() {
     const api::Api& a = Api();
     std::lock_guard<std::mutex> lock(g_compile_mutex);
+    hip_device::Select(device);  // migraphx_load puts the program's literals on the current device
     Owned<api::FileOptions> options(a.file_options_destroy);
     Check(a.file_options_create(&options.value), "migraphx_file_options_create");
     Check(a.file_options_set_file_format(options.value, format.c_str()), "migraphx_file_options_set_file_format");
     auto handle = std::make_shared<ProgramHandle>();
+    handle->device = device;
     Check(a.load(&handle->program, path.c_str(), options.value), "migraphx_load");
     result = handle;
   }
@@ -460,7 +482,8 @@ struct LoadBaton {
 
 Napi::Value LoadProgram(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  LoadBaton baton{ExpectString(env, info[0], "loadProgram(path): path"), ExpectString(env, info[1], "loadProgram(path, format): format"), nullptr};
+  LoadBaton baton{ExpectString(env, info[0], "loadProgram(path): path"), ExpectString(env, info[1], "loadProgram(path, format): format"),
+                  ReadDevice(env, info[2], "loadProgram(path, format, deviceId): deviceId"), nullptr};
   return PromiseWorker<LoadBaton>::QueueOnPool(env, std::move(baton));
 }
 

@@ -13,8 +13,9 @@
 namespace switchyard {
 
 // Registers Program and the module functions below on `exports`.
-//   [async] compileOnnx(onnx: Uint8Array, options) -> Promise<Program>
-//   [async] loadProgram(path: string, format: string) -> Promise<Program>
+//   [async] compileOnnx(onnx: Uint8Array, options) -> Promise<Program>   (options.deviceId: the GPU, absent on host targets)
+//   [async] loadProgram(path: string, format: string, deviceId?: number) -> Promise<Program>
+// A program remembers its device: its run and save select that device on their worker thread first.
 //   Program:
 //     [async] run(inputs: {name, type, dims, data}[]) -> Promise<{type, dims, data: ArrayBuffer}[]>
 //     [async] save(path: string, format: string) -> Promise<void>

@@ -5,6 +5,12 @@
  * output i is parameter i times a factor that records how it was built: 2 plain, 3 after
  * quantize_fp16, 5 after quantize_bf16, 10 + (calibration sets) after quantize_int8. An ONNX buffer
  * starting with "FAIL" fails to parse. Build with -DOLD_LAYOUT for ROCm 6.4's datatype numbering.
+ *
+ * It also stands in for the HIP runtime MIGraphX loads: hipGetDeviceCount reports FAKE_HIP_DEVICES
+ * (default 2) GPUs, and hipSetDevice sets a per-thread current device (0 on a new thread), as HIP does.
+ * A program built for the 'gpu' target lives on the device current when it was compiled or loaded:
+ * its outputs add 100 x that device, and running it from a thread whose current device is another
+ * fails, as touching another GPU's memory would.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,13 +29,19 @@ enum { MAXP = 8 };
 typedef struct { int type; size_t n; size_t lens[8]; } shape;
 typedef struct { shape s; char* buf; int owns; } argument;
 typedef struct { int count; char names[MAXP][64]; shape shapes[MAXP]; size_t default_dim; } onnx_options;
-typedef struct { char magic[8]; int count; char names[MAXP][64]; shape shapes[MAXP]; int factor; int compiled; } program;
+typedef struct { char magic[8]; int count; char names[MAXP][64]; shape shapes[MAXP]; int factor; int compiled; int gpu; int device; } program;
 typedef struct { int count; char names[MAXP][64]; const argument* args[MAXP]; } parameters;
 typedef struct { int count; argument* items[MAXP]; } arguments;
 typedef struct { int count; shape items[MAXP]; } shapes;
 typedef struct { program* p; } parameter_shapes;
 typedef struct { int sets; } int8_options;
 typedef struct { int unused; } plain;
+typedef struct { int gpu; } target;
+
+static _Thread_local int current_device = 0;
+static int device_count(void) { const char* n = getenv("FAKE_HIP_DEVICES"); return n ? atoi(n) : 2; }
+int hipGetDeviceCount(int* out) { *out = device_count(); return 0; }
+int hipSetDevice(int device) { if (device < 0 || device >= device_count()) return 101; current_device = device; return 0; }
 
 static size_t elements(const shape* s) { size_t e = 1; for (size_t i = 0; i < s->n; i++) e *= s->lens[i]; return e; }
 
@@ -51,8 +63,11 @@ int migraphx_argument_destroy(argument* a) { if (a->owns) free(a->buf); free(a);
 int migraphx_argument_shape(const shape** out, const argument* a) { *out = &a->s; return 0; }
 int migraphx_argument_buffer(char** out, const argument* a) { *out = a->buf; return 0; }
 
-int migraphx_target_create(plain** out, const char* name) { if (strcmp(name, "ref") && strcmp(name, "gpu")) return 3; *out = calloc(1, sizeof(plain)); return 0; }
-int migraphx_target_destroy(plain* t) { free(t); return 0; }
+int migraphx_target_create(target** out, const char* name) {
+  if (strcmp(name, "ref") && strcmp(name, "gpu")) return 3;
+  *out = calloc(1, sizeof(target)); (*out)->gpu = strcmp(name, "gpu") == 0; return 0;
+}
+int migraphx_target_destroy(target* t) { free(t); return 0; }
 
 int migraphx_onnx_options_create(onnx_options** out) { *out = calloc(1, sizeof(onnx_options)); return 0; }
 int migraphx_onnx_options_destroy(onnx_options* o) { free(o); return 0; }
@@ -78,14 +93,14 @@ int migraphx_quantize_bf16(program* p) { p->factor = 5; return 0; }
 int migraphx_quantize_int8_options_create(int8_options** out) { *out = calloc(1, sizeof(int8_options)); return 0; }
 int migraphx_quantize_int8_options_destroy(int8_options* o) { free(o); return 0; }
 int migraphx_quantize_int8_options_add_calibration_data(int8_options* o, parameters* d) { (void)d; o->sets++; return 0; }
-int migraphx_quantize_int8(program* p, plain* t, int8_options* o) { (void)t; p->factor = 10 + o->sets; return 0; }
+int migraphx_quantize_int8(program* p, target* t, int8_options* o) { (void)t; p->factor = 10 + o->sets; return 0; }
 
 int migraphx_compile_options_create(plain** out) { *out = calloc(1, sizeof(plain)); return 0; }
 int migraphx_compile_options_destroy(plain* o) { free(o); return 0; }
 int migraphx_compile_options_set_offload_copy(plain* o, bool v) { (void)o; (void)v; return 0; }
 int migraphx_compile_options_set_fast_math(plain* o, bool v) { (void)o; (void)v; return 0; }
 int migraphx_compile_options_set_exhaustive_tune_flag(plain* o, bool v) { (void)o; (void)v; return 0; }
-int migraphx_program_compile(program* p, plain* t, plain* o) { (void)t; (void)o; p->compiled = 1; return 0; }
+int migraphx_program_compile(program* p, target* t, plain* o) { (void)o; p->compiled = 1; p->gpu = t->gpu; p->device = t->gpu ? current_device : 0; return 0; }
 
 int migraphx_program_get_parameter_shapes(parameter_shapes** out, program* p) { parameter_shapes* s = malloc(sizeof *s); s->p = p; *out = s; return 0; }
 int migraphx_program_parameter_shapes_destroy(parameter_shapes* s) { free(s); return 0; }
@@ -113,7 +128,7 @@ int migraphx_shapes_size(size_t* out, shapes* s) { *out = (size_t)s->count; retu
 int migraphx_shapes_get(const shape** out, shapes* s, size_t i) { if ((int)i >= s->count) return 1; *out = &s->items[i]; return 0; }
 
 int migraphx_program_run(arguments** out, program* p, parameters* params) {
-  if (!p->compiled) return 4;
+  if (!p->compiled || (p->gpu && p->device != current_device)) return 4;
   arguments* result = calloc(1, sizeof(arguments));
   for (int i = 0; i < p->count; i++) {
     const argument* in = NULL;
@@ -123,8 +138,8 @@ int migraphx_program_run(arguments** out, program* p, parameters* params) {
     argument* o = calloc(1, sizeof(argument));
     o->s = *want; o->owns = 1; o->buf = malloc(elements(want) * SIZES[want->type] + 1);
     for (size_t k = 0; k < elements(want); k++) {
-      if (want->type == INT64_T) ((long long*)o->buf)[k] = ((long long*)in->buf)[k] * p->factor;
-      else ((float*)o->buf)[k] = ((float*)in->buf)[k] * (float)p->factor;
+      if (want->type == INT64_T) ((long long*)o->buf)[k] = ((long long*)in->buf)[k] * p->factor + 100 * p->device;
+      else ((float*)o->buf)[k] = ((float*)in->buf)[k] * (float)p->factor + 100.0f * (float)p->device;
     }
     result->items[result->count++] = o;
   }
@@ -142,5 +157,6 @@ int migraphx_load(program** out, const char* name, plain* o) {
   (void)o; FILE* f = fopen(name, "rb"); if (!f) return 4;
   program* p = calloc(1, sizeof(program)); size_t ok = fread(p, sizeof *p, 1, f); fclose(f);
   if (ok != 1 || memcmp(p->magic, "FAKEPRG", 8)) { free(p); return 4; }
+  if (p->gpu) p->device = current_device;
   *out = p; return 0;
 }

@@ -2,7 +2,9 @@
  * What the MIGraphX EP claims: nodes whose operator MIGraphX's ONNX parser knows, on types it can
  * hold, grouped into fused partitions; partitions too small to repay a compile are left to the next EP.
  */
-import { estimateFlops, type CapabilityResult, type DataType, type DeclineReason, type Graph, type Node, type ValueType } from '@switchyard/core';
+import { estimateFlops, type CapabilityResult, type DataType, type DeclineReason, type Graph, type Node, type Tensor, type ValueType } from '@switchyard/core';
+import { weightBytes } from '../memory/program-memory.js';
+import type { Quantization } from '../program/program-compiler.js';
 import { groupPartitions } from './group-partitions.js';
 
 /** Element types MIGraphX shapes can hold (its `migraphx_shape_datatype_t` has no string or complex). */
@@ -18,6 +20,10 @@ export interface CapabilityPolicy {
   minPartitionNodes: number;
   /** 0: no FLOP threshold. */
   minPartitionFlops: number;
+  /** Device bytes the EP's programs may hold (memLimit); Infinity: no limit. Default Infinity. */
+  memLimit?: number;
+  /** How weights are counted against memLimit. Default 'none'. */
+  quantization?: Quantization;
 }
 
 function typeProblem(name: string, type: ValueType | undefined): string | undefined {
@@ -73,10 +79,30 @@ export function migraphxCapability(graph: Graph, assigned: ReadonlySet<Node>, po
     else candidates.add(node);
   }
   const capabilities: CapabilityResult['capabilities'] = [];
+  // memLimit: a partition whose weights alone (each program holds its own copy) do not fit beside the
+  // weights of the partitions taken before it can never run here; the next EP takes it, saying why.
+  const limit = policy.memLimit ?? Number.POSITIVE_INFINITY;
+  let taken = 0;
   for (const nodes of groupPartitions(graph, candidates)) {
     const small = smallPartitionReason(nodes, graph, policy);
-    if (small) for (const n of nodes) declined.set(n, { kind: 'partition', message: small });
-    else capabilities.push({ kind: 'fused', nodes });
+    const weights = small || limit === Number.POSITIVE_INFINITY ? 0 : weightBytes(partitionWeights(nodes, graph), policy.quantization ?? 'none');
+    const reason = small ?? (taken + weights > limit ? memLimitReason(weights, taken, limit) : undefined);
+    if (reason) for (const n of nodes) declined.set(n, { kind: 'partition', message: reason });
+    else {
+      capabilities.push({ kind: 'fused', nodes });
+      taken += weights;
+    }
   }
   return { capabilities, declined };
+}
+
+/** The initializers `nodes` read, each once. */
+function partitionWeights(nodes: readonly Node[], graph: Graph): Tensor[] {
+  const names = new Set(nodes.flatMap((n) => n.inputs));
+  return [...names].map((name) => graph.initializers.get(name)).filter((t): t is Tensor => t !== undefined);
+}
+
+function memLimitReason(weights: number, taken: number, limit: number): string {
+  const before = taken > 0 ? ` beside the ${taken} bytes of partitions taken before it` : '';
+  return `partition's weights need ${weights} bytes of device memory${before}, past memLimit (${limit} bytes)`;
 }

@@ -111,4 +111,13 @@ describe.skipIf(!LIB)(`MIGraphX (${LIB ?? 'SWITCHYARD_MIGRAPHX_LIB unset'}) on t
     await fp32.session.release();
     await fp16.session.release();
   });
+
+  it('refuses deviceId on the host target, and leaves a partition whose weights pass memLimit to ep-cpu', async () => {
+    await expect(onMigraphx(() => loadModel(tinyCnn), { deviceId: 1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining("needs the 'gpu' target") });
+    const { session } = await onMigraphx(() => loadModel(tinyCnn), { memLimit: 1 });
+    expect(session.placement.nodes.some((n) => n.ep === 'migraphx')).toBe(false);
+    const reasons = session.placement.nodes.flatMap((n) => n.declined ?? []).filter((d) => d.ep === 'migraphx').map((d) => d.reason.message);
+    expect(reasons.some((m) => /weights need \d+ bytes of device memory, past memLimit \(1 bytes\)/.test(m))).toBe(true);
+    await session.release();
+  });
 });

@@ -52,6 +52,14 @@ export interface NativeCompileOptions {
   offloadCopy: boolean;
   exhaustiveTune: boolean;
   fastMath: boolean;
+  /** The GPU to compile on (HIP ordinal, made current on the worker thread); absent on host targets. */
+  deviceId?: number;
+}
+
+/** `hipDevices()`: the GPUs the HIP runtime MIGraphX loaded sees, or why that is unknown. */
+export interface HipDevicesReport {
+  count: number | null;
+  error: string | null;
 }
 
 /** A compiled MIGraphX program. Runs of one program are serialized natively as well. */
@@ -75,12 +83,14 @@ export interface MigraphxNativeBinding {
   targetError(name: string): string | null;
   /** [async] parse → quantize → compile; rejects with the failing C API call and its status. */
   compileOnnx(onnx: Uint8Array, options: NativeCompileOptions): Promise<NativeProgram>;
-  /** [async] `migraphx_load` of a saved, compiled program. */
-  loadProgram(path: string, format: string): Promise<NativeProgram>;
+  /** [async] `migraphx_load` of a saved, compiled program, onto GPU `deviceId` (absent on host targets). */
+  loadProgram(path: string, format: string, deviceId?: number): Promise<NativeProgram>;
+  /** [sync] hipGetDeviceCount of the HIP runtime MIGraphX loaded; call after `targetError('gpu')` created the target. */
+  hipDevices(): HipDevicesReport;
 }
 
 export function isMigraphxNativeBinding(value: unknown): value is MigraphxNativeBinding {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.loadLibrary === 'function' && typeof v.targetError === 'function' && typeof v.compileOnnx === 'function' && typeof v.loadProgram === 'function';
+  return typeof v.loadLibrary === 'function' && typeof v.targetError === 'function' && typeof v.compileOnnx === 'function' && typeof v.loadProgram === 'function' && typeof v.hipDevices === 'function';
 }

@@ -19,7 +19,7 @@ const SPEC: AddonSpec<MigraphxNativeBinding> = {
   from: import.meta.url,
   what: 'the MIGraphX loader addon',
   isBinding: isMigraphxNativeBinding,
-  exportsText: 'loadLibrary, targetError, compileOnnx and loadProgram',
+  exportsText: 'loadLibrary, targetError, compileOnnx, loadProgram and hipDevices',
   prebuiltPlatforms: [],
   buildFromSource: `build it: apt-get install cmake g++ (no MIGraphX needed to build), ${BUILD_COMMAND}`,
   disableVariable: 'SWITCHYARD_MIGRAPHX_NATIVE',

@@ -16,7 +16,7 @@ import { probeMigraphx } from '../migraphx-library.js';
 import { MigraphxExecutionProvider } from '../migraphx-provider.js';
 import { buildAddon, buildFakeMigraphx } from '../testing/fake-library.js';
 import type { CacheEvent } from '../cache/program-cache.js';
-import type { CompileRequest } from './program-compiler.js';
+import { compileRequest } from '../testing/compile-request.js';
 import { NativeProgramCompiler, NativeProgramSerializer, NativeCompiledProgram } from './native-compiler.js';
 
 registerExecutionProvider(cpuFactory);
@@ -35,19 +35,7 @@ beforeAll(() => {
   if (!probe.ok) throw new Error(probe.reason);
 });
 
-const request = (over: Partial<CompileRequest> = {}): CompileRequest => ({
-  name: 'p0',
-  onnx: new TextEncoder().encode('onnx bytes'),
-  inputShapes: new Map([['x', [2, 3]], ['i64_y', [4]]]),
-  defaultDimValue: 1,
-  quantization: 'none',
-  calibration: [],
-  target: 'ref',
-  offloadCopy: true,
-  exhaustiveTune: false,
-  fastMath: false,
-  ...over,
-});
+const request = compileRequest;
 const x = new Tensor('float32', Float32Array.of(1, 2, 3, 4, 5, 6), [2, 3]);
 const y = new Tensor('int64', BigInt64Array.of(1n, -2n, 3n, 2n ** 40n), [4]);
 const feeds = () => new Map<string, Tensor>([['x', x], ['i64_y', y]]);

@@ -44,9 +44,11 @@ export class NativeCompiledProgram implements CompiledProgram {
 }
 
 export class NativeProgramCompiler implements ProgramCompiler {
+  /** `deviceId`: the GPU programs are compiled on and run on; undefined on host targets. */
   constructor(
     readonly binding: MigraphxNativeBinding,
     readonly identity: CompilerIdentity,
+    readonly deviceId?: number,
   ) {}
 
   async compile(request: CompileRequest): Promise<CompiledProgram> {
@@ -60,6 +62,7 @@ export class NativeProgramCompiler implements ProgramCompiler {
         offloadCopy: request.offloadCopy,
         exhaustiveTune: request.exhaustiveTune,
         fastMath: request.fastMath,
+        ...(this.deviceId === undefined ? {} : { deviceId: this.deviceId }),
       });
       return new NativeCompiledProgram(native);
     } catch (error) {
@@ -71,7 +74,11 @@ export class NativeProgramCompiler implements ProgramCompiler {
 
 /** `migraphx_save`/`migraphx_load` write and read files: bytes go through a private temporary folder. */
 export class NativeProgramSerializer implements ProgramSerializer {
-  constructor(readonly binding: MigraphxNativeBinding) {}
+  /** `deviceId`: the GPU loaded programs go to; undefined on host targets. */
+  constructor(
+    readonly binding: MigraphxNativeBinding,
+    readonly deviceId?: number,
+  ) {}
 
   async #withTemporary<T>(use: (path: string) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(join(tmpdir(), 'switchyard-mgx-'));
@@ -93,7 +100,7 @@ export class NativeProgramSerializer implements ProgramSerializer {
   load(bytes: Uint8Array): Promise<CompiledProgram> {
     return this.#withTemporary(async (path) => {
       await writeFile(path, bytes);
-      return new NativeCompiledProgram(await this.binding.loadProgram(path, SAVE_FORMAT));
+      return new NativeCompiledProgram(await this.binding.loadProgram(path, SAVE_FORMAT, this.deviceId));
     });
   }
 }

@@ -1,9 +1,9 @@
-// The model cases the GPU-host scripts time, named `model:case[:precision]` (e.g. `bert:s128:fp16`):
+// The model cases the GPU benchmarks (bench/gpu) and scripts/gpu-host/opset-copies.mjs use, named `model:case[:precision]` (e.g. `bert:s128:fp16`):
 // where a case's files are (committed beside the model, or written by `generate` under
 // models/generated/<model>/) and its inputs as core Tensors.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../lib/npy.mjs';
 
 export const MODELS_ROOT = new URL('../../models/', import.meta.url).pathname;
 
@@ -34,4 +34,25 @@ export function loadCase(manifest, spec, Tensor) {
     feeds[input] = new Tensor(a.type, a.data, a.dims);
   }
   return { name, caseName, precision, model, feeds };
+}
+
+/**
+ * Each spec's case in a session on `[{rocm, fp16 when the precision says so, ...rocmOptions}, 'cpu']`,
+ * with the rocm EP's partitions; a spec whose files are missing is reported and skipped. `core` is
+ * @switchyard/core, passed in so callers choose when it loads (profile.mjs sets an addon variable first).
+ * @param {{models: any[]}} manifest
+ * @param {string[]} specs
+ * @param {typeof import('@switchyard/core')} core
+ */
+export async function* rocmSessions(manifest, specs, core, rocmOptions = {}) {
+  for (const spec of specs) {
+    const found = loadCase(manifest, spec, core.Tensor);
+    if (!found) {
+      console.log(`${spec}: case files not found`);
+      continue;
+    }
+    const executionProviders = [{ name: 'rocm', fp16: found.precision === 'fp16', ...rocmOptions }, 'cpu'];
+    const session = await core.InferenceSession.create(found.model, { executionProviders, logSeverityLevel: 3 });
+    yield { ...found, spec, session, parts: session.providers.find((p) => p.name === 'rocm').partitions };
+  }
 }

@@ -1,7 +1,7 @@
 """PyTorch eager baseline on the GPU host: the same architectures (torchvision CNNs with random
 weights -- timing does not depend on weight values -- and the generator's BERT encoder) on the same
 stored inputs.
-    python3 scripts/gpu-host/torch_bench.py OUT_DIR [iterations]
+    python3 bench/gpu/torch_bench.py OUT_DIR [iterations]     (run.sh stage `torch`)
 
 Per model, case and precision:
   p50Ms / p90Ms     CUDA events around model(x), x already on the GPU (the usual framework number)

@@ -6,7 +6,7 @@
 // enableHipGraph, with fp16 and with both (and the fp16 convolution layouts forced, for CNNs); compare
 // with the stored PyTorch references; record where each compute node ran (and why not on rocm); time
 // warm runs.
-//   node scripts/gpu-host/models.mjs OUT_DIR [iterations]
+//   node bench/gpu/models.mjs OUT_DIR [iterations]     (run.sh stage `models`)
 // Each model runs in its own child process (`--model NAME`), so its first run is cold in that process
 // (plan build, cuDNN algorithm search unless the on-disk cache has it) and its device memory is its own.
 //
@@ -23,7 +23,8 @@ import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../lib/npy.mjs';
+import { percentile as pct } from '../lib/timing.mjs';
 
 const args = process.argv.slice(2);
 const modelFlag = args.indexOf('--model');
@@ -86,8 +87,6 @@ function compare(actual, expected, atol, rtol) {
   return { worst, refMaxAbs: scale, atol, rtol, bad, of: expected.length };
 }
 
-const pct = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-
 async function runModel(m, binding) {
   const dir = join(root, m.folder);
   const modelPath = join(dir, m.model);
@@ -148,10 +147,6 @@ async function runModel(m, binding) {
           const h = parts.map((p) => p.stats.lastPlan?.lastHostLaunchMs ?? -1);
           if (h.length && h.every((x) => x >= 0)) hostLaunch.push(h.reduce((a, b) => a + b, 0));
         }
-        times.sort((a, b) => a - b);
-        gpu.sort((a, b) => a - b);
-        hostLaunch.sort((a, b) => a - b);
-        copyIn.sort((a, b) => a - b);
         const reasons = {};
         for (const n of off) {
           const why = `${n.opType} on ${n.ep}: ${n.declined?.find((d) => d.ep === 'rocm')?.reason.message ?? 'not offered to rocm'}`;

@@ -4,19 +4,20 @@
 // session's JS) both ways a run can end (the worker, or start/poll on the event loop), the session
 // in each of its three completion modes, and an empty plan (the worker-thread hop and one stream
 // sync alone).
-//   node scripts/gpu-host/overhead.mjs OUT_DIR [iterations] name:case:precision...
+//   node bench/gpu/overhead.mjs OUT_DIR [iterations] name:case:precision...     (run.sh stage `overhead`)
 // Writes OUT_DIR/overhead.json.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InferenceSession, Tensor, registerExecutionProvider } from '@switchyard/core';
+import * as core from '@switchyard/core';
 import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { loadCase, readManifest } from './cases.mjs';
+import { readManifest, rocmSessions } from './cases.mjs';
+import { percentile } from '../lib/timing.mjs';
 
-registerExecutionProvider(cpuFactory);
-registerExecutionProvider(rocmFactory);
+core.registerExecutionProvider(cpuFactory);
+core.registerExecutionProvider(rocmFactory);
 const [out = '.', iterArg = '50', ...specs] = process.argv.slice(2);
 const iterations = Number(iterArg);
 const manifest = readManifest();
@@ -41,7 +42,7 @@ async function jsProfile(fn) {
   return Object.entries(self).sort((a, b) => b[1] - a[1]).slice(0, 15);
 }
 
-const p50 = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const p50 = (xs) => percentile(xs, 0.5);
 
 async function timed(fn) {
   const xs = [];
@@ -60,15 +61,7 @@ await empty.run([], []);
 results.push({ spec: 'empty plan', p50Ms: await timed(() => empty.run([], [])) });
 console.log(`empty plan: ${results[0].p50Ms.toFixed(3)} ms`);
 
-for (const spec of specs) {
-  const found = loadCase(manifest, spec, Tensor);
-  if (!found) {
-    console.log(`${spec}: case files not found`);
-    continue;
-  }
-  const { precision, model, feeds } = found;
-  const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16', enableHipGraph: true }, 'cpu'], logSeverityLevel: 3 });
-  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, specs, core, { enableHipGraph: true })) {
   for (let i = 0; i < 3; i++) await s.run(feeds);
   const gpu = [];
   const copyIn = [];

@@ -1,30 +1,24 @@
 // Per-step device time of a model's plan (eager runs with SWITCHYARD_PLAN_PROFILE=1: an event after
 // every step), summed by step op and listed for the costliest steps: where a model's GPU time goes.
-//   node scripts/gpu-host/profile.mjs OUT_DIR name:case:precision...   (precision fp32 | fp16)
+//   node bench/gpu/profile.mjs OUT_DIR name:case:precision...   (precision fp32 | fp16; run.sh stage `profile`)
 // Writes OUT_DIR/profile.json. Eager timing includes launch gaps: read it for GPU-bound cases (batch 32).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { percentile } from '../lib/timing.mjs';
 
 process.env.SWITCHYARD_PLAN_PROFILE = '1'; // read by the addon when a plan is built
-const { InferenceSession, Tensor, registerExecutionProvider } = await import('@switchyard/core');
+const core = await import('@switchyard/core');
+const { registerExecutionProvider } = core;
 const { executionProviderFactory: cpuFactory } = await import('@switchyard/ep-cpu');
 const { executionProviderFactory: rocmFactory } = await import('@switchyard/ep-rocm');
-const { loadCase, readManifest } = await import('./cases.mjs');
+const { readManifest, rocmSessions } = await import('./cases.mjs');
 registerExecutionProvider(cpuFactory);
 registerExecutionProvider(rocmFactory);
 
 const [out = '.', ...specs] = process.argv.slice(2);
 const manifest = readManifest();
 const results = [];
-for (const spec of specs) {
-  const found = loadCase(manifest, spec, Tensor);
-  if (!found) {
-    console.log(`${spec}: case files not found`);
-    continue;
-  }
-  const { precision, model, feeds } = found;
-  const s = await InferenceSession.create(model, { executionProviders: [{ name: 'rocm', fp16: precision === 'fp16' }, 'cpu'], logSeverityLevel: 3 });
-  const parts = s.providers.find((p) => p.name === 'rocm').partitions;
+for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, specs, core)) {
   await s.run(feeds);
   const runs = [];
   const copies = [];
@@ -36,7 +30,7 @@ for (const spec of specs) {
   const steps = parts.flatMap((p) => p.stats.lastDescription?.steps ?? []);
   // What each step's check chose (a Conv: the DNN library or im2col + GEMM, with both timings).
   const notes = parts.flatMap((p) => (p.stats.lastDescription?.steps ?? []).map((_, i) => p.stats.lastStepNotes?.[i] ?? ''));
-  const median = steps.map((_, i) => runs.map((r) => r[i]).sort((a, b) => a - b)[runs.length >> 1]);
+  const median = steps.map((_, i) => percentile(runs.map((r) => r[i]), 0.5));
   const byOp = {};
   steps.forEach((st, i) => {
     const o = (byOp[st.op] ??= { op: st.op, count: 0, ms: 0 });
