@@ -52,7 +52,8 @@ describe('rocm gpuMemLimit', { skip }, () => {
     const session = await InferenceSession.fromModel(mlp(), { executionProviders: [ep] });
     const y = (await session.run({ x })).y;
     assertClose(y.data, expected.data, 1e-3, 1e-3, 'y');
-    const taken = before - freeBytes();
+    const afterRun = freeBytes();
+    const taken = before - afterRun;
 
     const [partition] = ep.partitions;
     const plan = partition.stats.lastPlan;
@@ -75,6 +76,7 @@ describe('rocm gpuMemLimit', { skip }, () => {
 
     await session.release();
     assert.equal(ep.memoryUsage.inUseBytes, 0);
-    assert.ok(before - freeBytes() <= usage.byKind.libraries + 8 * MiB, 'the plan arena went back to the driver');
+    // The plan's arena went back to the driver (the library workspaces stay with the stream's handles).
+    assert.ok(freeBytes() - afterRun >= plan.arenaBytes - 2 * MiB, `released: free ${afterRun} -> ${freeBytes()}, arena ${plan.arenaBytes}`);
   });
 });

@@ -173,7 +173,7 @@ describe('rocm gpuMemLimit counts plans and library workspaces', () => {
     const ep = standInProvider({ gpuMemLimit: arena + MiB });
     const session = await InferenceSession.fromModel(addReluModel(1), sessionOptions(ep));
     const error = await session.run({ x: new Tensor('float32', new Float32Array(N), [1, N]) }).catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/the library workspaces for the plan of .* took needs 3145728 bytes \(3\.0 MiB\), which would pass gpuMemLimit/);
+    expect((error as Error).message).toMatch(/rocm:0: the library workspace taken for the plan of .* needs 3145728 bytes \(3\.0 MiB\), which would pass gpuMemLimit/);
     expect(StandInPlan.built.at(-1)!.disposed).toBe(true);
     expect(ep.memoryUsage!.inUseBytes).toBe(0);
     await session.release();

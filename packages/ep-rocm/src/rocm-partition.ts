@@ -146,6 +146,10 @@ export class RocmPartition implements CompiledPartition {
   }
 
   #shapeInputs?: number[];
+  #shapeInputIndexes(): number[] {
+    this.#shapeInputs ??= shapeDecidingInputs(this.partition);
+    return this.#shapeInputs;
+  }
 
   /**
    * The contents of the small integer inputs that decide shapes inside the partition (see
@@ -153,9 +157,8 @@ export class RocmPartition implements CompiledPartition {
    * plan's key, so one plan serves one set of them.
    */
   async #knownShapeInputs(inputs: readonly Tensor[]): Promise<Map<string, Tensor>> {
-    this.#shapeInputs ??= shapeDecidingInputs(this.partition);
     const known = new Map<string, Tensor>();
-    for (const i of this.#shapeInputs) {
+    for (const i of this.#shapeInputIndexes()) {
       const t = inputs[i];
       if (!SHAPE_INPUT_TYPES.has(t.type) || t.size > MAX_SHAPE_INPUT_ELEMENTS) continue;
       const host = t.location === 'cpu' ? t : new Tensor(t.type, (await t.getData()) as BigInt64Array | Int32Array | Uint8Array, t.dims);
@@ -175,7 +178,7 @@ export class RocmPartition implements CompiledPartition {
    */
   admit(): void {
     const shapes = staticInputShapes(this.partition);
-    if (!shapes || shapeDecidingInputs(this.partition).length > 0) return;
+    if (!shapes || this.#shapeInputIndexes().length > 0) return;
     let description: PlanDescription;
     try {
       description = this.#describe(concreteGraph(this.partition, shapes), this.#nhwcConv());
@@ -199,7 +202,7 @@ export class RocmPartition implements CompiledPartition {
    * and allocates nothing), or undefined when the plan cannot be described from shapes alone.
    */
   estimate(shapes: readonly InputShape[]): PlanFootprint | undefined {
-    if (shapeDecidingInputs(this.partition).length > 0) return undefined;
+    if (this.#shapeInputIndexes().length > 0) return undefined;
     try {
       return planFootprint(this.#describe(concreteGraph(this.partition, shapes), this.#nhwcConv(), sizeOnlySplit), this.blasWorkspaceBytes);
     } catch {
@@ -253,7 +256,7 @@ export class RocmPartition implements CompiledPartition {
     // What the build took from the default arena's cache or from the device, whichever is more.
     const took = before && after ? Math.max(0, after.inUse - before.inUse, after.reserved - before.reserved) : footprint.libraryBytes;
     try {
-      const library = this.memory.budget.charge('libraries', took, `the library workspaces ${what} took`);
+      const library = this.memory.budget.charge('libraries', took, `the library workspace taken for ${what}`);
       return { plan, charges: [arena, library], footprint: { ...footprint, libraryBytes: took } };
     } catch (error) {
       plan.dispose();
@@ -271,7 +274,7 @@ export class RocmPartition implements CompiledPartition {
     let description = admitted?.description ?? this.#describe(graph!, this.#nhwcConv());
     // The compile-time reservation becomes this plan's charges (the plan is what it reserved for).
     this.#releaseAdmitted();
-    const what = `for the plan of '${this.partition.name}' (${inputs.map((t) => `${t.type}[${t.dims.join(', ')}]`).join(', ')})`;
+    const what = `the plan of '${this.partition.name}' (${inputs.map((t) => `${t.type}[${t.dims.join(', ')}]`).join(', ')})`;
     let built: BuiltPlan;
     try {
       try {
