@@ -78,6 +78,7 @@ async function measureOne(name) {
   globalThis.gc?.();
   const free0 = loaded.binding.planDeviceMemory(0).free;
   const smi0 = smiUsedBytes();
+  const library0 = loaded.binding.defaultArenaStats?.(0);
 
   const ep = new RocmExecutionProvider({});
   const session = await InferenceSession.create(path, { executionProviders: [ep] });
@@ -86,6 +87,7 @@ async function measureOne(name) {
   await session.run(feeds);
   const free1 = loaded.binding.planDeviceMemory(0).free;
   const smi1 = smiUsedBytes();
+  const library1 = loaded.binding.defaultArenaStats?.(0);
   const usage = ep.memoryUsage;
   const footprints = ep.partitions.map((p) => p.stats.lastFootprint).filter(Boolean);
   const result = {
@@ -99,6 +101,8 @@ async function measureOne(name) {
     counted: usage,
     // What the builds measured on the default arena (BLAS + DNN workspaces) against the estimate's BLAS figure.
     libraryBytesMeasured: footprints.reduce((a, f) => a + f.libraryBytes, 0),
+    // The default arena (library workspaces) across the measured session: what it reserved from the driver and what is in use.
+    defaultArena: library0 && library1 ? { reservedBytes: library1.reserved - library0.reserved, inUseBytes: library1.inUse - library0.inUse } : undefined,
     notes: plan.notes,
   };
   await session.release();
@@ -138,6 +142,7 @@ async function main() {
       `${name} ${result.case} (${result.nodesOnRocm} nodes on rocm, ${result.partitions} partition(s)): planned ${fmt(p?.totalBytes)} ` +
         `[weights ${fmt(p?.weightsBytes)}, activations ${fmt(p?.activationBytes)} (${p?.activationSource}), per run ${fmt(p?.perRunBytes)}, workspace ${fmt(p?.workspaceBytes)}]; ` +
         `measured ${fmt(result.measuredBytes)} (nvidia-smi ${fmt(result.smiBytes)}); EP counted ${fmt(c?.inUseBytes)} [plans ${fmt(c?.byKind.plans)}, libraries ${fmt(c?.byKind.libraries)}, tensors ${fmt(c?.byKind.tensors)}]; ` +
+        `default arena +${fmt(result.defaultArena?.reservedBytes)} reserved, +${fmt(result.defaultArena?.inUseBytes)} in use; ` +
         `planned/measured ${result.ratio?.toFixed(3) ?? '-'} ${result.passed ? 'ok' : 'FAIL'}`,
     );
   }
