@@ -155,7 +155,7 @@ describe('rocm gpuMemLimit counts plans and library workspaces', () => {
     const ep = standInProvider({ gpuMemLimit: 8 * MiB }, 'cuBLAS');
     const error = await InferenceSession.fromModel(addReluModel(1, 'MatMul'), sessionOptions(ep)).catch((e: unknown) => e);
     expect((error as SwitchyardError).code).toBe('OUT_OF_MEMORY');
-    expect((error as Error).message).toMatch(/the BLAS workspace of the plan of .* needs 33554432 bytes \(32\.0 MiB\).*\d+ bytes in use: plans \d+/);
+    expect((error as Error).message).toMatch(/the library workspaces of the plan of .* needs 33554432 bytes \(32\.0 MiB\).*\d+ bytes in use: plans \d+/);
     const roomy = standInProvider({ gpuMemLimit: 64 * MiB }, 'cuBLAS');
     const session = await InferenceSession.fromModel(addReluModel(1, 'MatMul'), sessionOptions(roomy));
     expect(roomy.memoryUsage!.byKind.libraries).toBe(CUBLAS_WORKSPACE_BYTES);

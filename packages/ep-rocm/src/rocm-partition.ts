@@ -15,7 +15,7 @@ import { allocateForCopy, type RocmDeviceMemory } from './device-memory.js';
 import { runPlan, type NativeExecutionPlan, type PlanBinding } from './plan/native-plan.js';
 import { foldKnownValues } from './plan/host-values.js';
 import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
-import { planFootprint, type PlanFootprint } from './plan/plan-footprint.js';
+import { NO_LIBRARY_WORKSPACES, planFootprint, type LibraryWorkspaces, type PlanFootprint } from './plan/plan-footprint.js';
 import type { WeightSplitter } from './plan/split-tf32.js';
 import { MAX_SHAPE_INPUT_ELEMENTS, shapeDecidingInputs } from './plan/shape-inputs.js';
 import type { ResolvedRocmOptions } from './rocm-options.js';
@@ -133,8 +133,8 @@ export class RocmPartition implements CompiledPartition {
     private readonly options: ResolvedRocmOptions,
     /** The device multiplies TF32 on tensor cores through cuBLAS (NVIDIA sm_80+): 3xTF32 products pay off. */
     private readonly tf32TensorCores = false,
-    /** What a plan stream's BLAS handle takes from the default arena (plan-footprint.ts), before a build measures it. */
-    private readonly blasWorkspaceBytes = 0,
+    /** What a plan stream's libraries take from the default arena (plan-footprint.ts), before a build measures it. */
+    private readonly libraries: LibraryWorkspaces = NO_LIBRARY_WORKSPACES,
   ) {
     this.outputPlacement = partition.outputNames.map(() => 'host');
   }
@@ -185,11 +185,11 @@ export class RocmPartition implements CompiledPartition {
     } catch {
       return; // the first run builds it and reports why it cannot
     }
-    const footprint = planFootprint(description, this.blasWorkspaceBytes);
+    const footprint = planFootprint(description, this.libraries);
     const what = `the plan of '${this.partition.name}' (${shapes.map((t) => `${t.type}[${t.dims.join(', ')}]`).join(', ')})`;
     const arena = this.memory.budget.charge('plans', footprint.arenaBytes, what);
     try {
-      const library = this.memory.budget.charge('libraries', footprint.libraryBytes, `the BLAS workspace of ${what}`);
+      const library = this.memory.budget.charge('libraries', footprint.libraryBytes, `the library workspaces of ${what}`);
       this.#admitted = { key: planKey(shapes, new Map()), description, charges: [arena, library] };
     } catch (error) {
       arena.release();
@@ -204,7 +204,7 @@ export class RocmPartition implements CompiledPartition {
   estimate(shapes: readonly InputShape[]): PlanFootprint | undefined {
     if (this.#shapeInputIndexes().length > 0) return undefined;
     try {
-      return planFootprint(this.#describe(concreteGraph(this.partition, shapes), this.#nhwcConv(), sizeOnlySplit), this.blasWorkspaceBytes);
+      return planFootprint(this.#describe(concreteGraph(this.partition, shapes), this.#nhwcConv(), sizeOnlySplit), this.libraries);
     } catch {
       return undefined;
     }
@@ -238,13 +238,14 @@ export class RocmPartition implements CompiledPartition {
 
   /**
    * Builds a plan from `description` with its arena charged first; then charges what the build took
-   * for the libraries' workspaces (measured on the default arena, else the footprint's BLAS figure),
+   * for the libraries' workspaces (measured on the default arena, else the footprint's expected figure),
    * disposing the plan when that passes the limit.
    */
   #build(description: PlanDescription, what: string): BuiltPlan {
-    const footprint = planFootprint(description, this.blasWorkspaceBytes);
-    const arena = this.memory.budget.charge('plans', footprint.arenaBytes, what);
     const before = this.#libraryArena();
+    // The libraries' expected figure only serves where the build cannot be measured.
+    const footprint = planFootprint(description, before ? undefined : this.libraries);
+    const arena = this.memory.budget.charge('plans', footprint.arenaBytes, what);
     let plan: NativeExecutionPlan;
     try {
       plan = new this.binding.ExecutionPlan(description);

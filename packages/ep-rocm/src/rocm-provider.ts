@@ -24,7 +24,8 @@ import type { DeviceUsage } from './device-budget.js';
 import { RocmDeviceMemory } from './device-memory.js';
 import { ROCM_KERNEL_TABLE } from './kernel-table.js';
 import { hasPlanBinding, type PlanBinding } from './plan/native-plan.js';
-import { CUBLAS_WORKSPACE_BYTES } from './plan/plan-footprint.js';
+import { convAlgoCacheDir, deviceCacheName, readConvAlgoCache, readConvFormCache } from './plan/library-caches.js';
+import { CUBLAS_WORKSPACE_BYTES, NO_LIBRARY_WORKSPACES, type LibraryWorkspaces } from './plan/plan-footprint.js';
 import { RocmPartition } from './rocm-partition.js';
 import { ROCM_OPTION_TYPES, ROCM_ORT_ALIASES, resolveRocmOptions, type ResolvedRocmOptions, type RocmProviderOptions } from './rocm-options.js';
 
@@ -57,8 +58,8 @@ export class RocmExecutionProvider implements ExecutionProvider {
   readonly #partitions: RocmPartition[] = [];
   #deviceInfo: UsableDevice | undefined;
   #tf32TensorCores = false;
-  /** What a plan stream's BLAS handle takes from the default arena: cuBLAS is given a workspace there, rocBLAS keeps its own. */
-  #blasWorkspaceBytes = 0;
+  /** What a plan stream's libraries take from the default arena, before a build (cuBLAS is given a workspace there, rocBLAS keeps its own). */
+  #libraries: LibraryWorkspaces = NO_LIBRARY_WORKSPACES;
   #runtime: RuntimeInfo | undefined;
 
   constructor(options: RocmProviderOptions | Readonly<Record<string, unknown>> = {}) {
@@ -89,7 +90,12 @@ export class RocmExecutionProvider implements ExecutionProvider {
     this.#deviceInfo = chosen;
     const cublas = binding.blasInfo().backend === 'cuBLAS';
     this.#tf32TensorCores = cublas && chosen.major >= 8;
-    this.#blasWorkspaceBytes = cublas ? CUBLAS_WORKSPACE_BYTES : 0;
+    const cacheName = deviceCacheName(chosen, probe.runtime.platform);
+    this.#libraries = {
+      blasWorkspaceBytes: cublas ? CUBLAS_WORKSPACE_BYTES : 0,
+      convAlgoCache: () => readConvAlgoCache(convAlgoCacheDir(), cacheName),
+      convFormCache: () => readConvFormCache(convAlgoCacheDir(), cacheName),
+    };
     this.#runtime = probe.runtime;
     if (!hasPlanBinding(binding)) {
       throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: node node_modules/@switchyard/native-hip/scripts/build-native.mjs --clean`);
@@ -110,7 +116,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
    */
   async compile(partition: FusedPartition): Promise<CompiledPartition> {
     const memory = this.#ready();
-    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options, this.#tf32TensorCores, this.#blasWorkspaceBytes);
+    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options, this.#tf32TensorCores, this.#libraries);
     compiled.admit();
     this.#partitions.push(compiled);
     return compiled;
@@ -125,9 +131,9 @@ export class RocmExecutionProvider implements ExecutionProvider {
    * session.memoryPlan's figures for this EP's partitions at the request's shapes: each plan
    * described (as its first run will build it) but not built, so nothing touches the device. Weights
    * are the constants the plans upload (float16 or TF32-split where the options say so); workspace
-   * is the plans' step workspaces and the BLAS workspace of each plan's stream. The DNN libraries'
-   * algorithm workspaces are not known before a build and are not included. Undefined when a
-   * partition's shapes are not all known (core then estimates).
+   * is the plans' step workspaces and the library workspaces of each plan's stream: BLAS, and DNN as
+   * far as the convolution algorithm cache knows the algorithms (a problem not searched yet counts
+   * 0). Undefined when a partition's shapes are not all known (core then estimates).
    */
   memoryEstimate({ nodes, typeOf }: MemoryEstimateRequest): MemoryEstimate | undefined {
     const mine = new Set(nodes);
