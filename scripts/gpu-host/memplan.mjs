@@ -127,8 +127,8 @@ async function main() {
     const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--one', name], { encoding: 'utf8', maxBuffer: 64 * MiB });
     const line = child.stdout.split('\n').find((l) => l.startsWith('MEMPLAN '));
     const result = line ? JSON.parse(line.slice('MEMPLAN '.length)) : { model: name, error: `exited ${child.status}: ${child.stderr.trim().split('\n').slice(-3).join(' | ')}` };
-    if (result.planned && result.measuredBytes > 0) {
-      result.ratio = result.planned.totalBytes / result.measuredBytes;
+    if (result.planned && !result.error) {
+      if (result.measuredBytes > 0) result.ratio = result.planned.totalBytes / result.measuredBytes;
       result.passed = Math.abs(result.planned.totalBytes - result.measuredBytes) <= Math.max(TOLERANCE * result.measuredBytes, PAGE_BYTES);
     } else result.passed = false;
     results.push(result);
