@@ -16,6 +16,7 @@
 #      opset (the committed models converted to opset 21: rocm keeps its placement, outputs match),
 #      validate (validateProviders, rocm fp32/fp16 against cpu on the committed models),
 #      soak (10,000 runs and 1,000 create/release cycles on rocm: RSS and GPU memory trends),
+#      memplan (session.memoryPlan's rocm total against the device memory each session took, within 10%),
 #      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU),
 #      zoo (the public model zoo generated here, rocm + HIP graph against the CPU EP and PyTorch eager).
 #      Results go to $OUT (or .gpu/out).
@@ -134,6 +135,12 @@ for stage in $stages; do
       log "stage soak"
       node --expose-gc scripts/gpu-host/soak.mjs "$out" "${SWITCHYARD_SOAK_RUNS:-10000}" "${SWITCHYARD_SOAK_CYCLES:-1000}" >"$out/soak.log" 2>&1 || status=1
       cut -c1-300 "$out/soak.log" | tee -a "$out/run.log" ;;
+    memplan)
+      # session.memoryPlan's rocm device total against the device memory the session took (driver free
+      # memory before/after, nvidia-smi, and the EP's gpuMemLimit count), one fresh process per model.
+      log "stage memplan"
+      node scripts/gpu-host/memplan.mjs "$out" ${SWITCHYARD_MEMPLAN:-} >"$out/memplan.log" 2>&1 || status=1
+      cut -c1-600 "$out/memplan.log" | tee -a "$out/run.log" ;;
     serve-pool)
       # switchyard serve on rocm: one instance against two on the same GPU, same closed-loop load. The
       # host has no node_modules: .gpu/serve.bundle.mjs (scripts/gpu-host/bundle-serve.sh) carries

@@ -3,10 +3,12 @@
  * maps to one native DeviceBuffer, a block of the EP's caching DeviceArena (grown as
  * `arenaExtendStrategy` says). A partition's outputs are allocated on every run: from the arena's
  * cache that costs no driver call, where a plain hipMalloc/hipFree pair per output would (and
- * hipFree waits for the whole device). Enforces `gpuMemLimit` by counting live bytes.
+ * hipFree waits for the whole device). Owns the EP's `DeviceBudget` (device-budget.ts), which counts
+ * these tensors together with the plans' arenas and library workspaces against `gpuMemLimit`.
  */
 import { BYTES_PER_ELEMENT, SwitchyardError, Tensor, elementCount, viewData, type DataType, type DataTypeMap, type DeviceData, type NumericDataType } from '@switchyard/core';
 import type { DeviceArena, DeviceBuffer, NativeHipBinding } from '@switchyard/native-hip';
+import { DeviceBudget, type DeviceCharge } from './device-budget.js';
 import type { ArenaExtendStrategy } from './rocm-options.js';
 
 /**
@@ -24,12 +26,15 @@ type PlacementHint = () => void;
 
 export class RocmDeviceMemory {
   readonly location: string;
-  #liveBytes = 0;
+  /** Everything this EP holds on the device, against gpuMemLimit (plans charge it too). */
+  readonly budget: DeviceBudget;
   readonly #buffers = new WeakMap<DeviceData, DeviceBuffer>();
   /** Device tensors staged from the host but not uploaded yet: a plan copies them in within its run. */
   readonly #staged = new WeakMap<DeviceData, Tensor>();
   /** Device tensors whose host copy was read (`allocate`'s hint), and host-backed ones used on the device (`hostResult`'s). */
   readonly #hints = new WeakMap<DeviceData, PlacementHint>();
+  /** The budget's charges for staged tensors a consumer uploaded (`bufferOf`). */
+  readonly #stagedCharges = new WeakMap<DeviceData, DeviceCharge>();
 
   #arena: DeviceArena | undefined;
 
@@ -40,6 +45,7 @@ export class RocmDeviceMemory {
     readonly extendStrategy: ArenaExtendStrategy = 'kNextPowerOfTwo',
   ) {
     this.location = `rocm:${deviceId}`;
+    this.budget = new DeviceBudget(this.location, limitBytes);
   }
 
   /** The arena, made on first use (so a provider that never allocates never touches the device). */
@@ -58,28 +64,14 @@ export class RocmDeviceMemory {
     this.#arena = undefined;
   }
 
-  /** Bytes currently allocated by this EP. */
+  /** Bytes of device tensors currently allocated by this EP (plans and workspaces are in `budget`). */
   get liveBytes(): number {
-    return this.#liveBytes;
+    return this.budget.usage().byKind.tensors;
   }
 
   /** A new device tensor with uninitialized contents; `onHostRead` runs when its data is copied to the host. */
   allocate(type: DataType, dims: readonly number[], onHostRead?: PlacementHint): { tensor: Tensor; buffer: DeviceBuffer } {
-    const bytesPerElement = BYTES_PER_ELEMENT[type];
-    if (!bytesPerElement) throw new SwitchyardError('UNSUPPORTED', `rocm: ${type} tensors cannot live on the device`);
-    const bytes = elementCount(dims) * bytesPerElement;
-    if (this.#liveBytes + bytes > this.limitBytes) {
-      throw new SwitchyardError('OUT_OF_MEMORY', `rocm: allocating ${bytes} bytes would exceed gpuMemLimit (${this.limitBytes} bytes, ${this.#liveBytes} in use)`);
-    }
-    let buffer: DeviceBuffer;
-    try {
-      buffer = this.#deviceArena().allocate(bytes);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      const oom = code === 'OUT_OF_MEMORY' || code === 'hipErrorOutOfMemory' || code === 'cudaErrorMemoryAllocation';
-      throw new SwitchyardError(oom ? 'OUT_OF_MEMORY' : 'RUNTIME', `rocm: ${(error as Error).message}`, { cause: error });
-    }
-    this.#liveBytes += bytes;
+    const { buffer, charge } = this.#allocateBuffer(type, dims);
     let disposed = false;
     const handle: DeviceData = {
       location: this.location,
@@ -94,12 +86,28 @@ export class RocmDeviceMemory {
         if (disposed) return;
         disposed = true;
         buffer.free();
-        this.#liveBytes -= bytes;
+        charge.release();
       },
     };
     this.#buffers.set(handle, buffer);
     if (onHostRead) this.#hints.set(handle, onHostRead);
     return { tensor: Tensor.fromDevice(type, dims, handle), buffer };
+  }
+
+  /** A block of the arena for `dims` of `type`, charged to the budget first. */
+  #allocateBuffer(type: DataType, dims: readonly number[]): { buffer: DeviceBuffer; charge: DeviceCharge } {
+    const bytesPerElement = BYTES_PER_ELEMENT[type];
+    if (!bytesPerElement) throw new SwitchyardError('UNSUPPORTED', `rocm: ${type} tensors cannot live on the device`);
+    const bytes = elementCount(dims) * bytesPerElement;
+    const charge = this.budget.charge('tensors', bytes, `a ${type}[${dims.join(', ')}] tensor`);
+    try {
+      return { buffer: this.#deviceArena().allocate(bytes), charge };
+    } catch (error) {
+      charge.release();
+      const code = (error as { code?: string }).code;
+      const oom = code === 'OUT_OF_MEMORY' || code === 'hipErrorOutOfMemory' || code === 'cudaErrorMemoryAllocation';
+      throw new SwitchyardError(oom ? 'OUT_OF_MEMORY' : 'RUNTIME', `rocm: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   /** Whether a tensor is one of this EP's device tensors (allocated or staged). */
@@ -137,9 +145,11 @@ export class RocmDeviceMemory {
     if (d && staged) {
       this.#hints.get(d)?.();
       this.#hints.delete(d);
-      const { buffer } = this.#materialize(staged);
+      const { buffer, charge } = this.#allocateBuffer(staged.type, staged.dims);
+      buffer.upload(staged.data as ArrayBufferView);
       this.#staged.delete(d);
       this.#buffers.set(d, buffer);
+      this.#stagedCharges.set(d, charge);
       return buffer;
     }
     const buffer = d && this.#buffers.get(d);
@@ -147,16 +157,12 @@ export class RocmDeviceMemory {
     return buffer;
   }
 
-  #materialize(host: Tensor): { tensor: Tensor; buffer: DeviceBuffer } {
-    const made = this.allocate(host.type, host.dims);
-    made.buffer.upload(host.data as ArrayBufferView);
-    return made;
-  }
-
   /** A device tensor now (one synchronous copy). */
   upload(tensor: Tensor): Tensor {
     if (tensor.type === 'string') throw new SwitchyardError('UNSUPPORTED', 'rocm: string tensors stay on the host');
-    return this.#materialize(tensor).tensor;
+    const made = this.allocate(tensor.type, tensor.dims);
+    made.buffer.upload(tensor.data as ArrayBufferView);
+    return made.tensor;
   }
 
   /**
@@ -175,7 +181,7 @@ export class RocmDeviceMemory {
         const buffer = this.#buffers.get(handle);
         if (buffer) {
           buffer.free();
-          this.#liveBytes -= buffer.byteLength;
+          this.#stagedCharges.get(handle)?.release();
         }
         this.#buffers.delete(handle);
         this.#staged.delete(handle);

@@ -10,7 +10,11 @@ export type ConvAlgoSearch = 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT';
 export interface RocmProviderOptions {
   /** Which GPU (HIP ordinal, after HIP_VISIBLE_DEVICES). Default 0. */
   deviceId?: number;
-  /** Bytes of device memory this EP may hold. Default: no limit. */
+  /**
+   * Bytes of device memory this EP may hold: its device tensors, each execution plan's arena (weights
+   * included) and the BLAS/DNN workspaces its plan builds take (device-budget.ts). Past it, session
+   * creation (static shapes) or the run that builds a plan fails with OUT_OF_MEMORY. Default: no limit.
+   */
   gpuMemLimit?: number;
   /** How the device arena grows. Default 'kNextPowerOfTwo'. */
   arenaExtendStrategy?: ArenaExtendStrategy;

@@ -14,13 +14,18 @@ import {
   type FusedPartition,
   type Graph,
   type KernelDef,
+  type MemoryEstimate,
+  type MemoryEstimateRequest,
   type Tensor,
 } from '@switchyard/core';
 import type { NativeHipBinding, RuntimeInfo, UsableDevice } from '@switchyard/native-hip';
 import { rocmCapability, rocmKernelDefs } from './capability.js';
+import type { DeviceUsage } from './device-budget.js';
 import { RocmDeviceMemory } from './device-memory.js';
 import { ROCM_KERNEL_TABLE } from './kernel-table.js';
 import { hasPlanBinding, type PlanBinding } from './plan/native-plan.js';
+import { convAlgoCacheDir, deviceCacheName, readConvAlgoCache, readConvFormCache } from './plan/library-caches.js';
+import { CUBLAS_WORKSPACE_BYTES, NO_LIBRARY_WORKSPACES, type LibraryWorkspaces } from './plan/plan-footprint.js';
 import { RocmPartition } from './rocm-partition.js';
 import { ROCM_OPTION_TYPES, ROCM_ORT_ALIASES, resolveRocmOptions, type ResolvedRocmOptions, type RocmProviderOptions } from './rocm-options.js';
 
@@ -53,6 +58,8 @@ export class RocmExecutionProvider implements ExecutionProvider {
   readonly #partitions: RocmPartition[] = [];
   #deviceInfo: UsableDevice | undefined;
   #tf32TensorCores = false;
+  /** What a plan stream's libraries take from the default arena, before a build (cuBLAS is given a workspace there, rocBLAS keeps its own). */
+  #libraries: LibraryWorkspaces = NO_LIBRARY_WORKSPACES;
   #runtime: RuntimeInfo | undefined;
 
   constructor(options: RocmProviderOptions | Readonly<Record<string, unknown>> = {}) {
@@ -67,6 +74,11 @@ export class RocmExecutionProvider implements ExecutionProvider {
     this.#open(loaded.binding, native.probeDevices({ binding: loaded.binding }));
   }
 
+  /** init() over a given binding and device probe (tests: a stand-in for the addon). */
+  initWith(binding: NativeHipBinding, probe: ReturnType<NativeHipModule['probeDevices']>): void {
+    this.#open(binding, probe);
+  }
+
   #open(binding: NativeHipBinding, probe: ReturnType<NativeHipModule['probeDevices']>): void {
     if (!probe.ok) throw new SwitchyardError('EP_FAILED', probe.reason);
     const { deviceId } = this.options;
@@ -76,7 +88,14 @@ export class RocmExecutionProvider implements ExecutionProvider {
     }
     if (!chosen.usable) throw new SwitchyardError('EP_FAILED', chosen.reason ?? `device ${deviceId} cannot run this build's kernels`);
     this.#deviceInfo = chosen;
-    this.#tf32TensorCores = binding.blasInfo().backend === 'cuBLAS' && chosen.major >= 8;
+    const cublas = binding.blasInfo().backend === 'cuBLAS';
+    this.#tf32TensorCores = cublas && chosen.major >= 8;
+    const cacheName = deviceCacheName(chosen, probe.runtime.platform);
+    this.#libraries = {
+      blasWorkspaceBytes: cublas ? CUBLAS_WORKSPACE_BYTES : 0,
+      convAlgoCache: () => readConvAlgoCache(convAlgoCacheDir(), cacheName),
+      convFormCache: () => readConvFormCache(convAlgoCacheDir(), cacheName),
+    };
     this.#runtime = probe.runtime;
     if (!hasPlanBinding(binding)) {
       throw new SwitchyardError('EP_FAILED', `this build of @switchyard/native-hip has no execution plans (ExecutionPlan/planStepOps missing: a stale build?). Fix: node node_modules/@switchyard/native-hip/scripts/build-native.mjs --clean`);
@@ -91,11 +110,49 @@ export class RocmExecutionProvider implements ExecutionProvider {
     return rocmCapability(graph, ctx);
   }
 
+  /**
+   * A partition whose input shapes are static reserves its plan's device memory here: past
+   * gpuMemLimit this throws OUT_OF_MEMORY, and the session is not created (see docs/using-sessions.md).
+   */
   async compile(partition: FusedPartition): Promise<CompiledPartition> {
     const memory = this.#ready();
-    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options, this.#tf32TensorCores);
+    const compiled = new RocmPartition(partition, this.#plans!, memory, this.options, this.#tf32TensorCores, this.#libraries);
+    compiled.admit();
     this.#partitions.push(compiled);
     return compiled;
+  }
+
+  /** Device memory this EP holds, by kind, against gpuMemLimit (tests, benchmarks and the GPU host's memplan stage read it). */
+  get memoryUsage(): DeviceUsage | undefined {
+    return this.#memory?.budget.usage();
+  }
+
+  /**
+   * session.memoryPlan's figures for this EP's partitions at the request's shapes: each plan
+   * described (as its first run will build it) but not built, so nothing touches the device. Weights
+   * are the constants the plans upload (float16 or TF32-split where the options say so); workspace
+   * is the plans' step workspaces and the library workspaces of each plan's stream: BLAS, and DNN as
+   * far as the convolution algorithm cache knows the algorithms (a problem not searched yet counts
+   * 0). Undefined when a partition's shapes are not all known (core then estimates).
+   */
+  memoryEstimate({ nodes, typeOf }: MemoryEstimateRequest): MemoryEstimate | undefined {
+    const mine = new Set(nodes);
+    const estimate = { weightsBytes: 0, activationBytes: 0, workspaceBytes: 0 };
+    for (const p of this.#partitions) {
+      if (!p.partition.nodes.some((n) => mine.has(n))) continue;
+      const shapes = [];
+      for (const name of p.partition.inputNames) {
+        const t = typeOf(name);
+        if (t?.kind !== 'tensor' || !t.shape?.every((d): d is number => typeof d === 'number')) return undefined;
+        shapes.push({ type: t.elemType, dims: t.shape });
+      }
+      const footprint = p.estimate(shapes);
+      if (!footprint) return undefined;
+      estimate.weightsBytes += footprint.weightsBytes;
+      estimate.activationBytes += footprint.activationBytes;
+      estimate.workspaceBytes += footprint.stepWorkspaceBytes + footprint.libraryBytes;
+    }
+    return estimate;
   }
 
   /** The compiled partitions so far (tests and benchmarks read their plan stats). */

@@ -215,6 +215,11 @@ export interface NativeHipRuntimeBinding {
   Event: EventConstructor;
   /** [sync] The device's stream (created on first use). */
   getStream(deviceId: number): Stream;
+  /**
+   * The stats of the device's default arena, which holds the BLAS/DNN libraries' workspaces (absent
+   * in older builds). Touches no device.
+   */
+  defaultArenaStats?(deviceId: number): DeviceArenaStats;
   /** Pinned staging buffers cached for reuse by async copies. */
   stagingBuffersCached(deviceId: number): number;
   /** Streams of disposed execution plans kept (with their library handles) for the next plan; at most 2 per device. */

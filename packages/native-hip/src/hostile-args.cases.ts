@@ -105,6 +105,7 @@ export const EXPORT_CASES: { [K in ExportName]: ExportCase } = {
   deviceProperties: { kind: 'function', needs: 'device', args: () => [0] },
   runtimeInfo: { kind: 'function', needs: 'nothing', args: () => [] },
   elementwise: { kind: 'function', needs: 'device', args: (ctx) => ['Add', ctx.buffer(16), ctx.buffer(16), ctx.buffer(16), 4] },
+  defaultArenaStats: { kind: 'function', needs: 'nothing', args: () => [0] },
   getStream: { kind: 'function', needs: 'device', args: () => [0] },
   stagingBuffersCached: { kind: 'function', needs: 'nothing', args: () => [0] },
   idlePlanStreams: { kind: 'function', needs: 'nothing', args: () => [0] },

@@ -171,6 +171,11 @@ describe.skipIf(!hasCompiler)('runtime (switchyard_hip.node built here)', () => 
     expect(binding.idlePlanStreams(0)).toBe(0);
   });
 
+  it.skipIf(gpuHost)("reads the default arena's stats (the library workspaces) without a device: nothing reserved", () => {
+    expect(binding.defaultArenaStats!(0)).toEqual({ inUse: 0, reserved: 0, peak: 0, allocations: 0, frees: 0, chunks: 0, largestFree: 0 });
+    expect(() => binding.defaultArenaStats!(-1)).toThrow(/defaultArenaStats: deviceId must be a non-negative integer/);
+  });
+
   it('rejects bad arguments before touching a device', () => {
     expect(() => new binding.DeviceArena(-1)).toThrow(/deviceId must be a non-negative integer/);
     expect(() => new binding.DeviceArena(0, { arenaExtendStrategy: 'x' as 'sameAsRequested' })).toThrow(/arenaExtendStrategy/);

@@ -109,6 +109,11 @@ export interface MemoryEstimate {
   activationBytes?: number;
   /** Scratch memory besides values and weights (convolution workspaces, BLAS handles' buffers, …). */
   workspaceBytes?: number;
+  /**
+   * Weights as the EP holds them on its device (converted to another precision, split, copied per
+   * plan), when that differs from the initializers' size; core counts the initializers otherwise.
+   */
+  weightsBytes?: number;
 }
 
 /** Options object naming an EP: `{ name: 'rocm', deviceId: 1 }`. */

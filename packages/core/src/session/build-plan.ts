@@ -68,7 +68,9 @@ async function prepareStep(graph: Graph, step: UnitStep, threads: number, consta
       const compiled = await unit.ep.compile!(partition);
       return { ...step, compiled, partition, implementation: 'compiled', inputRefs: [] };
     } catch (err) {
-      throw new SwitchyardError('EP_FAILED', `${unit.ep.name} could not compile partition '${unit.name}': ${(err as Error).message}`, { cause: err });
+      // Out of device memory (an EP's memory limit) keeps its code: the user's answer is a larger limit, not another EP.
+      const code = err instanceof SwitchyardError && err.code === 'OUT_OF_MEMORY' ? 'OUT_OF_MEMORY' : 'EP_FAILED';
+      throw new SwitchyardError(code, `${unit.ep.name} could not compile partition '${unit.name}': ${(err as Error).message}`, { cause: err });
     }
   }
   const node = unit.node;

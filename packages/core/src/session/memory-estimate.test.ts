@@ -74,4 +74,18 @@ describe('session.memoryPlan with a device EP', () => {
     await s.release();
     expect(() => s.memoryPlan).toThrow(expect.objectContaining({ code: 'RELEASED' }));
   });
+
+  it('counts the weights an EP says it holds on its device instead of the initializers, when it reports them', async () => {
+    const reporting = (weightsBytes?: number) =>
+      Object.assign(new MockDeviceProvider({ ops: ['Relu'] }), { memoryEstimate: () => ({ activationBytes: 1000, weightsBytes }) });
+    const open = (ep: MockDeviceProvider) => InferenceSession.fromModel(model([N], 1), { executionProviders: [ep, hostTestProvider()], disableCpuFallback: true, graphOptimizationLevel: 'disabled' });
+    const s = await open(reporting(4321));
+    const device = s.memoryPlan.devices[1];
+    expect(device.weightsBytes).toBe(4321);
+    expect(device.totalBytes).toBe(4321 + 1000 + device.perRunBytes);
+    await s.release();
+    const silent = await open(reporting(undefined));
+    expect(silent.memoryPlan.devices[1].weightsBytes).toBe(0); // core's count: the Relus read no initializer
+    await silent.release();
+  });
 });

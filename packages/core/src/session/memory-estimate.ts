@@ -22,7 +22,10 @@ export interface DeviceMemory {
   device: string;
   /** EPs whose nodes run on this device. */
   providers: string[];
-  /** Initializers read by this device's nodes (one read by two devices counts on both). */
+  /**
+   * Initializers read by this device's nodes (one read by two devices counts on both); on a device
+   * whose EPs all report `memoryEstimate().weightsBytes`, their figure (weights as they hold them).
+   */
   weightsBytes: number;
   /** Peak bytes of intermediate values live at once. */
   activationBytes: number;
@@ -212,7 +215,7 @@ export function estimateSessionMemory(plan: ExecutionPlan, options: MemoryEstima
 
   // The EPs' own figures.
   const notes: string[] = [];
-  const reported = new Map<string, { activation: number; all: boolean }>();
+  const reported = new Map<string, { activation: number; all: boolean; weights: number; allWeights: boolean }>();
   for (const [ep, nodes] of nodesOf) {
     const d = device(deviceOf(ep));
     const estimate = ep.memoryEstimate?.({ graph, nodes, typeOf });
@@ -220,9 +223,11 @@ export function estimateSessionMemory(plan: ExecutionPlan, options: MemoryEstima
       d.workspaceBytes += estimate.workspaceBytes;
       d.workspaceReportedBy.push(ep.name);
     }
-    const r = reported.get(d.device) ?? { activation: 0, all: true };
+    const r = reported.get(d.device) ?? { activation: 0, all: true, weights: 0, allWeights: true };
     if (estimate?.activationBytes !== undefined) r.activation += estimate.activationBytes;
     else r.all = false;
+    if (estimate?.weightsBytes !== undefined) r.weights += estimate.weightsBytes;
+    else r.allWeights = false;
     reported.set(d.device, r);
   }
   for (const [name, r] of reported) {
@@ -232,6 +237,8 @@ export function estimateSessionMemory(plan: ExecutionPlan, options: MemoryEstima
       d.activationBytes = r.activation;
       d.activationSource = 'provider';
     } else notes.push(`${name}: activations estimated by the lifetime planner over the values its nodes produce (its EPs report none)`);
+    // The device's copies of the weights, as its EPs hold them (every EP there must say, or core's count stands).
+    if (r.allWeights) d.weightsBytes = r.weights;
   }
   if (plan.subplans.size) notes.push('values inside control-flow subgraphs (If, Loop, Scan bodies) are allocated per iteration and not counted');
 

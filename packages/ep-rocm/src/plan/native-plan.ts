@@ -86,6 +86,8 @@ export interface PlanBinding {
   planStepOps(): string[];
   /** The device's free and total memory as the driver reports it (absent in older builds). */
   planDeviceMemory?(deviceId: number): { free: number; total: number };
+  /** The device's default arena (the BLAS/DNN workspaces): what plan builds took from it (absent in older builds). */
+  defaultArenaStats?(deviceId: number): { inUse: number; reserved: number };
   /** [lo | hi | hi] TF32 parts of a 3xTF32 product's weight (absent in older builds). */
   planSplitTf32?(weights: Float32Array): Float32Array;
 }

@@ -31,7 +31,14 @@ std::shared_ptr<DeviceArena> DefaultArena(int device) {
   static auto* arenas = new std::map<int, std::shared_ptr<DeviceArena>>();
   std::lock_guard<std::mutex> lock(mutex);
   auto& arena = (*arenas)[device];
-  if (!arena) arena = std::make_shared<DeviceArena>(device, ArenaOptions{});
+  // Exact-size chunks: this arena holds a few large, long-lived blocks (a 32 MiB cuBLAS workspace
+  // per plan stream, cuDNN/MIOpen workspaces), where doubling chunks would reserve up to twice what
+  // the libraries hold -- memory the EP's gpuMemLimit count and session.memoryPlan cannot foresee.
+  if (!arena) {
+    ArenaOptions options;
+    options.strategy = ExtendStrategy::kSameAsRequested;
+    arena = std::make_shared<DeviceArena>(device, options);
+  }
   return arena;
 }
 

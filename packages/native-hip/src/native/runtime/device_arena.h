@@ -53,7 +53,8 @@ class DeviceArena : public DeviceMemoryOwner, public std::enable_shared_from_thi
 };
 
 // The per-device arena with no limit, for library workspaces (cuBLAS/cuDNN/MIOpen) and for callers
-// that have no arena of their own. Created on first use; lives for the process.
+// that have no arena of their own. Created on first use; lives for the process. Its chunks are the
+// size asked for (kSameAsRequested: few, large blocks), and `defaultArenaStats` reports it to JS.
 std::shared_ptr<DeviceArena> DefaultArena(int device);
 
 }  // namespace switchyard::runtime

@@ -321,6 +321,14 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   bool recorded_ = false;
 };
 
+// [sync] defaultArenaStats(deviceId) -> the stats of the device's default arena, which holds the BLAS
+// and DNN libraries' workspaces: the EP reads it around a plan build to charge what the build took
+// against gpuMemLimit. Touches no device (the arena reserves memory only when asked for a block).
+Napi::Value DefaultArenaStats(const Napi::CallbackInfo& info) {
+  const int device = DeviceArg(info.Env(), info[0], "defaultArenaStats");
+  return runtime::ArenaStatsToJs(info.Env(), runtime::DefaultArena(device)->Stats());
+}
+
 // [sync] getStream(deviceId) -> Stream: the device's stream (created on first use).
 Napi::Value GetStream(const Napi::CallbackInfo& info) {
   return info.Env().GetInstanceData<AddonData>()->stream.New({info[0]});
@@ -349,6 +357,7 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
   data->event = Napi::Persistent(event);
   exports.Set("Stream", stream);
   exports.Set("Event", event);
+  exports.Set("defaultArenaStats", Napi::Function::New<DefaultArenaStats>(env, "defaultArenaStats"));
   exports.Set("getStream", Napi::Function::New<GetStream>(env, "getStream"));
   exports.Set("stagingBuffersCached", Napi::Function::New<StagingBuffersCached>(env, "stagingBuffersCached"));
   exports.Set("idlePlanStreams", Napi::Function::New<IdlePlanStreams>(env, "idlePlanStreams"));
