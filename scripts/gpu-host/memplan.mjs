@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import { RocmExecutionProvider } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
-import { readNpy } from './npy.mjs';
+import { readNpy } from '../../bench/lib/npy.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const MiB = 2 ** 20;
