@@ -231,6 +231,11 @@ export class RocmPartition implements CompiledPartition {
     });
   }
 
+  /** The device's free memory as the driver reports it, where this build can ask. */
+  #deviceFree(): number | undefined {
+    return this.binding.planDeviceMemory?.(this.options.deviceId).free;
+  }
+
   /** The default arena's figures (library workspaces), where this build reports them. */
   #libraryArena(): { inUse: number; reserved: number } | undefined {
     return this.binding.defaultArenaStats?.(this.options.deviceId);
@@ -242,6 +247,7 @@ export class RocmPartition implements CompiledPartition {
    * disposing the plan when that passes the limit.
    */
   #build(description: PlanDescription, what: string): BuiltPlan {
+    const freeBefore = this.#deviceFree();
     const before = this.#libraryArena();
     // The libraries' expected figure only serves where the build cannot be measured.
     const footprint = planFootprint(description, before ? undefined : this.libraries);
@@ -254,8 +260,15 @@ export class RocmPartition implements CompiledPartition {
       throw error;
     }
     const after = this.#libraryArena();
-    // What the build took from the default arena's cache or from the device, whichever is more.
-    const took = before && after ? Math.max(0, after.inUse - before.inUse, after.reserved - before.reserved) : footprint.libraryBytes;
+    const freeAfter = this.#deviceFree();
+    // What the build took from the default arena's cache or from the device, whichever is more; and
+    // at least what the driver saw go besides the plan's arena: a new plan stream's cuDNN/cuBLAS
+    // handles keep device state of their own outside any arena (72-99 MiB a stream on the H200), and a
+    // first build loads the libraries' kernels. Other threads allocating at the same moment can only
+    // make this count more, never less.
+    const arenaTook = before && after ? Math.max(0, after.inUse - before.inUse, after.reserved - before.reserved) : footprint.libraryBytes;
+    const driverTook = freeBefore !== undefined && freeAfter !== undefined ? Math.max(0, freeBefore - freeAfter - roundToDriverPage(footprint.arenaBytes)) : 0;
+    const took = Math.max(arenaTook, driverTook);
     try {
       const library = this.memory.budget.charge('libraries', took, `the library workspace taken for ${what}`);
       return { plan, charges: [arena, library], footprint: { ...footprint, libraryBytes: took } };
@@ -378,4 +391,10 @@ export class RocmPartition implements CompiledPartition {
 function disposeEntry(entry: PlanEntry): void {
   entry.plan.dispose();
   for (const c of entry.charges) c.release();
+}
+
+/** The driver hands out device memory in 2 MiB pages: an arena of n bytes takes this much. */
+function roundToDriverPage(bytes: number): number {
+  const page = 2 * 1024 * 1024;
+  return Math.ceil(bytes / page) * page;
 }
