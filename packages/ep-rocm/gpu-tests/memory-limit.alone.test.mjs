@@ -75,9 +75,12 @@ describe('rocm gpuMemLimit', { skip }, () => {
     assert.ok(taken >= counted - 4 * MiB, `driver saw ${taken} bytes taken, the EP counted ${counted}`);
     assert.ok(taken <= counted + Math.max(24 * MiB, 0.1 * counted), `driver saw ${taken} bytes taken, the EP counted ${counted}`);
 
-    // memoryPlan: the same plan described (not built), with the BLAS workspace a new plan stream gets on cuBLAS.
+    // memoryPlan: the same plan described (not built), with what a new plan stream gets on cuBLAS: the
+    // 32 MiB workspace and the handle's own state (as the last handle made measured it).
     const rocm = session.memoryPlan.devices.find((d) => d.device === 'rocm:0');
-    const blas = loaded.binding.blasInfo().backend === 'cuBLAS' ? 32 * MiB : 0;
+    const cublas = loaded.binding.blasInfo().backend === 'cuBLAS';
+    const blas = cublas ? 32 * MiB + loaded.binding.libraryHandleBytes(0).blas : 0;
+    if (cublas) assert.ok(loaded.binding.libraryHandleBytes(0).created > 0, 'the warm-up made a cuBLAS handle and measured it');
     assert.equal(rocm.weightsBytes, WEIGHT_BYTES);
     assert.equal(rocm.weightsBytes + rocm.activationBytes + rocm.workspaceBytes, plan.arenaBytes + blas);
 

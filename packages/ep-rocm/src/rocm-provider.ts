@@ -95,6 +95,7 @@ export class RocmExecutionProvider implements ExecutionProvider {
       blasWorkspaceBytes: cublas ? CUBLAS_WORKSPACE_BYTES : 0,
       convAlgoCache: () => readConvAlgoCache(convAlgoCacheDir(), cacheName),
       convFormCache: () => readConvFormCache(convAlgoCacheDir(), cacheName),
+      handleBytes: () => binding.libraryHandleBytes?.(deviceId) ?? { dnn: 0, blas: 0 },
     };
     this.#runtime = probe.runtime;
     if (!hasPlanBinding(binding)) {

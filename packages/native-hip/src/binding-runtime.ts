@@ -224,6 +224,8 @@ export interface NativeHipRuntimeBinding {
   stagingBuffersCached(deviceId: number): number;
   /** Streams of disposed execution plans kept (with their library handles) for the next plan; at most 2 per device. */
   idlePlanStreams(deviceId: number): number;
+  /** Device memory the last cuDNN/MIOpen (`dnn`) and cuBLAS (`blas`) handle made on the device kept of its own; 0 before one was made. */
+  libraryHandleBytes(deviceId: number): { dnn: number; blas: number; created: number };
   testing: { FakeArena: FakeArenaConstructor };
   blasInfo(): SeamInfo;
   /** [sync] Test entry: queues the GEMM and waits for it. */

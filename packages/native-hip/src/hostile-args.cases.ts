@@ -109,6 +109,7 @@ export const EXPORT_CASES: { [K in ExportName]: ExportCase } = {
   getStream: { kind: 'function', needs: 'device', args: () => [0] },
   stagingBuffersCached: { kind: 'function', needs: 'nothing', args: () => [0] },
   idlePlanStreams: { kind: 'function', needs: 'nothing', args: () => [0] },
+  libraryHandleBytes: { kind: 'function', needs: 'nothing', args: () => [0] },
   blasInfo: { kind: 'function', needs: 'nothing', args: () => [] },
   blasGemm: { kind: 'function', needs: 'blas', args: (ctx) => [gemm(ctx)] },
   blasPreparedGemm: { kind: 'function', needs: 'blas', args: (ctx) => [{ ...gemm(ctx), bias: ctx.buffer(8), cacheDir: '-' }] },

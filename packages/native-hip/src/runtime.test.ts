@@ -169,6 +169,7 @@ describe.skipIf(!hasCompiler)('runtime (switchyard_hip.node built here)', () => 
     expect(() => new binding.Event(0)).toThrow(/GetDeviceCount/);
     expect(binding.stagingBuffersCached(0)).toBe(0);
     expect(binding.idlePlanStreams(0)).toBe(0);
+    expect(binding.libraryHandleBytes(0)).toEqual({ dnn: 0, blas: 0, created: 0 });
   });
 
   it.skipIf(gpuHost)("reads the default arena's stats (the library workspaces) without a device: nothing reserved", () => {

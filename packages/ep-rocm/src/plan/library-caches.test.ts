@@ -104,5 +104,9 @@ describe('the DNN workspace a plan will take, from the algorithm cache', () => {
     const libraries = (forms: typeof withGemm) => ({ blasWorkspaceBytes: CUBLAS_WORKSPACE_BYTES, convAlgoCache: () => new Map(), convFormCache: () => forms });
     expect(planFootprint(d, libraries(libraryOnly)).libraryBytes).toBe(0);
     expect(planFootprint(d, libraries(withGemm)).libraryBytes).toBe(CUBLAS_WORKSPACE_BYTES);
+    // A new plan stream's handles: the DNN one for any convolution, the BLAS one only where the library is called.
+    const handleBytes = () => ({ dnn: 70 << 20, blas: 6 << 20 });
+    expect(planFootprint(d, { ...libraries(libraryOnly), handleBytes }).libraryBytes).toBe(70 << 20);
+    expect(planFootprint(d, { ...libraries(withGemm), handleBytes }).libraryBytes).toBe(CUBLAS_WORKSPACE_BYTES + (76 << 20));
   });
 });

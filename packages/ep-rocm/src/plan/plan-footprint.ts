@@ -22,7 +22,7 @@ export interface PlanFootprint {
   stepWorkspaceBytes: number;
   /** What the rest of the arena holds: the plan's inputs and outputs and its intermediates at their peak. */
   activationBytes: number;
-  /** The library workspaces expected for the plan's stream: BLAS (0 when no step calls the library) and DNN (from the algorithm cache). */
+  /** The library workspaces expected for the plan's stream: BLAS (0 when no step calls the library) and DNN (from the algorithm cache), with the handles' own state on a new stream. */
   libraryBytes: number;
 }
 
@@ -34,6 +34,11 @@ export interface LibraryWorkspaces {
   convAlgoCache(): ConvAlgoCache;
   /** The Conv forms timed before. */
   convFormCache(): ConvFormCache;
+  /**
+   * What the last DNN and BLAS handle made on the device kept of its own (outside every arena): a plan
+   * on a new stream gets new handles. 0 until the process made one (absent: 0).
+   */
+  handleBytes?(): { dnn: number; blas: number };
 }
 
 export const NO_LIBRARY_WORKSPACES: LibraryWorkspaces = { blasWorkspaceBytes: 0, convAlgoCache: () => new Map(), convFormCache: () => new Map() };
@@ -71,8 +76,10 @@ export function planFootprint(description: PlanDescription, libraries: LibraryWo
   for (const s of description.steps) stepWorkspaceBytes = Math.max(stepWorkspaceBytes, s.workspace?.bytes ?? 0);
   const hasConv = description.steps.some((s) => s.op === 'Conv' || s.op === 'ConvNHWC');
   const forms = hasConv ? libraries.convFormCache() : new Map<string, Set<string>>();
-  const blas = description.steps.some((s) => mayCallBlas(s, description.buffers, description.tuning, forms)) ? libraries.blasWorkspaceBytes : 0;
-  const dnn = hasConv ? dnnWorkspaceBytes(description.steps, description.buffers, libraries.convAlgoCache()) : 0;
+  const callsBlas = description.steps.some((s) => mayCallBlas(s, description.buffers, description.tuning, forms));
+  const handles = callsBlas || hasConv ? libraries.handleBytes?.() : undefined;
+  const blas = callsBlas ? libraries.blasWorkspaceBytes + (handles?.blas ?? 0) : 0;
+  const dnn = hasConv ? dnnWorkspaceBytes(description.steps, description.buffers, libraries.convAlgoCache()) + (handles?.dnn ?? 0) : 0;
   const libraryBytes = blas + dnn;
   const activationBytes = Math.max(0, description.arenaBytes - weightsBytes - stepWorkspaceBytes);
   return { arenaBytes: description.arenaBytes, weightsBytes, stepWorkspaceBytes, activationBytes, libraryBytes };

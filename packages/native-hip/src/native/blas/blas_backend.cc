@@ -18,6 +18,7 @@
 #include "gemm_lt.h"
 
 #include "runtime/device_arena.h"
+#include "runtime/runtime.h"
 #elif !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_ROCBLAS) && __has_include(<rocblas/rocblas.h>)
 #define SWITCHYARD_BLAS_ROCBLAS 1
 #include <dlfcn.h>
@@ -69,10 +70,13 @@ Status HandleFor(int device, hipStream_t stream, const Handle** out) {
   hipError_t gpu = hipSetDevice(device);
   if (gpu != hipSuccess) return Status{false, std::string("cudaSetDevice: ") + hipGetErrorName(gpu)};
   Handle entry;
+  const size_t free_before = runtime::DeviceFreeBytes(device);
   cublasStatus_t status = cublasCreate(&entry.handle);
   if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasCreate", status);
   status = cublasSetStream(entry.handle, stream);
   if (status != CUBLAS_STATUS_SUCCESS) return CublasFailure("cublasSetStream", status);
+  const size_t free_after = runtime::DeviceFreeBytes(device);
+  if (free_before > 0 && free_after > 0) runtime::RecordHandleBytes(device, runtime::HandleLibrary::kBlas, free_before > free_after ? free_before - free_after : 0);
   entry.arena = runtime::DefaultArena(device);
   runtime::ArenaResult block = entry.arena->Allocate(kWorkspaceBytes);
   if (block.failure == runtime::ArenaFailure::kNone) {

@@ -19,6 +19,7 @@
 #include <cudnn.h>
 
 #include "runtime/device_arena.h"
+#include "runtime/runtime.h"
 #elif !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_MIOPEN) && __has_include(<miopen/miopen.h>)
 #define SWITCHYARD_DNN_MIOPEN 1  // the backend is dnn_miopen.cc; this file adds only the prepared fallback
 #endif
@@ -72,8 +73,11 @@ Status HandleFor(int device, hipStream_t stream, Handle** out) {
   if (it == handles->end()) {
     if (hipSetDevice(device) != hipSuccess) return Status{false, "cudaSetDevice failed"};
     Handle entry;
+    const size_t free_before = runtime::DeviceFreeBytes(device);
     CUDNN_TRY(cudnnCreate(&entry.handle));
     CUDNN_TRY(cudnnSetStream(entry.handle, stream));
+    const size_t free_after = runtime::DeviceFreeBytes(device);
+    if (free_before > 0 && free_after > 0) runtime::RecordHandleBytes(device, runtime::HandleLibrary::kDnn, free_before > free_after ? free_before - free_after : 0);
     entry.arena = runtime::DefaultArena(device);
     entry.arch = DeviceCacheName(device);
     it = handles->emplace(std::make_pair(device, stream), std::move(entry)).first;

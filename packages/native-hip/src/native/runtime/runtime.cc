@@ -19,6 +19,7 @@ struct DeviceState {
   hipStream_t stream = nullptr;
   std::vector<StagingBuffer> idle;  // returned staging buffers, reused by the next copy
   std::vector<hipStream_t> idle_plan_streams;  // handed back by disposed plans, synchronized
+  HandleBytes handle_bytes;
 };
 
 std::mutex& StateMutex() {
@@ -237,6 +238,25 @@ size_t IdlePlanStreams(int device) {
   std::lock_guard<std::mutex> lock(StateMutex());
   auto found = States().find(device);
   return found == States().end() ? 0 : found->second.idle_plan_streams.size();
+}
+
+void RecordHandleBytes(int device, HandleLibrary library, size_t bytes) {
+  std::lock_guard<std::mutex> lock(StateMutex());
+  HandleBytes& h = States()[device].handle_bytes;
+  (library == HandleLibrary::kDnn ? h.dnn : h.blas) = bytes;
+  ++h.created;
+}
+
+HandleBytes LibraryHandleBytes(int device) {
+  std::lock_guard<std::mutex> lock(StateMutex());
+  auto found = States().find(device);
+  return found == States().end() ? HandleBytes{} : found->second.handle_bytes;
+}
+
+size_t DeviceFreeBytes(int device) {
+  size_t free = 0, total = 0;
+  if (hipSetDevice(device) != hipSuccess || hipMemGetInfo(&free, &total) != hipSuccess) return 0;
+  return free;
 }
 
 }  // namespace switchyard::runtime

@@ -35,6 +35,19 @@ constexpr size_t kIdlePlanStreams = 2;
 // Idle plan streams currently kept for `device` (for tests).
 size_t IdlePlanStreams(int device);
 
+// Device memory a library handle keeps of its own (cuDNN's, cuBLAS's: outside every arena), as the
+// driver's free memory saw it go while the handle was created. The seams record each creation; memory
+// estimates count a new plan stream's handles with the last figure per library (none before the first).
+enum class HandleLibrary { kDnn, kBlas };
+void RecordHandleBytes(int device, HandleLibrary library, size_t bytes);
+struct HandleBytes {
+  size_t dnn = 0, blas = 0;  // the last creation's figure per library
+  size_t created = 0;        // handles created on the device so far
+};
+HandleBytes LibraryHandleBytes(int device);
+// The device's free memory as the driver reports it (0 when it cannot say). Sets the current device.
+size_t DeviceFreeBytes(int device);
+
 // Bytes per pinned staging buffer (a copy larger than this is pipelined in chunks of it).
 constexpr size_t kStagingBytes = size_t{4} << 20;
 

@@ -346,6 +346,19 @@ Napi::Value IdlePlanStreams(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(runtime::IdlePlanStreams(device)));
 }
 
+// [sync] libraryHandleBytes(deviceId) -> {dnn, blas, created}: device memory the last cuDNN/MIOpen and
+// cuBLAS handle made on the device kept of its own (driver's free memory before and after creating it).
+Napi::Value LibraryHandleBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int device = DeviceArg(env, info[0], "libraryHandleBytes");
+  const runtime::HandleBytes h = runtime::LibraryHandleBytes(device);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("dnn", Napi::Number::New(env, static_cast<double>(h.dnn)));
+  out.Set("blas", Napi::Number::New(env, static_cast<double>(h.blas)));
+  out.Set("created", Napi::Number::New(env, static_cast<double>(h.created)));
+  return out;
+}
+
 }  // namespace
 
 void InitRuntime(Napi::Env env, Napi::Object exports) {
@@ -361,6 +374,7 @@ void InitRuntime(Napi::Env env, Napi::Object exports) {
   exports.Set("getStream", Napi::Function::New<GetStream>(env, "getStream"));
   exports.Set("stagingBuffersCached", Napi::Function::New<StagingBuffersCached>(env, "stagingBuffersCached"));
   exports.Set("idlePlanStreams", Napi::Function::New<IdlePlanStreams>(env, "idlePlanStreams"));
+  exports.Set("libraryHandleBytes", Napi::Function::New<LibraryHandleBytes>(env, "libraryHandleBytes"));
   Napi::Object testing = Napi::Object::New(env);
   testing.Set("FakeArena", FakeArenaObject::Define(env));
   exports.Set("testing", testing);
