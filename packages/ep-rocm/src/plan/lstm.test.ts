@@ -51,12 +51,12 @@ function lstmModel(direction: string, opts: { bias?: boolean; states?: boolean; 
   };
 }
 
-function planOf(spec: ModelSpec, feeds: Record<string, Tensor>): PlanDescription {
+function planOf(spec: ModelSpec, feeds: Record<string, Tensor>, fp16 = false): PlanDescription {
   const graph = buildModel(spec).graph;
   inferShapes(graph);
   const names = spec.inputs.map(([n]) => n);
   const p: FusedPartition = { name: 'p', graph, nodes: graph.nodes, inputNames: names, outputNames: spec.outputs.map(([n]) => n) };
-  return buildPlanDescription(concreteGraph(p, names.map((n) => feeds[n])), p.nodes, names, p.outputNames, { deviceId: 0, captureGraph: false, fp16: false });
+  return buildPlanDescription(concreteGraph(p, names.map((n) => feeds[n])), p.nodes, names, p.outputNames, { deviceId: 0, captureGraph: false, fp16 });
 }
 
 const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
@@ -115,6 +115,18 @@ function decisions(spec: ModelSpec): Record<string, string> {
 }
 
 describe('LSTM on rocm', () => {
+  it('keeps W, R and B float32 in a float16 plan (X, the states and the outputs are float16)', () => {
+    const spec = lstmModel('bidirectional', { bias: true, states: true });
+    const feeds: Record<string, Tensor> = { x: t([SEQ, BATCH, INPUT], 21), h0: t([2, BATCH, HIDDEN], 22, 0.5), c0: t([2, BATCH, HIDDEN], 23, 0.5) };
+    const d = planOf(spec, feeds, true);
+    const step = d.steps.find((s) => s.op === 'Lstm')!;
+    const dtypeOf = (i: number) => d.buffers[step.inputs[i]].dtype;
+    expect([1, 2, 3].map(dtypeOf)).toEqual([1, 1, 1]); // float32
+    expect([0, 4, 5].map(dtypeOf)).toEqual([10, 10, 10]); // float16
+    expect(step.outputs.map((id) => d.buffers[id].dtype)).toEqual([10, 10, 10]);
+    for (const c of d.constants) if ([1, 2, 3].map((i) => step.inputs[i]).includes(c.buffer)) expect(c.data).toBeInstanceOf(Float32Array);
+  });
+
   const forms: Array<[string, ModelSpec]> = [
     ['bidirectional, bias, initial states, all outputs (PyTorch nn.LSTM)', lstmModel('bidirectional', { bias: true, states: true })],
     ['forward, no bias, zero states, Y only', lstmModel('forward', { outputs: [true, false, false] })],

@@ -143,6 +143,10 @@ export function buildPlanDescription(
   let buffers: PlanBuffer[] = [];
   const idOf = new Map<string, number>();
   const storageType = (t: DataType): DataType => (half && t === 'float32' ? 'float16' : t);
+  // An LSTM's constant W, R and B stay float32 in a float16 plan: the recurrence would compound their
+  // float16 rounding over the sequence (the step reads float32 weights with float16 X and states).
+  const exactWeights = new Set<string>();
+  if (half) for (const n of nodes) if (n.opType === 'LSTM') for (const i of [1, 2, 3]) if (n.inputs[i] && constantOf(graph, n.inputs[i])) exactWeights.add(n.inputs[i]);
 
   const addBuffer = (name: string, type: DataType, dims: number[]): number => {
     const size = BYTES_PER_ELEMENT[type];
@@ -187,7 +191,7 @@ export function buildPlanDescription(
     if (known !== undefined) return known;
     const c = constantOf(graph, name);
     if (!c) throw new SwitchyardError('RUNTIME', `rocm plan: '${name}' is neither an input, a constant nor made by an earlier step`);
-    const type = storageType(c.type);
+    const type = exactWeights.has(name) ? c.type : storageType(c.type);
     const id = addBuffer(name, type, [...c.dims]);
     region.set(id, 'constant');
     constants.push({ buffer: id, data: type !== c.type ? toFloat16(c) : (c.data as ArrayBufferView) });

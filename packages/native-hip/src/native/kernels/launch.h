@@ -292,8 +292,9 @@ struct LstmShape {
 };
 // Shared memory one block of LaunchLstm uses: h, c, the gates and x_t, as float.
 inline size_t LstmSharedBytes(const LstmShape& s) { return static_cast<size_t>(6 * s.hidden + s.input) * sizeof(float); }
-hipError_t LaunchLstm(DType dtype, const void* x, const void* w, const void* r, const void* bias, const void* h0, const void* c0,
-                      void* y, void* y_h, void* y_c, const LstmShape& shape, hipStream_t stream);
+// `weight_dtype` types W, R and the bias (float32 or X's `dtype`).
+hipError_t LaunchLstm(DType dtype, DType weight_dtype, const void* x, const void* w, const void* r, const void* bias, const void* h0,
+                      const void* c0, void* y, void* y_h, void* y_c, const LstmShape& shape, hipStream_t stream);
 
 // ---------------------------------------------------------------- split_tf32.hip
 

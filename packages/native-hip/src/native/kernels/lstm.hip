@@ -10,8 +10,10 @@ namespace {
 
 __device__ __forceinline__ float Sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
 
-template <typename T>
-__global__ void LstmKernel(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ r, const T* __restrict__ bias,
+// T: X, the states and the outputs; Wt: W, R and the bias (float32 weights in a float16 plan keep the
+// recurrence from compounding float16 rounding of the weights over the sequence).
+template <typename T, typename Wt>
+__global__ void LstmKernel(const T* __restrict__ x, const Wt* __restrict__ w, const Wt* __restrict__ r, const Wt* __restrict__ bias,
                            const T* __restrict__ h0, const T* __restrict__ c0, T* __restrict__ y, T* __restrict__ y_h,
                            T* __restrict__ y_c, LstmShape s) {
   extern __shared__ float shared[];
@@ -22,9 +24,9 @@ __global__ void LstmKernel(const T* __restrict__ x, const T* __restrict__ w, con
   float* gates = c + hidden;    // [4 * hidden]
   float* xt = gates + rows;     // [input]
   const bool backwards = s.dirs == 2 ? dir == 1 : s.reverse;
-  const T* wd = w + dir * rows * input;
-  const T* rd = r + dir * rows * hidden;
-  const T* bd = bias != nullptr ? bias + dir * 2 * rows : nullptr;
+  const Wt* wd = w + dir * rows * input;
+  const Wt* rd = r + dir * rows * hidden;
+  const Wt* bd = bias != nullptr ? bias + dir * 2 * rows : nullptr;
   const int64_t state = (dir * s.batch + b) * hidden;
   for (int64_t j = threadIdx.x; j < hidden; j += blockDim.x) {
     h[j] = h0 != nullptr ? ToFloat(h0[state + j]) : 0.0f;
@@ -39,8 +41,8 @@ __global__ void LstmKernel(const T* __restrict__ x, const T* __restrict__ w, con
     for (int64_t k = threadIdx.x; k < input; k += blockDim.x) xt[k] = ToFloat(xrow[k]);
     __syncthreads();  // x_t staged, and the previous step's h written
     for (int64_t g = warp; g < rows; g += warps) {
-      const T* wrow = wd + g * input;
-      const T* rrow = rd + g * hidden;
+      const Wt* wrow = wd + g * input;
+      const Wt* rrow = rd + g * hidden;
       float acc = 0.0f;
       for (int64_t k = lane; k < input; k += warpSize) acc += ToFloat(wrow[k]) * xt[k];
       for (int64_t k = lane; k < hidden; k += warpSize) acc += ToFloat(rrow[k]) * h[k];
@@ -69,8 +71,8 @@ __global__ void LstmKernel(const T* __restrict__ x, const T* __restrict__ w, con
 
 }  // namespace
 
-hipError_t LaunchLstm(DType dtype, const void* x, const void* w, const void* r, const void* bias, const void* h0, const void* c0,
-                      void* y, void* y_h, void* y_c, const LstmShape& s, hipStream_t stream) {
+hipError_t LaunchLstm(DType dtype, DType weight_dtype, const void* x, const void* w, const void* r, const void* bias, const void* h0,
+                      const void* c0, void* y, void* y_h, void* y_c, const LstmShape& s, hipStream_t stream) {
   if (s.seq < 0 || s.batch < 0 || s.input < 1 || s.hidden < 1 || (s.dirs != 1 && s.dirs != 2) || s.batch > 65535) return hipErrorInvalidValue;
   if (LstmSharedBytes(s) > 48 * 1024) return hipErrorInvalidValue;
   if (s.batch == 0) return hipSuccess;
@@ -80,10 +82,13 @@ hipError_t LaunchLstm(DType dtype, const void* x, const void* w, const void* r, 
   hipError_t status = hipErrorInvalidValue;
   DispatchFloat(dtype, [&](auto tag) {
     using T = decltype(tag);
-    LstmKernel<T><<<grid, kBlockSize, LstmSharedBytes(s), stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(r), static_cast<const T*>(bias), static_cast<const T*>(h0),
-        static_cast<const T*>(c0), static_cast<T*>(y), static_cast<T*>(y_h), static_cast<T*>(y_c), s);
-    status = hipGetLastError();
+    DispatchFloat(weight_dtype, [&](auto weight_tag) {
+      using Wt = decltype(weight_tag);
+      LstmKernel<T, Wt><<<grid, kBlockSize, LstmSharedBytes(s), stream>>>(
+          static_cast<const T*>(x), static_cast<const Wt*>(w), static_cast<const Wt*>(r), static_cast<const Wt*>(bias), static_cast<const T*>(h0),
+          static_cast<const T*>(c0), static_cast<T*>(y), static_cast<T*>(y_h), static_cast<T*>(y_c), s);
+      status = hipGetLastError();
+    });
   });
   return status;
 }

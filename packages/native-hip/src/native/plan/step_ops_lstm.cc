@@ -40,9 +40,14 @@ std::string CheckLstm(StepArgs* args) {
   const int64_t state = s.dirs * s.batch * s.hidden;
   const int64_t expected[6] = {s.seq * s.batch * s.input, s.dirs * rows * s.input, s.dirs * rows * s.hidden, s.dirs * 2 * rows, state, state};
   const char* names[6] = {"X", "W", "R", "B", "initial_h", "initial_c"};
+  // W, R and B share one type: X's, or float32 in a float16 plan (the weights kept exact).
+  const int weight_dtype = args->in(1).dtype;
+  if (weight_dtype != dtype && weight_dtype != kFloat32) return "W must have X's type or be float32";
   for (size_t i = 0; i < args->inputs.size(); ++i) {
     if (args->inputs[i] == nullptr) continue;
-    if (args->in(i).dtype != dtype) return std::string(names[i]) + " must have X's type";
+    const bool weight = i >= 1 && i <= 3;
+    if (weight && args->in(i).dtype != weight_dtype) return std::string(names[i]) + " must have W's type";
+    if (!weight && args->in(i).dtype != dtype) return std::string(names[i]) + " must have X's type";
     if (args->in(i).count() != expected[i]) return std::string(names[i]) + " has " + std::to_string(args->in(i).count()) + " elements, expected " + std::to_string(expected[i]);
   }
   const int64_t out_counts[3] = {s.seq * s.dirs * s.batch * s.hidden, state, state};
@@ -64,8 +69,9 @@ hipError_t LaunchLstmStep(const StepArgs& args) {
   const auto* st = static_cast<const LstmState*>(args.state.get());
   const auto opt_in = [&](size_t i) -> const void* { return args.inputs.size() > i && args.inputs[i] != nullptr ? args.inputs[i]->data : nullptr; };
   const auto out = [&](int k) -> void* { return st->slot[k] >= 0 ? args.out(static_cast<size_t>(st->slot[k])).data : nullptr; };
-  return kernels::LaunchLstm(args.in(0).dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32, args.in(0).data,
-                             args.in(1).data, args.in(2).data, opt_in(3), opt_in(4), opt_in(5), out(0), out(1), out(2), st->shape, args.stream);
+  const auto type_of = [](int dtype) { return dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32; };
+  return kernels::LaunchLstm(type_of(args.in(0).dtype), type_of(args.in(1).dtype), args.in(0).data, args.in(1).data, args.in(2).data,
+                             opt_in(3), opt_in(4), opt_in(5), out(0), out(1), out(2), st->shape, args.stream);
 }
 
 }  // namespace
