@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findKnee, type BenchReport } from './bench.js';
-import { cli, hasBuiltCli, squeezenet, tinyCnn } from '../cli-process.test-util.js';
+import { cli, hasBuiltCli, resnet50, squeezenet, tinyCnn } from '../cli-process.test-util.js';
 
 describe('findKnee', () => {
   it('marks the last batch before throughput grows less than 10% per doubling', () => {
@@ -47,6 +47,26 @@ describe.skipIf(!hasBuiltCli)('switchyard bench (built)', () => {
     const benchExecMs = report.batches.reduce((a, b) => a + b.latencyMs.exec * 3, 0);
     expect(Math.abs(benchExecMs - profiledExecMs) / profiledExecMs).toBeLessThan(0.1);
   });
+
+  it('ResNet-50 --batch 1,2,4,8: the breakdown and the sweep; T_exec agrees with the profile within 10%', async () => {
+    const trace = join(dir, 'rn-trace.json');
+    const r = await cli(['bench', resnet50(), '--ep', 'cpu', '--batch', '1,2,4,8', '--iterations', '2', '--warmup', '0', '--json', '--profile', trace]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as BenchReport;
+    expect(report.batches.map((b) => b.batch)).toEqual([1, 2, 4, 8]);
+    for (const b of report.batches) expect(b.latencyMs.exec + b.latencyMs.copy + b.latencyMs.other).toBeCloseTo(b.latencyMs.mean, 6);
+    const events = JSON.parse(readFileSync(trace, 'utf8')) as Array<{ cat: string; name: string; dur: number }>;
+    expect(events.filter((e) => e.cat === 'Session' && e.name === 'run')).toHaveLength(8);
+    const profiledExecMs = events.filter((e) => e.cat === 'Node').reduce((a, e) => a + e.dur, 0) / 1000;
+    const benchExecMs = report.batches.reduce((a, b) => a + b.latencyMs.exec * 2, 0);
+    expect(Math.abs(benchExecMs - profiledExecMs) / profiledExecMs).toBeLessThan(0.1);
+    // The text form of the same sweep: the breakdown line, one row per batch, the knee.
+    const text = await cli(['bench', resnet50(), '--ep', 'cpu', '--batch', '1,2,4,8', '--iterations', '1', '--warmup', '0']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/Session creation: T_parse [\d.]+ ms/);
+    expect(text.stdout.match(/^\s+[1248]\s+[\d.]+\s+[\d.]+/gm)).toHaveLength(4);
+    expect(text.stdout).toMatch(/Knee: batch \d+ — beyond it|No knee: throughput grew/);
+  }, 300_000);
 
   it('text: the breakdown, the sweep table and the knee line', async () => {
     const r = await cli(['bench', squeezenet, '--ep', 'cpu', '--batch', '1,2,4', '--iterations', '2', '--warmup', '1']);

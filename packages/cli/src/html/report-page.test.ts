@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { Tensor, encodeModel } from '@switchyard/core';
 import { buildModel } from '@switchyard/core/testing';
-import { cli, hasBuiltCli, repo, squeezenet, tinyCnn, wrongReluEp } from '../cli-process.test-util.js';
+import { cli, hasBuiltCli, repo, resnet50, tinyCnn, wrongReluEp } from '../cli-process.test-util.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'sy-html-'));
@@ -99,20 +99,27 @@ describe.skipIf(!hasBuiltCli || !existsSync(CHROMIUM))('inspect --html in Chromi
     await page.close();
   });
 
-  it('a real CNN with a profile: nodes shaded by time, the ten slowest listed; a screenshot for the docs', async () => {
-    const trace = join(dir, 'sq-trace.json');
+  it('ResNet-50 with a profile: no console errors, nodes shaded by time, the ten slowest listed, reasons on click, search; a screenshot for the docs', async () => {
+    const trace = join(dir, 'rn-trace.json');
     // Relative to the CLI's working folder (the repository), so the page's title reads well in the docs.
-    const file = await report(relative(repo, squeezenet), 'squeezenet.html', ['--ep', 'rocm,cpu', '--profile', trace]);
+    const file = await report(relative(repo, resnet50()), 'resnet50.html', ['--ep', 'rocm,cpu', '--profile', trace]);
     const { page, errors } = await open(file);
     expect(errors).toEqual([]);
     const count = await page.$$eval('g.node', (gs) => gs.length);
-    expect(count).toBeGreaterThan(20);
+    expect(count).toBeGreaterThan(50); // 122 ONNX nodes, fused by the CPU EP's passes
     expect(await page.$$eval('.slowest li', (li) => li.length)).toBe(10);
     expect(await page.$$eval('rect.heat', (r) => r.length)).toBe(count);
-    // Clicking a slowest-list entry selects that node.
+    // Clicking a slowest-list entry selects that node: its time, and why the earlier EP declined it.
     await page.click('.slowest li a');
-    expect(await page.$eval('#details', (e) => e.textContent)).toMatch(/time\s*[\d.]+ ms/);
-    if (process.env.SWITCHYARD_SCREENSHOT) await page.screenshot({ path: join(repo, 'docs/images/inspect-html-squeezenet.png') });
+    const details = await page.$eval('#details', (e) => e.textContent ?? '');
+    expect(details).toMatch(/time\s*[\d.]+ ms/);
+    expect(details).toMatch(/rocm: unavailable/);
+    // Search by name finds the classifier.
+    await page.type('#search', '/fc/Gemm');
+    expect(await page.$$eval('g.node.match', (gs) => gs.length)).toBe(1);
+    await page.keyboard.press('Enter');
+    expect(await page.$eval('#details h2', (e) => e.textContent)).toBe('/fc/Gemm');
+    if (process.env.SWITCHYARD_SCREENSHOT) await page.screenshot({ path: join(repo, 'docs/images/inspect-html-resnet50.png') });
     await page.close();
   });
 
