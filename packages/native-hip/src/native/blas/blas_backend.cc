@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "blas.h"
+#include "runtime/stream_handles.h"
 
 #if defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_CUBLAS) && __has_include(<cublas_v2.h>)
 #define SWITCHYARD_BLAS_CUBLAS 1
@@ -94,14 +95,10 @@ const char* Unavailable() { return nullptr; }
 const char* BackendName() { return "cuBLAS"; }
 
 void ReleaseStream(int device, hipStream_t stream) {
-  std::lock_guard<std::mutex> lock(HandleMutex());
-  auto* handles = Handles();
-  auto it = handles->find({device, stream});
-  if (it == handles->end()) return;
-  (void)hipSetDevice(device);
-  if (it->second.handle != nullptr) (void)cublasDestroy(it->second.handle);
-  if (it->second.workspace != nullptr) it->second.arena->ReleaseMemory(it->second.workspace);
-  handles->erase(it);
+  runtime::EraseStreamHandle(HandleMutex(), Handles(), device, stream, [](Handle& h) {
+    if (h.handle != nullptr) (void)cublasDestroy(h.handle);
+    if (h.workspace != nullptr) h.arena->ReleaseMemory(h.workspace);
+  });
 }
 
 Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {
@@ -306,13 +303,9 @@ const char* Unavailable() {
 const char* BackendName() { return "rocBLAS"; }
 
 void ReleaseStream(int device, hipStream_t stream) {
-  std::lock_guard<std::mutex> lock(HandleMutex());
-  auto* handles = Handles();
-  auto it = handles->find({device, stream});
-  if (it == handles->end()) return;
-  (void)hipSetDevice(device);
-  if (Api().destroy_handle != nullptr) (void)Api().destroy_handle(it->second);
-  handles->erase(it);
+  runtime::EraseStreamHandle(HandleMutex(), Handles(), device, stream, [](rocblas_handle& h) {
+    if (Api().destroy_handle != nullptr) (void)Api().destroy_handle(h);
+  });
 }
 
 Status Gemm(int device, hipStream_t stream, const GemmDesc& input) {

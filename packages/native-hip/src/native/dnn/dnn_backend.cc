@@ -10,6 +10,7 @@
 
 #include "algo_cache.h"
 #include "dnn.h"
+#include "runtime/stream_handles.h"
 
 #if defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_CUDNN) && __has_include(<cudnn.h>)
 #define SWITCHYARD_DNN_CUDNN 1
@@ -281,14 +282,10 @@ Status ApplyRelu(Handle* h, const TensorDesc& y, void* data) {
 }  // namespace
 
 void ReleaseStream(int device, hipStream_t stream) {
-  std::lock_guard<std::mutex> lock(HandleMutex());
-  auto* handles = Handles();
-  auto it = handles->find({device, stream});
-  if (it == handles->end()) return;
-  (void)hipSetDevice(device);
-  if (it->second.handle != nullptr) (void)cudnnDestroy(it->second.handle);
-  if (it->second.workspace != nullptr) it->second.arena->ReleaseMemory(it->second.workspace);
-  handles->erase(it);
+  runtime::EraseStreamHandle(HandleMutex(), Handles(), device, stream, [](Handle& h) {
+    if (h.handle != nullptr) (void)cudnnDestroy(h.handle);
+    if (h.workspace != nullptr) h.arena->ReleaseMemory(h.workspace);
+  });
 }
 
 const char* Unavailable() { return nullptr; }

@@ -32,6 +32,7 @@
 
 #include "algo_cache.h"
 #include "dnn.h"
+#include "runtime/stream_handles.h"
 #include "runtime/device_arena.h"
 
 namespace switchyard::dnn {
@@ -374,16 +375,11 @@ Status RunConv(int device, hipStream_t stream, const Conv2dDesc& d, bool transpo
 }  // namespace
 
 void ReleaseStream(int device, hipStream_t stream) {
-  std::lock_guard<std::mutex> lock(HandleMutex());
-  auto* handles = Handles();
-  auto it = handles->find({device, stream});
-  if (it == handles->end()) return;
-  (void)hipSetDevice(device);
-  Handle& h = it->second;
-  if (h.workspace != nullptr) h.arena->ReleaseMemory(h.workspace);
-  if (h.scratch != nullptr) h.arena->ReleaseMemory(h.scratch);
-  if (h.handle != nullptr) (void)Api().miopenDestroy(h.handle);
-  handles->erase(it);
+  runtime::EraseStreamHandle(HandleMutex(), Handles(), device, stream, [](Handle& h) {
+    if (h.workspace != nullptr) h.arena->ReleaseMemory(h.workspace);
+    if (h.scratch != nullptr) h.arena->ReleaseMemory(h.scratch);
+    if (h.handle != nullptr) (void)Api().miopenDestroy(h.handle);
+  });
 }
 
 const char* Unavailable() {
