@@ -281,6 +281,10 @@ for (const entry of models) {
       const known = KNOWN_FAILURES[entry.name]?.[level];
       if (known?.outcome === 'not run') {
         it.skip(`not run at '${level}': ${known.why}`, () => {});
+      } else if (known && process.env.SWITCHYARD_SKIP_KNOWN_FAILURES) {
+        // scripts/test.sh's AVX2-capped pass: a known failure is the TypeScript kernels' speed at that
+        // level, the same on every ISA (checked once, in the main pass; it runs up to its bound, ~60 s).
+        it.skip(`fails as known at '${level}' (checked in the uncapped pass): ${known.why}`, () => {});
       } else if (bounded) {
         const check = entry.conversion ? 'matches onnxruntime (tight) and torch (loose)' : 'matches torch (in a child process)';
         it(known ? `fails as known at '${level}': ${known.why}` : `${check} at graphOptimizationLevel '${level}'`, { timeout: 15 * 60_000 }, () => runBounded(entry, level));
