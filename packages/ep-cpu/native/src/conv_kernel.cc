@@ -126,15 +126,8 @@ void ConvKernel::UnpackWeights(float* out) const {
     }
     return;
   }
-  if (packedWeights_->get_desc() == userWeights_) {
-    std::memcpy(out, packedWeights_->get_data_handle(), userWeights_.get_size());
-    return;
-  }
   ThreadScope threads(params_.threads);
-  Reorder unpack(packedWeights_->get_desc(), userWeights_);
-  auto stream = NewStream();
-  unpack.Execute(stream, *packedWeights_, dnnl::memory(userWeights_, CpuEngine(), out));
-  stream.wait();
+  CopyIntoLayout(*packedWeights_, userWeights_, out);
 }
 
 void ConvKernel::Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {

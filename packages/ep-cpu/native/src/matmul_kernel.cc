@@ -140,15 +140,8 @@ void MatMulKernel::Execute(const float* a, const float* b, const float* bias, fl
 void MatMulKernel::UnpackB(float* out) const {
   if (pointwise_) return pointwise_->UnpackB(out);
   if (!packedB_) throw CodedError("INVALID_ARGUMENT", "MatMul: B was not packed at construction: there is nothing to unpack");
-  if (packedB_->get_desc() == userB_) {
-    std::memcpy(out, packedB_->get_data_handle(), userB_.get_size());
-    return;
-  }
   ThreadScope threads(params_.threads);
-  Reorder unpack(packedB_->get_desc(), userB_);
-  auto stream = NewStream();
-  unpack.Execute(stream, *packedB_, dnnl::memory(userB_, CpuEngine(), out));
-  stream.wait();
+  CopyIntoLayout(*packedB_, userB_, out);
 }
 
 std::string MatMulKernel::implementation() const {

@@ -77,10 +77,7 @@ bool PointwiseSplitsWell(int64_t m, int threads) {
 
 void PointwiseGemm::UnpackB(float* out) const {
   ThreadScope threads(params_.threads);
-  Reorder unpack(pd_.weights_desc(), userWeights_);
-  auto stream = NewStream();
-  unpack.Execute(stream, packedWeights_, dnnl::memory(userWeights_, CpuEngine(), out));
-  stream.wait();
+  CopyIntoLayout(packedWeights_, userWeights_, out);
 }
 
 void PointwiseGemm::Execute(const float* a, const float* bias, float* y) const {

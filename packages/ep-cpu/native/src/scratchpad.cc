@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -103,6 +104,17 @@ dnnl::memory InPrimitiveLayout(dnnl::stream& stream, const std::optional<Reorder
 
 void Reorder::Execute(dnnl::stream& stream, const dnnl::memory& from, const dnnl::memory& to) const {
   ExecuteWithScratchpadIn(primitive_, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, scratchpad_, TempSlot::kReorderScratchpad);
+}
+
+void CopyIntoLayout(const dnnl::memory& from, const dnnl::memory::desc& to, void* out) {
+  if (from.get_desc() == to) {
+    std::memcpy(out, from.get_data_handle(), to.get_size());
+    return;
+  }
+  Reorder reorder(from.get_desc(), to);
+  auto stream = NewStream();
+  reorder.Execute(stream, from, dnnl::memory(to, CpuEngine(), out));
+  stream.wait();
 }
 
 }  // namespace switchyard

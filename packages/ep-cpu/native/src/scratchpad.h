@@ -49,6 +49,11 @@ class Reorder {
   dnnl::memory::desc scratchpad_;
 };
 
+// Writes `from` (packed weights, in whatever layout a primitive chose) into `out` laid out as `to`: a
+// memcpy when the layouts match, else a one-off reorder on the calling thread's team (for kernels that
+// pack again from weights another kernel packed).
+void CopyIntoLayout(const dnnl::memory& from, const dnnl::memory::desc& to, void* out);
+
 // A Reorder from one layout to another, or none when they are the same.
 std::optional<Reorder> ReorderIfNeeded(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
 

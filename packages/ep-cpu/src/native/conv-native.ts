@@ -27,7 +27,7 @@ import {
   staticRank,
   teamFor,
 } from './native-support.js';
-import { PrimitiveCache } from './primitive-cache.js';
+import { RepackingCache } from './primitive-cache.js';
 import { nodeActivation, type FusedActivation } from '../nn/fused-activation.js';
 
 type AutoPad = 'NOTSET' | 'SAME_UPPER' | 'SAME_LOWER' | 'VALID';
@@ -252,7 +252,8 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     }
     return logical;
   };
-  const cache = new PrimitiveCache<ConvPrimitive>();
+  // A donor must have weights another primitive can unpack (not Winograd's or im2col's).
+  const cache = new RepackingCache<ConvPrimitive>((p) => p.weightsUnpackable);
 
   const optionsFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitiveOptions => {
     // The addon packs the constant W and B for W's run-time dims: a model whose W or B disagrees with
@@ -263,6 +264,7 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
     // W was packed at creation and its buffer freed (releasedConstants): a primitive for another shape
     // packs from one already built when that one's packing can be undone (donor), else it cannot be built.
     if (constW && packedAtCreate) {
+      const donor = cache.donor;
       if (!donor) throw refuse(`W was packed for the input shape the model states and released; input [${xDims.join(', ')}] contradicts that shape`);
       return { ...convOptions(xDims, w, geometry, threads), weights: undefined, packedFrom: donor };
     }
@@ -294,27 +296,9 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
    * one built that can serve (`packedFrom`), and the batch-1 one is dropped once a run builds its own.
    */
   let packedAtCreate = false;
-  let donor: ConvPrimitive | undefined;
-  let unusedProbeKey: string | undefined;
   const keyFor = (xDims: readonly number[], w: Tensor, threads: number) => `${xDims.join(',')}|${w.dims.join(',')}|${threads}`;
-  const primitiveFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitive => {
-    const key = keyFor(xDims, w, threads);
-    if (key === unusedProbeKey) unusedProbeKey = undefined;
-    let built = false;
-    const primitive = cache.get(key, () => {
-      built = true;
-      return new binding.ConvPrimitive(optionsFor(xDims, w, geometry, threads));
-    });
-    if (built && packedAtCreate) {
-      if (primitive.weightsUnpackable) donor = primitive;
-      // The batch-1 primitive built at creation goes once a run built its own, unless it is still the donor.
-      if (unusedProbeKey !== undefined && cache.peek(unusedProbeKey) !== donor) {
-        cache.delete(unusedProbeKey);
-        unusedProbeKey = undefined;
-      }
-    }
-    return primitive;
-  };
+  const primitiveFor = (xDims: readonly number[], w: Tensor, geometry: ConvGeometry, threads: number): ConvPrimitive =>
+    cache.get(keyFor(xDims, w, threads), () => new binding.ConvPrimitive(optionsFor(xDims, w, geometry, threads)));
 
   // Session creation: build now when the input shape is static and the weights are known.
   const xTyped = staticDims(init.inputTypes[0]);
@@ -327,7 +311,6 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
       const geometry = convGeometry(node, attrs, xStatic, constW.dims);
       const primitive = primitiveFor(xStatic, constW, geometry, teamFor(binding, init.threads, convMacs(geometry, constW.dims)));
       packedAtCreate = primitive.weightsPacked;
-      if (primitive.weightsUnpackable) donor = primitive;
       if (isWinograd(primitive.implementation)) implementation = 'winograd';
       else if (primitive.implementation.startsWith('im2col')) implementation = 'im2col';
     } catch (error) {
@@ -350,9 +333,8 @@ function createConv(binding: NativeBinding, init: KernelInit): Kernel {
           if (probe.weightsPacked && probe.weightsUnpackable) {
             const key = keyFor(xProbe, constW, threads);
             cache.get(key, () => probe);
+            cache.markProbe(key);
             packedAtCreate = true;
-            donor = probe;
-            unusedProbeKey = key;
           } else {
             probe.dispose();
           }

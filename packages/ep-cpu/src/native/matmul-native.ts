@@ -26,7 +26,7 @@ import {
   staticRank,
   teamFor,
 } from './native-support.js';
-import { PrimitiveCache } from './primitive-cache.js';
+import { RepackingCache } from './primitive-cache.js';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { fusedActivation, nodeActivation } from '../nn/fused-activation.js';
 
@@ -106,7 +106,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   const constBias = hasBias ? init.constantInputs.get(2) : undefined;
   const activation = node.opType === 'FusedMatMul' ? nodeActivation(node) : fusedActivation('');
   if (typeof activation === 'string') throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (FusedMatMul): ${activation}`);
-  const cache = new PrimitiveCache<MatMulPrimitive>();
+  const cache = new RepackingCache<MatMulPrimitive>((p) => p.weightsPacked);
 
   /**
    * B is packed at session creation when A's shape is known but for the batch: for A's declared shape,
@@ -115,38 +115,23 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
    * for a shape no run has used is dropped once a run builds its own.
    */
   let packedAtCreate = false;
-  let donor: MatMulPrimitive | undefined;
-  let unusedProbeKey: string | undefined;
-  const keyFor = (shapes: MatMulShapes, threads: number): string => {
-    const product = collapsedProduct(shapes);
-    return `${product.a.join(',')}|${product.b.join(',')}|${threads}`;
-  };
+  const keyOf = (product: { a: number[]; b: number[] }, threads: number): string => `${product.a.join(',')}|${product.b.join(',')}|${threads}`;
   const primitiveFor = (shapes: MatMulShapes, threads: number): MatMulPrimitive => {
-    const key = keyFor(shapes, threads);
-    if (key === unusedProbeKey) unusedProbeKey = undefined;
-    let built = false;
-    const primitive = cache.get(key, () => {
-      const product = collapsedProduct(shapes);
-      built = true;
-      return new binding.MatMulPrimitive({
+    const product = collapsedProduct(shapes);
+    return cache.get(keyOf(product, threads), () =>
+      new binding.MatMulPrimitive({
         aDims: product.a,
         bDims: product.b,
         threads,
         b: constB && !packedAtCreate ? float32Data(node, constB, 'B') : undefined,
-        packedFrom: constB && packedAtCreate ? donor : undefined,
+        packedFrom: constB && packedAtCreate ? cache.donor : undefined,
         hasBias,
         bias: constBias ? float32Data(node, constBias, 'bias') : undefined,
         activation: activation.native,
         activationAlpha: activation.alpha,
         activationBeta: activation.beta,
-      });
-    });
-    if (built && primitive.weightsPacked) {
-      donor = primitive;
-      if (unusedProbeKey !== undefined) cache.delete(unusedProbeKey);
-      unusedProbeKey = undefined;
-    }
-    return primitive;
+      }),
+    );
   };
 
   // Session creation: pack B now when it is a constant worth packing and A's rank is known.
@@ -169,7 +154,7 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
       try {
         const threads = teamFor(binding, init.threads, elementCount(shapes.output) * shapes.inner);
         packedAtCreate = primitiveFor(shapes, threads).weightsPacked;
-        if (!aStatic) unusedProbeKey = keyFor(shapes, threads);
+        if (!aStatic) cache.markProbe(keyOf(collapsedProduct(shapes), threads));
       } catch (error) {
         throw fromNativeError(node, error);
       }

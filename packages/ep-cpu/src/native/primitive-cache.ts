@@ -55,3 +55,52 @@ export class PrimitiveCache<P extends Disposable> {
     this.#entries.clear();
   }
 }
+
+/**
+ * The primitives of a node whose constant weights were packed at session creation and the model's copy
+ * released: a primitive for another shape packs from one already built (the donor: the last one built
+ * that `canDonate`). One built at creation for a guessed shape (`markProbe`: batch 1 for a symbolic
+ * batch) is dropped once a run builds its own, unless it is still the donor.
+ */
+export class RepackingCache<P extends Disposable> {
+  readonly #cache = new PrimitiveCache<P>();
+  readonly #canDonate: (p: P) => boolean;
+  #donor: P | undefined;
+  #unusedProbeKey: string | undefined;
+
+  constructor(canDonate: (p: P) => boolean) {
+    this.#canDonate = canDonate;
+  }
+
+  /** What a primitive built now packs from, if any. */
+  get donor(): P | undefined {
+    return this.#donor;
+  }
+
+  /** The entry for `key`, built by `make` on first use (see PrimitiveCache.get). */
+  get(key: string, make: () => P): P {
+    if (key === this.#unusedProbeKey) this.#unusedProbeKey = undefined;
+    let built = false;
+    const primitive = this.#cache.get(key, () => {
+      built = true;
+      return make();
+    });
+    if (!built) return primitive;
+    if (this.#canDonate(primitive)) this.#donor = primitive;
+    if (this.#unusedProbeKey !== undefined && this.#cache.peek(this.#unusedProbeKey) !== this.#donor) {
+      this.#cache.delete(this.#unusedProbeKey);
+      this.#unusedProbeKey = undefined;
+    }
+    return primitive;
+  }
+
+  /** `key`'s entry was built at creation for a guessed shape: dropped once a run builds another. */
+  markProbe(key: string): void {
+    this.#unusedProbeKey = key;
+  }
+
+  dispose(): void {
+    this.#donor = undefined;
+    this.#cache.dispose();
+  }
+}
