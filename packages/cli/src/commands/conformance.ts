@@ -47,7 +47,7 @@ export async function conformanceCommand(args: ConformanceArgs): Promise<number>
   });
   const secs = ((performance.now() - started) / 1000).toFixed(1);
   process.stdout.write(
-    `\nONNX backend suite (${root}) on [${eps.join(', ')}]: ${summary.total} tests — ${summary.passed} passed, ${summary.failed} failed, ${summary.unsupported} unsupported (${secs} s)\n`,
+    `\nONNX backend suite (${root}) on [${eps.join(', ')}]: ${summary.total} tests — ${summary.passed} passed, ${summary.failed} failed, ${summary.unsupported} unsupported${summary.random ? `, ${summary.random} random (dtype and shape only)` : ''} (${secs} s)\n`,
   );
   if (args.update) {
     if (!file) throw new CliError('--update needs --expectations FILE');
