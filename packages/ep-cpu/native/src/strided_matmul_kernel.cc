@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <omp.h>
+
 #include "engine.h"
 #include <switchyard/errors.h>
 #include "scratchpad.h"
@@ -45,6 +47,34 @@ dnnl::memory::desc StridedDesc(const Dims& dims, Dims strides) {
     strides[i] = i + 1 < static_cast<int>(dims.size()) ? strides[i + 1] * dims[i + 1] : 1;
   }
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+bool IsReference(const dnnl::matmul::primitive_desc& pd) { return std::string(pd.impl_info_str()).rfind("ref", 0) == 0; }
+
+// y (dense row-major, `dims`) += mask broadcast to it (`mask`: the same rank, each dim 1 or dims'). The
+// innermost dims where the two agree are one contiguous run of both; the outer index walks the rest.
+void AddMask(float* y, const float* mask, const Dims& dims, const Dims& maskDims, int threads) {
+  const int rank = static_cast<int>(dims.size());
+  int inner = rank;
+  int64_t run = 1;
+  while (inner > 0 && maskDims[inner - 1] == dims[inner - 1]) run *= dims[--inner];
+  const Dims maskStrides = RowMajorStrides(maskDims);
+  int64_t outer = 1;
+  for (int i = 0; i < inner; ++i) outer *= dims[i];
+  const int team = outer * run >= (int64_t{1} << 16) ? std::max(1, threads > 0 ? threads : omp_get_max_threads()) : 1;
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (int64_t o = 0; o < outer; ++o) {
+    // The mask's offset of outer index o: its digits over dims[0..inner), only where the mask is not broadcast.
+    int64_t rest = o, offset = 0;
+    for (int i = inner - 1; i >= 0; --i) {
+      const int64_t digit = rest % dims[i];
+      rest /= dims[i];
+      if (maskDims[i] != 1) offset += digit * maskStrides[i];
+    }
+    float* out = y + o * run;
+    const float* m = mask + offset;
+    for (int64_t j = 0; j < run; ++j) out[j] += m[j];
+  }
 }
 
 // The transposed view of a dense buffer of `dims`: permuted dims with the matching strides.
@@ -115,6 +145,20 @@ StridedMatMulKernel::StridedMatMulKernel(const StridedMatMulParams& params) : pa
   ThreadScope threads(params_.threads);
   dnnl::matmul::desc desc(a_, b_, y_);
   pd_ = dnnl::matmul::primitive_desc(desc, attr, CpuEngine());
+  if (params_.hasMask && IsReference(pd_)) {
+    // A mask broadcast over the leading dims only (a windowed attention's bias [1, heads, n, n] over
+    // [windows, heads, n, n]: post-op mask 14) got oneDNN 2.6's reference matmul, ~100x slower than the
+    // gemm; without the post-op the gemm serves it, and the add after costs one pass over Y.
+    dnnl::primitive_attr plain = UserScratchpadAttr();
+    if (params_.scale != 1.0f) plain.set_output_scales(0, {params_.scale});
+    dnnl::matmul::primitive_desc alternative(desc, plain, CpuEngine());
+    if (!IsReference(alternative)) {
+      pd_ = alternative;
+      addMaskAfter_ = true;
+      product_ = product;
+      maskDims_ = mask_.dims();
+    }
+  }
   primitive_ = dnnl::matmul(pd_);
 }
 
@@ -127,10 +171,12 @@ void StridedMatMulKernel::Execute(const float* a, const float* b, const float* m
                                                  {DNNL_ARG_DST, dnnl::memory(y_, engine, y)}};
   if (params_.hasMask) {
     if (!mask) throw CodedError("INVALID_ARGUMENT", "StridedMatMul: built with a mask but none was given");
-    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl::memory(mask_, engine, const_cast<float*>(mask)));
+    if (!addMaskAfter_) args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl::memory(mask_, engine, const_cast<float*>(mask)));
   }
   ExecuteWithScratchpad(primitive_, stream, std::move(args), pd_.scratchpad_desc());
   stream.wait();
+  // Y is the product itself here (a mask comes only with the identity permY).
+  if (addMaskAfter_) AddMask(y, mask, product_, maskDims_, params_.threads);
 }
 
 }  // namespace switchyard

@@ -242,6 +242,29 @@ describe.runIf(hasAddon)('attention matmul fusion (oneDNN)', () => {
     }
   });
 
+  // Swin's window attention: the relative-position bias [1, heads, n, n] broadcast over the windows. oneDNN 2.6
+  // gave that post-op (mask 14) only its reference matmul (~100x slower: Swin-T ran 12x onnxruntime's time);
+  // the addon then runs the gemm without it and adds the mask after. Also a mask broadcast innermost.
+  for (const maskDims of [[1, 3, 7, 7], [4, 1, 7, 1], [1, 1, 1, 7]]) {
+    it(`a mask [${maskDims}] over [4, 3, 7, 7] runs on non-reference code and equals the reference`, () => {
+      const Primitive = binding?.StridedMatMulPrimitive;
+      if (!Primitive) return;
+      const p = new Primitive({ aDims: [4, 3, 7, 5], bDims: [4, 3, 7, 5], permB: [0, 1, 3, 2], scale: 0.5, maskDims });
+      try {
+        expect(p.implementation).not.toMatch(/^ref/);
+        const a = values(420, 11), b = values(420, 12), mask = values(maskDims.reduce((x, y) => x * y, 1), 13, -3, 3);
+        const y = new Float32Array(4 * 3 * 7 * 7);
+        p.runSync(a, b, mask, y);
+        const expected = stridedMatMulReference('t', new Tensor('float32', a, [4, 3, 7, 5]), new Tensor('float32', b, [4, 3, 7, 5]), new Tensor('float32', mask, maskDims), {
+          permB: [0, 1, 3, 2], scale: 0.5,
+        });
+        for (let i = 0; i < y.length; i++) expect(Math.abs(y[i] - expected.data[i]), `y[${i}]`).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(expected.data[i])));
+      } finally {
+        p.dispose();
+      }
+    });
+  }
+
   it('the oneDNN kernel equals the TS kernel with folded Reshapes, perms, scale and a batch-broadcast mask', async () => {
     if (!binding) return;
     const [nativeDef] = nativeStridedMatMulKernels(binding);
