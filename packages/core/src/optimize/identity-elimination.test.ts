@@ -63,6 +63,26 @@ describe('identity elimination', () => {
     expect(g.nodes.find((n) => n.outputs[0] === 'y3')!.inputs).toEqual(['d3']);
   });
 
+  it('removes a Pad whose pads are all zero (input or attribute), and keeps one that pads', () => {
+    const g = newGraph({ inputs: [input('x')], outputs: ['y1', 'y2', 'y3', 'y4'] });
+    g.initializers.set('zeros', new Tensor('int64', new BigInt64Array(8), [8]));
+    g.initializers.set('ones', new Tensor('int64', BigInt64Array.from([0n, 0n, 1n, 1n, 0n, 0n, 1n, 1n]), [8]));
+    node(g, 'Pad', ['x', 'zeros'], ['p1'], { name: 'zero-input' });
+    node(g, 'Relu', ['p1'], ['y1']);
+    node(g, 'Pad', ['x', 'ones'], ['p2'], { name: 'pads' });
+    node(g, 'Relu', ['p2'], ['y2']);
+    node(g, 'Pad', ['x'], ['p3'], { name: 'zero-attribute', attributes: { pads: { type: 'ints', value: [0, 0, 0, 0] } } });
+    node(g, 'Relu', ['p3'], ['y3']);
+    node(g, 'Pad', ['x', 'runtime'], ['p4'], { name: 'runtime-pads' });
+    node(g, 'Relu', ['p4'], ['y4']);
+    const res = eliminateIdentities(scopeOf(g));
+    expect(res.nodes).toEqual(['zero-input', 'zero-attribute']);
+    expect(g.nodes.find((n) => n.outputs[0] === 'y1')!.inputs).toEqual(['x']);
+    expect(g.nodes.find((n) => n.outputs[0] === 'y2')!.inputs).toEqual(['p2']);
+    expect(g.nodes.find((n) => n.outputs[0] === 'y3')!.inputs).toEqual(['x']);
+    expect(g.nodes.find((n) => n.outputs[0] === 'y4')!.inputs).toEqual(['p4']);
+  });
+
   it('renames reads inside subgraphs, and keeps the Identity when a subgraph shadows the input name', () => {
     const g = newGraph({ inputs: [input('x'), input('cond')], outputs: ['o1', 'o2'] });
     node(g, 'Relu', ['x'], ['r']);

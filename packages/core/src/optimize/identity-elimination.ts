@@ -1,6 +1,7 @@
 /**
- * Identity elimination: `Identity` nodes, and `Dropout` in inference mode whose mask nobody reads,
- * pass their input through, so their consumers can read the input directly.
+ * Identity elimination: `Identity` nodes, `Dropout` in inference mode whose mask nobody reads, and
+ * `Pad` by constant zero pads (exporters write one before pools whose padding is zero, as torch does for
+ * DenseNet's transitions) pass their input through, so their consumers can read the input directly.
  *
  * When the pass-through output is a protected name (a graph output), consumers cannot be rewired
  * without renaming it. Then, if the input is an ordinary value produced by a node of this graph, that
@@ -12,11 +13,21 @@ import { emptyResult, type PassResult } from './pass-result.js';
 import { constantLookup, UseIndex, type Scope } from './scope.js';
 import { nodeLabel } from '../ir/graph.js';
 
+/** Whether a Pad adds nothing: its pads (the constant input 1, or the `pads` attribute before opset 11) all zero. */
+function zeroPads(node: Node, constant: ReturnType<typeof constantLookup>): boolean {
+  const attr = node.attributes.get('pads');
+  if (attr) return attr.type === 'ints' && attr.value.every((v) => Number(v) === 0);
+  const pads = node.inputs[1] ? constant(node.inputs[1]) : undefined;
+  if (!pads || (pads.type !== 'int64' && pads.type !== 'int32')) return false;
+  return Array.from(pads.data as ArrayLike<number | bigint>).every((v) => Number(v) === 0);
+}
+
 /** For a removable pass-through node, its [input, output]; otherwise undefined. */
 function passThrough(node: Node, index: UseIndex, scope: Scope, constant: ReturnType<typeof constantLookup>): [string, string] | undefined {
   const [input, output] = [node.inputs[0], node.outputs[0]];
   if (!input || !output || input === output) return undefined;
   if (isOnnxOp(node, 'Identity')) return node.outputs.length === 1 ? [input, output] : undefined;
+  if (isOnnxOp(node, 'Pad')) return zeroPads(node, constant) ? [input, output] : undefined;
   if (!isOnnxOp(node, 'Dropout')) return undefined;
   const mask = node.outputs[1];
   if (mask && (index.isUsed(mask) || scope.protectedNames.has(mask))) return undefined;

@@ -16,7 +16,7 @@ function isFloat32(t: Tensor | undefined): t is Tensor<'float32'> {
 }
 
 /** Per-channel scale and shift: y' = s[c]·y + t[c]. */
-interface Affine {
+export interface Affine {
   s: Float64Array;
   t: Float64Array;
 }
@@ -31,28 +31,34 @@ function perChannel(c: Tensor | undefined, m: number, rank: number): Float64Arra
   return Float64Array.from(c.data);
 }
 
+/**
+ * An inference BatchNormalization's per-channel map (s = scale / sqrt(var + epsilon), t = bias − mean · s), or why
+ * it is not a fixed one; `channels`, when given, is the count the statistics must have.
+ */
+export function batchNormAffine(rw: GraphRewriter, node: Node, channels?: number): Affine | string {
+  // Only Y: Mean/Var outputs exist in training mode, which is not a fixed affine map.
+  if (node.outputs.slice(1).some((o) => o !== '')) return 'BatchNormalization has training outputs';
+  const attrs = rw.attrs(node);
+  if (attrs.int('training_mode', 0) !== 0) return 'BatchNormalization in training mode';
+  if (attrs.has('spatial') && attrs.int('spatial', 1) !== 1) return 'BatchNormalization with spatial = 0';
+  const eps = attrs.float('epsilon', 1e-5);
+  const stats = node.inputs.slice(1, 5).map((n) => rw.constant(n));
+  if (stats.length !== 4 || !stats.every(isFloat32)) return 'BatchNormalization statistics are not float32 constants';
+  const m = channels ?? stats[0]!.size;
+  if (stats.some((t) => t!.size !== m)) return channels === undefined ? 'BatchNormalization statistics differ in size' : `statistics do not have the Conv's ${m} output channels`;
+  const [scale, bias, mean, variance] = stats.map((t) => t!.data as Float32Array);
+  const s = new Float64Array(m);
+  const t = new Float64Array(m);
+  for (let c = 0; c < m; c++) {
+    s[c] = scale[c] / Math.sqrt(variance[c] + eps);
+    t[c] = bias[c] - mean[c] * s[c];
+  }
+  return { s, t };
+}
+
 /** The affine map `node` applies to `y`, or why it is not one (undefined: not an op this pass folds). */
 function affineOf(rw: GraphRewriter, node: Node, y: string, m: number, rank: number): Affine | string | undefined {
-  if (hasOp(node, 'BatchNormalization')) {
-    if (node.inputs[0] !== y) return undefined;
-    // Only Y: Mean/Var outputs exist in training mode, which is not a fixed affine map.
-    if (node.outputs.slice(1).some((o) => o !== '')) return 'BatchNormalization has training outputs';
-    const attrs = rw.attrs(node);
-    if (attrs.int('training_mode', 0) !== 0) return 'BatchNormalization in training mode';
-    if (attrs.has('spatial') && attrs.int('spatial', 1) !== 1) return 'BatchNormalization with spatial = 0';
-    const eps = attrs.float('epsilon', 1e-5);
-    const stats = node.inputs.slice(1, 5).map((n) => rw.constant(n));
-    if (!stats.every(isFloat32)) return 'BatchNormalization statistics are not float32 constants';
-    if (stats.some((t) => t!.size !== m)) return `statistics do not have the Conv's ${m} output channels`;
-    const [scale, bias, mean, variance] = stats.map((t) => t!.data as Float32Array);
-    const s = new Float64Array(m);
-    const t = new Float64Array(m);
-    for (let c = 0; c < m; c++) {
-      s[c] = scale[c] / Math.sqrt(variance[c] + eps);
-      t[c] = bias[c] - mean[c] * s[c];
-    }
-    return { s, t };
-  }
+  if (hasOp(node, 'BatchNormalization')) return node.inputs[0] === y ? batchNormAffine(rw, node, m) : undefined;
   const op = ['Mul', 'Div', 'Add', 'Sub'].find((o) => hasOp(node, o));
   if (!op) return undefined;
   const other = otherInput(node, y);

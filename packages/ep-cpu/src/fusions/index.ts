@@ -1,7 +1,7 @@
 /**
  * The CPU EP's graph fusions for graphOptimizationLevel 'extended' and 'all', in the order they run:
  * float16 nodes first move to float32 (the oneDNN kernels and every fusion below serve float32) and
- * the Cast pairs that leaves collapse; then BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
+ * the Cast pairs that leaves collapse; a zero Pad becomes the padding of the Conv or AveragePool after it; then BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
  * Conv+Add+activation fuses, and the transformer patterns (LayerNorm, GELU) are matched before
  * MatMul+Add so no pass breaks another's chain.
  */
@@ -9,6 +9,7 @@ import type { GraphPass } from '@switchyard/core';
 import { float16InFloat32 } from './float16-in-float32.js';
 import { castPairCollapse } from './cast-pair-collapse.js';
 import { convBatchNormFolding } from './conv-batchnorm-folding.js';
+import { padFusion } from './pad-fusion.js';
 import { convActivationFusion } from './conv-activation-fusion.js';
 import { layerNormFusion } from './layer-norm-fusion.js';
 import { geluFusion } from './gelu-fusion.js';
@@ -19,6 +20,7 @@ import { blockedConvConcatFusion } from './blocked-conv-concat-fusion.js';
 import { attentionMatMulFusion } from './attention-matmul-fusion.js';
 import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
 import { elementwiseFusion } from './elementwise-fusion.js';
+import { batchNormAffinePass } from './batchnorm-affine.js';
 import { dynamicQuantizeFusion } from './dynamic-quantize-fusion.js';
 import { qdqFusion } from './qdq-fusion.js';
 import type { NativeBinding } from '../native/binding.js';
@@ -28,7 +30,7 @@ import { supportsStridedMatMulOp } from '../native/strided-matmul-native.js';
 import { supportsSkipLayerNorm } from '../native/norm-native.js';
 
 // GELU's erf form becomes one Gelu node before the conv fusion, which then takes it as a conv's activation.
-export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
+export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, padFusion, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
 
 /**
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay
@@ -68,6 +70,8 @@ function quantizedPasses(binding: NativeBinding): GraphPass[] {
  */
 function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
   const passes: GraphPass[] = [];
+  // A BatchNormalization no Conv absorbed becomes Mul + Add, which stay blocked and fuse with what follows.
+  if (binding.ElementwisePrimitive) passes.push(batchNormAffinePass);
   if (supportsStridedMatMulOp(binding)) passes.push(attentionMatMulFusion);
   if (supportsSkipLayerNorm(binding)) passes.push(skipLayerNormFusion);
   return passes;
@@ -77,6 +81,7 @@ export {
   float16InFloat32,
   castPairCollapse,
   convBatchNormFolding,
+  padFusion,
   convActivationFusion,
   layerNormFusion,
   geluFusion,
@@ -87,6 +92,7 @@ export {
   attentionMatMulFusion,
   skipLayerNormFusion,
   elementwiseFusion,
+  batchNormAffinePass,
   dynamicQuantizeFusion,
   qdqFusion,
 };

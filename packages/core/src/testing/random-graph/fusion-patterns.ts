@@ -2,7 +2,8 @@
  * The chains execution providers fuse, written the way exporters write them, with random variations
  * that must and must not fuse: Conv → BatchNormalization → Add → activation, MatMul → Add(bias), the
  * op-by-op LayerNorm and GELU, attention's MatMul → scale → mask → Softmax → MatMul, a residual Add
- * feeding LayerNormalization, and conv chains that stay channel-blocked.
+ * feeding LayerNormalization, conv chains that stay channel-blocked, and an explicit Pad before a Conv
+ * or pool (TF/Paddle "SAME" convolutions, torch's avg_pool2d).
  */
 import { Tensor } from '../../tensor/tensor.js';
 import { broadcastShapes } from './elementwise-ops.js';
@@ -219,3 +220,26 @@ export function convChain(b: GraphBuilder): RandomValue | undefined {
   return y;
 }
 
+
+/**
+ * Pad → Conv or pool, as exporters write explicit padding: zeros on the spatial axes mostly (a Conv or an
+ * AveragePool absorbs those), sometimes padding the channels, reflecting, or padding with another value
+ * (none of which may be absorbed).
+ */
+export function paddedWindow(b: GraphBuilder): RandomValue | undefined {
+  const r = b.rng;
+  const found = b.pickFloat((v) => v.shape.length === 4 && v.shape[1] <= 16 && elementsOf(v.shape) <= 4096);
+  if (!found) return undefined;
+  const x = b.tame(found);
+  const begin = x.shape.map((_, i) => (i < 2 ? 0 : r.int(0, 2)));
+  const end = x.shape.map((_, i) => (i < 2 ? 0 : r.int(0, 2)));
+  if (r.chance(0.1)) begin[1] = 1; // channels: a conv's weights would no longer match, so only a pool reads it
+  const variant = r.weighted([['zeros', 6], ['zero-value', 2], ['value', 1], ['reflect', 1]] as const);
+  const reflect = variant === 'reflect' && x.shape.every((d, i) => i < 2 || (begin[i] < d && end[i] < d));
+  const inputs = [x, b.constant(b.int64s([...begin, ...end]), 'pads')];
+  if (variant === 'zero-value' || variant === 'value') inputs.push(scalarConstant(b, variant === 'value' ? 0.5 : 0, true));
+  const shape = x.shape.map((d, i) => d + begin[i] + end[i]);
+  const padded = b.op('Pad', inputs, f32(shape, x.mag + 0.5), reflect ? { mode: 'reflect' } : {});
+  maybeAlsoRead(b, padded, 0.1);
+  return begin[1] === 0 && r.chance(0.6) ? conv(b, padded) : pool(b, padded);
+}
