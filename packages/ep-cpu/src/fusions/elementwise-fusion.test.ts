@@ -86,6 +86,29 @@ describe.skipIf(!hasEngine)('elementwise fusion', () => {
     }
   });
 
+  it('keeps the rank a one-element constant gives the result (a rank-0 value divided by a [1] constant is [1])', async () => {
+    // Found by the random-graph differential test (seed 1039): the [1] constant became an immediate, so the fused
+    // node returned a rank-0 tensor.
+    for (const cDims of [[1], [1, 1]]) {
+      const spec: ModelSpec = {
+        opset: 13,
+        inputs: [['x', 'float32', [3, 4]]],
+        outputs: [['y', 'float32']],
+        initializers: { c: tensor(cDims, 3, 0.5, 1), half: scalar(0.5) },
+        nodes: [
+          { op: 'ReduceMin', inputs: ['x'], outputs: ['m'], attributes: { keepdims: 0 } },
+          { op: 'Sigmoid', inputs: ['m'], outputs: ['s'] },
+          { op: 'Div', inputs: ['s', 'c'], outputs: ['d'] },
+          { op: 'Erf', inputs: ['d'], outputs: ['e'] },
+          { op: 'Add', inputs: ['e', 'half'], outputs: ['y'] },
+        ],
+      };
+      const r = await acrossLevels(spec, { x: tensor([3, 4], 4) });
+      expect(r.ops).toEqual(['ReduceMin', 'Sigmoid', FUSED]); // σ of the rank-0 value stays out: smaller than the result
+      expect(r.outputs.y.dims).toEqual(cDims);
+    }
+  });
+
   it('fuses x·σ(x) and the tanh-GELU polynomial', async () => {
     const swish: ModelSpec = {
       opset: 13,

@@ -116,6 +116,17 @@ class ElementwiseFusion {
         else inputs.push(name);
       }
     }
+    // An immediate has no shape, so a one-element constant [1] that alone gives the result its rank (Div(scalar,
+    // [1]) is [1]) stays an input: the fused node's output is the broadcast of its inputs.
+    const rankOf = (name: string) => rw.rank(name);
+    const inputRank = Math.max(-1, ...inputs.map((name) => rankOf(name) ?? -1));
+    if (inputRank < root.shape.length && (inputs.length === 0 || inputs.every((name) => rankOf(name) !== undefined))) {
+      const widest = [...constants.keys()].sort((a, b) => (rankOf(b) ?? 0) - (rankOf(a) ?? 0))[0];
+      if (widest !== undefined && (rankOf(widest) ?? 0) > inputRank) {
+        constants.delete(widest);
+        inputs.push(widest);
+      }
+    }
     const instructions: ElementwiseInstruction[] = [];
     const valueOf = new Map<string, number>(inputs.map((name, i) => [name, i]));
     for (const [name, value] of constants) {

@@ -18,6 +18,7 @@ import { blockedLayoutPass } from './blocked-layout.js';
 import { blockedConvDwFusion } from './blocked-conv-dw-fusion.js';
 import { blockedConvConcatFusion } from './blocked-conv-concat-fusion.js';
 import { attentionMatMulFusion } from './attention-matmul-fusion.js';
+import { einsumMatMul } from './einsum-matmul.js';
 import { skipLayerNormFusion } from './skip-layer-norm-fusion.js';
 import { elementwiseFusion } from './elementwise-fusion.js';
 import { batchNormAffinePass } from './batchnorm-affine.js';
@@ -72,7 +73,7 @@ function oneDnnOnlyPasses(binding: NativeBinding): GraphPass[] {
   const passes: GraphPass[] = [];
   // A BatchNormalization no Conv absorbed becomes Mul + Add, which stay blocked and fuse with what follows.
   if (binding.ElementwisePrimitive) passes.push(batchNormAffinePass);
-  if (supportsStridedMatMulOp(binding)) passes.push(attentionMatMulFusion);
+  if (supportsStridedMatMulOp(binding)) passes.push(attentionMatMulFusion, einsumMatMul);
   if (supportsSkipLayerNorm(binding)) passes.push(skipLayerNormFusion);
   return passes;
 }
@@ -90,6 +91,7 @@ export {
   blockedConvDwFusion,
   blockedConvConcatFusion,
   attentionMatMulFusion,
+  einsumMatMul,
   skipLayerNormFusion,
   elementwiseFusion,
   batchNormAffinePass,

@@ -194,7 +194,7 @@ export function skipLayerNorm(b: GraphBuilder): RandomValue | undefined {
  * pooling between convs; convs side by side concatenated along channels.
  */
 export function convChain(b: GraphBuilder): RandomValue | undefined {
-  const found = b.pickFloat((v) => v.shape.length === 4 && v.shape[1] <= 16 && elementsOf(v.shape) <= 4096);
+  const found = b.pickFloat((v) => v.shape.length === 4 && v.shape[1] <= 16 && elementsOf(v.shape) <= 8192);
   const r = b.rng;
   const x = found ?? b.input('float32', [r.int(1, 2), r.pick([3, 4, 8, 16]), r.int(4, 9), r.int(4, 9)]);
   const [n, c, h, w] = x.shape;
@@ -228,7 +228,7 @@ export function convChain(b: GraphBuilder): RandomValue | undefined {
  */
 export function paddedWindow(b: GraphBuilder): RandomValue | undefined {
   const r = b.rng;
-  const found = b.pickFloat((v) => v.shape.length === 4 && v.shape[1] <= 16 && elementsOf(v.shape) <= 4096);
+  const found = b.pickFloat((v) => v.shape.length === 4 && v.shape[1] <= 16 && elementsOf(v.shape) <= 8192);
   if (!found) return undefined;
   const x = b.tame(found);
   const begin = x.shape.map((_, i) => (i < 2 ? 0 : r.int(0, 2)));
@@ -239,7 +239,27 @@ export function paddedWindow(b: GraphBuilder): RandomValue | undefined {
   const inputs = [x, b.constant(b.int64s([...begin, ...end]), 'pads')];
   if (variant === 'zero-value' || variant === 'value') inputs.push(scalarConstant(b, variant === 'value' ? 0.5 : 0, true));
   const shape = x.shape.map((d, i) => d + begin[i] + end[i]);
-  const padded = b.op('Pad', inputs, f32(shape, x.mag + 0.5), reflect ? { mode: 'reflect' } : {});
+  const padded = b.op('Pad', inputs, f32(shape, Math.max(x.mag, 0.5)), reflect ? { mode: 'reflect' } : {});
   maybeAlsoRead(b, padded, 0.1);
-  return begin[1] === 0 && r.chance(0.6) ? conv(b, padded) : pool(b, padded);
+  // The reader: a Conv (explicit pads, sometimes auto_pad) or a pool (an AveragePool mostly, either count_include_pad).
+  const [, c, h, w] = shape;
+  const k = r.pick([1, 2, 3].filter((v) => v <= h && v <= w));
+  const own = r.chance(0.4) ? [r.int(0, k - 1), r.int(0, k - 1), r.int(0, k - 1), r.int(0, k - 1)] : [0, 0, 0, 0];
+  const stride = r.pick([1, 1, 2]);
+  const out = [h, w].map((d, i) => Math.floor((d + own[i] + own[i + 2] - k) / stride) + 1);
+  const window: Record<string, number | number[] | string> = { kernel_shape: [k, k], strides: [stride, stride] };
+  if (own.some((p) => p > 0) || r.chance(0.5)) window.pads = own;
+  if (begin[1] === 0 && r.chance(0.6)) {
+    const m = r.int(1, 8);
+    if (r.chance(0.15)) {
+      delete window.pads;
+      window.auto_pad = 'SAME_UPPER';
+      out[0] = Math.ceil(h / stride);
+      out[1] = Math.ceil(w / stride);
+    }
+    return b.op('Conv', [padded, weights(b, [m, c, k, k], c * k * k)], f32([shape[0], m, ...out], padded.mag * 2 + 0.5), window);
+  }
+  if (r.chance(0.25)) return pool(b, padded);
+  if (r.chance(0.5)) window.count_include_pad = 1;
+  return b.op('AveragePool', [padded], f32([shape[0], c, ...out], padded.mag), window);
 }

@@ -227,3 +227,32 @@ export function reduce(b: GraphBuilder): RandomValue | undefined {
 export function scalarConstant(b: GraphBuilder, value: number, rank0 = b.rng.chance(0.6)): RandomValue {
   return b.constant(new Tensor('float32', Float32Array.of(value), rank0 ? [] : [1]));
 }
+
+/**
+ * Einsum of two fresh operands: attention's and projection forms that are one batched product (the CPU EP
+ * runs them as a strided matmul), and forms that are not (an index summed inside one operand, two free indices).
+ */
+export function einsum(b: GraphBuilder): RandomValue | undefined {
+  const r = b.rng;
+  const [equation, aSpec, bSpec] = r.pick([
+    ['bqhd,bkhd->bhqk', 'bqhd', 'bkhd'],
+    ['bhqk,bkhd->bqhd', 'bhqk', 'bkhd'],
+    ['bij,bjk->bik', 'bij', 'bjk'],
+    ['ij,jk->ki', 'ij', 'jk'],
+    ['bi,bj->bij', 'bi', 'bj'],
+    ['nchw,kc->nkhw', 'nchw', 'kc'],
+    ['ij,jk->k', 'ij', 'jk'],
+  ] as const);
+  const size = new Map<string, number>();
+  for (const c of new Set(aSpec + bSpec)) size.set(c, r.int(1, 5));
+  const dimsOf = (spec: string) => [...spec].map((c) => size.get(c)!);
+  const out = equation.slice(equation.indexOf('->') + 2);
+  // A is shifted by a value of the graph, so constant folding leaves the Einsum to the EP (a shift, not a
+  // scale: a tiny scale would make a LayerNorm after it ill-conditioned).
+  const src = b.pickFloat((v) => v.shape.length >= 1);
+  if (!src) return undefined;
+  const mean = b.op('ReduceMean', [b.tame(src)], { dtype: 'float32', shape: [], mag: src.mag }, { keepdims: 0 });
+  const x = b.op('Add', [b.constant(b.floats(dimsOf(aSpec), -1, 1), 'ea'), mean], { dtype: 'float32', shape: dimsOf(aSpec), mag: mean.mag + 1 });
+  const y = b.pickFloat((v) => v.shape.length === bSpec.length && [...bSpec].every((c, i) => v.shape[i] === size.get(c))) ?? b.constant(b.floats(dimsOf(bSpec), -1, 1), 'eb');
+  return b.op('Einsum', [x, y], { dtype: 'float32', shape: dimsOf(out), mag: x.mag * y.mag * 8 + 0.5 }, { equation });
+}

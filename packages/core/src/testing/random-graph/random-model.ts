@@ -9,7 +9,7 @@ import type { Tensor } from '../../tensor/tensor.js';
 import { binary, clip, divide, float16Island, unary } from './elementwise-ops.js';
 import { GraphBuilder, type RandomValue } from './graph-builder.js';
 import { attention, convBlock, convChain, geluDecomposed, layerNormDecomposed, matMulBias, paddedWindow, skipLayerNorm } from './fusion-patterns.js';
-import { batchNorm, conv, gemm, layerNorm, matMul, pool, reduce, softmax } from './nn-ops.js';
+import { batchNorm, conv, einsum, gemm, layerNorm, matMul, pool, reduce, softmax } from './nn-ops.js';
 import { deadBranch, duplicate, foldable, identityChain, ifNode, loopNode, nearDuplicates } from './pass-patterns.js';
 import { Random } from './random.js';
 import { concat, expand, flatten, gather, reshape, shapeArithmetic, shapeChainReshape, slice, split, squeezeOrUnsqueeze, transpose } from './shape-ops.js';
@@ -38,8 +38,8 @@ const GENERATORS: ReadonlyArray<readonly [Generator, number]> = [
   [unary, 6], [clip, 2], [binary, 8], [divide, 2], [float16Island, 1],
   [reshape, 3], [shapeChainReshape, 2], [shapeArithmetic, 1], [flatten, 1], [transpose, 2], [concat, 2],
   [slice, 2], [gather, 2], [squeezeOrUnsqueeze, 1], [expand, 1], [split, 1],
-  [matMul, 3], [gemm, 2], [conv, 3], [batchNorm, 1], [pool, 2], [softmax, 1], [layerNorm, 1], [reduce, 2],
-  [convBlock, 4], [matMulBias, 3], [layerNormDecomposed, 2], [geluDecomposed, 2], [attention, 1], [skipLayerNorm, 1], [convChain, 3], [paddedWindow, 1],
+  [matMul, 3], [gemm, 2], [einsum, 1], [conv, 3], [batchNorm, 1], [pool, 2], [softmax, 1], [layerNorm, 1], [reduce, 2],
+  [convBlock, 4], [matMulBias, 3], [layerNormDecomposed, 2], [geluDecomposed, 3], [attention, 1], [skipLayerNorm, 1], [convChain, 3], [paddedWindow, 2],
   [duplicate, 3], [nearDuplicates, 2], [identityChain, 2], [foldable, 2], [deadBranch, 1], [ifNode, 1], [loopNode, 1],
 ];
 
