@@ -12,6 +12,7 @@
 #include "gemm_primitive.h"
 #include "int8_conv_primitive.h"
 #include "int8_matmul_primitive.h"
+#include "gru_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "movement_function.h"
@@ -45,6 +46,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ConvTransposePrimitive", switchyard::ConvTransposePrimitive::Define(env));
   exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
+  exports.Set("gruForward", Napi::Function::New<switchyard::GruForwardJs>(env, "gruForward"));
   exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));
   exports.Set("lstmForwardPacked", Napi::Function::New<switchyard::LstmForwardPackedJs>(env, "lstmForwardPacked"));
   exports.Set("geluErf", Napi::Function::New<switchyard::GeluErfJs>(env, "geluErf"));

@@ -495,6 +495,19 @@ export interface ResizePrimitiveOptions {
  */
 export type ResizePrimitive = NativePrimitive<[x: Float32Array, y: Float32Array]>;
 
+/** Options of `gruForward`: one ONNX GRU node, layout 0, default activations, no clip or sequence_lens. */
+export interface GruForwardOptions {
+  seq: number;
+  batch: number;
+  input: number;
+  hidden: number;
+  /** Default 'forward'. */
+  direction?: 'forward' | 'reverse' | 'bidirectional';
+  /** ONNX linear_before_reset (non-zero: the reset gate multiplies h·Rhᵀ + Rbh); default 0. */
+  linearBeforeReset?: number;
+  threads?: number;
+}
+
 /** Options of `lstmForward`: one ONNX LSTM node, layout 0, default activations, no peepholes or sequence_lens. */
 export interface LstmForwardOptions {
   seq: number;
@@ -606,6 +619,16 @@ export interface NativeBinding {
     options: LstmForwardOptions,
     x: Float32Array, packed: Float32Array, h0: Float32Array | null, c0: Float32Array | null,
     y: Float32Array | null, yh: Float32Array | null, yc: Float32Array | null,
+  ): void;
+  /**
+   * [sync] Runs a GRU into the given outputs: x [seq, batch, input], w [dirs, 3H, input], r [dirs, 3H, H],
+   * b [dirs, 6H], h0 [dirs, batch, H], y [seq, dirs, batch, H], yh [dirs, batch, H] (null where absent).
+   * Absent from older builds (the TS kernel serves then).
+   */
+  gruForward?(
+    options: GruForwardOptions,
+    x: Float32Array, w: Float32Array, r: Float32Array, b: Float32Array | null, h0: Float32Array | null,
+    y: Float32Array | null, yh: Float32Array | null,
   ): void;
   /** [sync] y = x · Φ(x) (erf form) elementwise; y has x's length and may be x. Absent from older builds. */
   geluErf?(x: Float32Array, y: Float32Array, threads?: number): void;
