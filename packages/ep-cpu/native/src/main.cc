@@ -13,6 +13,7 @@
 #include "int8_conv_primitive.h"
 #include "int8_matmul_primitive.h"
 #include "gru_function.h"
+#include "topk_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "movement_function.h"
@@ -79,6 +80,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cast", Napi::Function::New<switchyard::CastJs>(env, "cast"));
   exports.Set("reduce", Napi::Function::New<switchyard::ReduceJs>(env, "reduce"));
   exports.Set("argReduce", Napi::Function::New<switchyard::ArgReduceJs>(env, "argReduce"));
+  exports.Set("topK", Napi::Function::New<switchyard::TopKJs>(env, "topK"));
   exports.Set("softmax", Napi::Function::New<switchyard::SoftmaxJs>(env, "softmax"));
   exports.Set("normalizeGroups", Napi::Function::New<switchyard::NormalizeGroupsJs>(env, "normalizeGroups"));
   exports.Set("batchNorm", Napi::Function::New<switchyard::BatchNormJs>(env, "batchNorm"));

@@ -679,6 +679,11 @@ export interface NativeBinding {
   /** [sync] float32 reduction of x (dims) over distinct `axes` into y (the kept dims' elements). */
   reduce?(x: Float32Array, dims: readonly number[], axes: readonly number[], op: NativeReduceOp, y: Float32Array, threads?: number): void;
   /** [sync] ArgMax (isMax) / ArgMin along len of the float32 [outer, len, inner] x into the [outer, inner] y. */
+  /**
+   * [sync] TopK of x [outer, len, inner] along len into values (float32) and indices (int64), each [outer, k, inner]:
+   * best first, equal values in index order, NaN after every number. Absent from older builds.
+   */
+  topK?(x: Float32Array, outer: number, len: number, inner: number, k: number, largest: boolean, values: Float32Array, indices: BigInt64Array, threads?: number): void;
   argReduce?(x: Float32Array, outer: number, len: number, inner: number, isMax: boolean, selectLast: boolean, y: BigInt64Array, threads?: number): void;
   /** [sync] Softmax / LogSoftmax / Hardmax along len of the float32 [outer, len, inner] x; y may be x. */
   softmax?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, kind: 'softmax' | 'logSoftmax' | 'hardmax', threads?: number): void;

@@ -1,6 +1,6 @@
 /**
  * The float32 reductions (ReduceSum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp) over
- * any set of axes, and ArgMax/ArgMin, on the addon's vectorized loops: axes from the attribute or the
+ * any set of axes, ArgMax/ArgMin and TopK, on the addon's loops: axes from the attribute or the
  * input per opset, keepdims and noop_with_empty_axes as the TS kernels read them (math/reduce.ts), which
  * serve every other dtype.
  */
@@ -22,6 +22,8 @@ import { reduceSumKernel } from '../kernels/ReduceSum.js';
 import { reduceSumSquareKernel } from '../kernels/ReduceSumSquare.js';
 import { argMaxKernel } from '../kernels/ArgMax.js';
 import { argMinKernel } from '../kernels/ArgMin.js';
+import { topKKernel } from '../kernels/TopK.js';
+import { readScalarInt } from '../tensor-ops/indices.js';
 
 const REDUCTIONS: ReadonlyArray<[KernelDef, NativeReduceOp]> = [
   [reduceSumKernel, 'sum'],
@@ -81,6 +83,35 @@ function createArgReduce(binding: NativeBinding, argReduce: NonNullable<NativeBi
   };
 }
 
+/** TopK along one axis (always sorted: `sorted` = 0 allows any order), K from the attribute before opset 10. */
+function createTopK(binding: NativeBinding, topK: NonNullable<NativeBinding['topK']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
+  const { node } = init;
+  const axisAttr = init.attrs.int('axis', -1);
+  const largest = init.attrs.int('largest', 1) !== 0;
+  const kAttr = init.opset < 10 ? init.attrs.int('k') : undefined;
+  return {
+    run(ctx) {
+      const x = ctx.input(0);
+      const rank = x.dims.length;
+      const axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
+      const k = kAttr ?? readScalarInt(ctx.input(1), 'TopK K');
+      // Other dtypes, a bad axis or K, and lanes past 2^31 get the TS kernel (and its errors).
+      if (x.type !== 'float32' || runsInTs(rule, x.size) || !(axis >= 0 && axis < rank) || !(k >= 0 && k <= x.dims[axis]) || x.dims[axis] >= 2 ** 31) {
+        return fallback.run(ctx);
+      }
+      const outer = x.dims.slice(0, axis).reduce((a, b) => a * b, 1);
+      const inner = x.dims.slice(axis + 1).reduce((a, b) => a * b, 1);
+      const dims = x.dims.map((d, i) => (i === axis ? k : d));
+      const values = ctx.output(0, 'float32', dims, { uninitialized: true });
+      const indices = ctx.output(1, 'int64', dims, { uninitialized: true });
+      withNodeErrors(node, () =>
+        topK(x.data as Float32Array, outer, x.dims[axis], inner, k, largest, values.data as Float32Array, indices.data as BigInt64Array, teamSize(binding, ctx)),
+      );
+      return [values, indices];
+    },
+  };
+}
+
 /** The reduction and arg-reduction defs for what the loaded addon exports. */
 export function nativeReduceKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
   const rule: SizeRule = { smallOpsInTs, small: SMALL_REDUCE_ELEMENTS, measure: 'input' };
@@ -97,5 +128,7 @@ export function nativeReduceKernels(binding: NativeBinding, smallOpsInTs = true)
       defs.push(nativeBeside(ts, rule, { types: ['float32'], create: (init, fallback) => createArgReduce(binding, argReduce, isMax, rule, init, fallback) }));
     }
   }
+  const topK = binding.topK?.bind(binding);
+  if (topK) defs.push(nativeBeside(topKKernel, rule, { types: ['float32'], create: (init, fallback) => createTopK(binding, topK, rule, init, fallback) }));
   return defs;
 }
