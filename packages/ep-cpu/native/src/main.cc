@@ -12,7 +12,7 @@
 #include "gemm_primitive.h"
 #include "int8_conv_primitive.h"
 #include "int8_matmul_primitive.h"
-#include "gru_function.h"
+#include "sgemm_recurrence_function.h"
 #include "topk_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
@@ -48,6 +48,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("preferredChannelBlock", Napi::Function::New<switchyard::PreferredChannelBlockJs>(env, "preferredChannelBlock"));
   exports.Set("lstmForward", Napi::Function::New<switchyard::LstmForwardJs>(env, "lstmForward"));
   exports.Set("gruForward", Napi::Function::New<switchyard::GruForwardJs>(env, "gruForward"));
+  exports.Set("rnnForward", Napi::Function::New<switchyard::RnnForwardJs>(env, "rnnForward"));
   exports.Set("lstmPack", Napi::Function::New<switchyard::LstmPackJs>(env, "lstmPack"));
   exports.Set("lstmForwardPacked", Napi::Function::New<switchyard::LstmForwardPackedJs>(env, "lstmForwardPacked"));
   exports.Set("geluErf", Napi::Function::New<switchyard::GeluErfJs>(env, "geluErf"));

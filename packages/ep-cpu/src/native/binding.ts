@@ -630,6 +630,15 @@ export interface NativeBinding {
     x: Float32Array, w: Float32Array, r: Float32Array, b: Float32Array | null, h0: Float32Array | null,
     y: Float32Array | null, yh: Float32Array | null,
   ): void;
+  /**
+   * [sync] Runs an RNN into the given outputs: as gruForward with one gate (w [dirs, H, input], r [dirs, H, H],
+   * b [dirs, 2H]) and `activation` for every direction (default 'tanh'). Absent from older builds.
+   */
+  rnnForward?(
+    options: GruForwardOptions & { activation?: 'tanh' | 'relu' | 'sigmoid' },
+    x: Float32Array, w: Float32Array, r: Float32Array, b: Float32Array | null, h0: Float32Array | null,
+    y: Float32Array | null, yh: Float32Array | null,
+  ): void;
   /** [sync] y = x · Φ(x) (erf form) elementwise; y has x's length and may be x. Absent from older builds. */
   geluErf?(x: Float32Array, y: Float32Array, threads?: number): void;
   /**

@@ -92,6 +92,10 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
     kind: 'function',
     args: () => [{ seq: 2, batch: 1, input: 3, hidden: 2 }, f32(6), f32(18), f32(12), f32(12), f32(2), f32(4), f32(2)],
   },
+  rnnForward: {
+    kind: 'function',
+    args: () => [{ seq: 2, batch: 1, input: 3, hidden: 2, activation: 'relu' }, f32(6), f32(6), f32(4), f32(4), f32(2), f32(4), f32(2)],
+  },
   lstmPack: { kind: 'function', args: () => [lstmOptions(), f32(24), f32(16), f32(16)] },
   lstmForwardPacked: {
     kind: 'function',

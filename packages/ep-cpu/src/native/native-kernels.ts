@@ -15,7 +15,7 @@ import { nativeInt8ConvKernels } from './int8-conv-native.js';
 import { nativeInt8MatMulKernels } from './int8-matmul-native.js';
 import { nativeGemmKernels } from './gemm-native.js';
 import { nativeLstmKernels } from './lstm-native.js';
-import { nativeGruKernels } from './gru-native.js';
+import { nativeRecurrentKernels } from './recurrent-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
@@ -42,7 +42,7 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeGemmKernels(binding, smallOpsInTs),
     ...nativePoolKernels(binding),
     ...nativeLstmKernels(binding),
-    ...nativeGruKernels(binding),
+    ...nativeRecurrentKernels(binding),
     ...nativeGeluKernels(binding),
     ...nativeElementwiseKernels(binding, smallOpsInTs),
     ...nativeNormKernels(binding),

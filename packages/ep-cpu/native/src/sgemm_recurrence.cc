@@ -1,4 +1,4 @@
-#include "gru_kernel.h"
+#include "sgemm_recurrence.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -23,7 +23,7 @@ void GemmNT(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const 
 
 }  // namespace
 
-void GruForward(const GruParams& p, const float* x, const float* w, const float* r, const float* b, const float* h0, float* y, float* yh) {
+void GruForward(const RecurrenceParams& p, const float* x, const float* w, const float* r, const float* b, const float* h0, float* y, float* yh) {
   using lstm_math::Sigmoid;
   using lstm_math::Tanh;
   const int64_t T = p.seq, N = p.batch, I = p.input, H = p.hidden, G = 3 * H;
@@ -78,6 +78,49 @@ void GruForward(const GruParams& p, const float* x, const float* w, const float*
             candidate = Tanh(xg[2 * H + u] + hg[2 * H + u] + rbh);
           }
           const float hv = (1.0f - z) * candidate + z * h[n * H + u];
+          hNext[n * H + u] = hv;
+          if (y) y[((t * p.dirs + d) * N + n) * H + u] = hv;
+        }
+      }
+      std::swap(h, hNext);
+    }
+    if (yh) std::copy(h, h + N * H, yh + d * N * H);
+  }
+}
+
+void RnnForward(const RecurrenceParams& p, RnnActivation activation, const float* x, const float* w, const float* r, const float* b, const float* h0, float* y,
+                float* yh) {
+  const int64_t T = p.seq, N = p.batch, I = p.input, H = p.hidden;
+  ThreadScope threads(p.threads);
+  thread_local std::vector<float> scratch;
+  const size_t need = static_cast<size_t>(T * N * H + 2 * N * H);
+  if (scratch.size() < need) scratch.resize(need);
+  float* xw = scratch.data();  // [T·N, H]: x·Wᵀ + Wb + Rb
+  float* h = xw + T * N * H;   // [N, H]
+  float* hNext = h + N * H;    // [N, H]: h·Rᵀ, then the new h in place
+  const auto f = [activation](float v) {
+    switch (activation) {
+      case RnnActivation::kRelu: return v > 0.0f ? v : 0.0f;
+      case RnnActivation::kSigmoid: return lstm_math::Sigmoid(v);
+      default: return lstm_math::Tanh(v);
+    }
+  };
+  for (int d = 0; d < p.dirs; ++d) {
+    const float* bd = b ? b + d * 2 * H : nullptr;
+    const bool backwards = p.reverse || d == 1;
+    GemmNT(T * N, H, I, x, I, w + d * H * I, I, 0.0f, xw, H);
+    if (bd) {
+      for (int64_t row = 0; row < T * N; ++row) {
+        for (int64_t j = 0; j < H; ++j) xw[row * H + j] += bd[j] + bd[H + j];
+      }
+    }
+    for (int64_t i = 0; i < N * H; ++i) h[i] = h0 ? h0[d * N * H + i] : 0.0f;
+    for (int64_t step = 0; step < T; ++step) {
+      const int64_t t = backwards ? T - 1 - step : step;
+      GemmNT(N, H, H, h, H, r + d * H * H, H, 0.0f, hNext, H);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t u = 0; u < H; ++u) {
+          const float hv = f(hNext[n * H + u] + xw[(t * N + n) * H + u]);
           hNext[n * H + u] = hv;
           if (y) y[((t * p.dirs + d) * N + n) * H + u] = hv;
         }

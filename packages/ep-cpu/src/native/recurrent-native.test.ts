@@ -1,7 +1,7 @@
 /**
- * The native GRU (`gruForward`) against the TS kernel, the CPU EP's ground truth: one-node models through
- * an InferenceSession with and without the addon, both outputs compared, both linear_before_reset forms;
- * and the cases `supports` hands to TS.
+ * The native GRU and RNN (`gruForward`, `rnnForward`) against the TS kernels, the CPU EP's ground truth:
+ * one-node models through an InferenceSession with and without the addon, both outputs compared, both
+ * linear_before_reset forms and the RNN's activations; and the cases `supports` hands to TS.
  */
 import { describe, expect, it } from 'vitest';
 import { InferenceSession, Tensor } from '@switchyard/core';
@@ -11,11 +11,12 @@ import { loadNative } from './load-native.js';
 import { seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
-const hasNative = native.ok && typeof native.binding.gruForward === 'function' && new CpuExecutionProvider().nativeUnavailable === undefined;
+const hasNative = native.ok && typeof native.binding.gruForward === 'function' && typeof native.binding.rnnForward === 'function' && new CpuExecutionProvider().nativeUnavailable === undefined;
 
 const t = (dims: number[], seed: number, scale = 0.5) => new Tensor('float32', seededFloats(dims.reduce((a, b) => a * b, 1), seed, scale), dims);
 
 interface Case {
+  op?: 'GRU' | 'RNN';
   seq: number;
   batch: number;
   input: number;
@@ -32,8 +33,10 @@ interface Case {
 
 async function run(c: Case, useNative: boolean) {
   const dirs = c.direction === 'bidirectional' ? 2 : 1;
-  const G = 3 * c.hidden;
-  const inputs: Record<string, Tensor> = { x: t([c.seq, c.batch, c.input], 1, 2), w: t([dirs, G, c.input], 2), r: t([dirs, G, c.hidden], 3) };
+  const op = c.op ?? 'GRU';
+  const G = (op === 'GRU' ? 3 : 1) * c.hidden;
+  // R scaled so its recurrence contracts (a chaotic one turns float32 rounding into O(1) differences over long sequences).
+  const inputs: Record<string, Tensor> = { x: t([c.seq, c.batch, c.input], 1, 2), w: t([dirs, G, c.input], 2), r: t([dirs, G, c.hidden], 3, Math.min(0.5, 1.5 / Math.sqrt(c.hidden))) };
   if (c.bias) inputs.b = t([dirs, 2 * G], 4);
   if (c.h0) inputs.h0 = t([dirs, c.batch, c.hidden], 5);
   const constants = c.constantWeights ? ['w', 'r', 'b'] : [];
@@ -45,7 +48,7 @@ async function run(c: Case, useNative: boolean) {
     inputs: Object.entries(inputs).filter(([n]) => !constants.includes(n)).map(([n, v]) => [n, 'float32', [...v.dims]]),
     outputs: outputs.filter(Boolean).map((n) => [n, 'float32']),
     initializers: Object.fromEntries(Object.entries(inputs).filter(([n]) => constants.includes(n))),
-    nodes: [{ op: 'GRU', inputs: ['x', 'w', 'r', inputs.b ? 'b' : '', '', inputs.h0 ? 'h0' : ''], outputs, attributes }],
+    nodes: [{ op, inputs: ['x', 'w', 'r', inputs.b ? 'b' : '', '', inputs.h0 ? 'h0' : ''], outputs, attributes }],
   });
   const s = await InferenceSession.fromModel(model, {
     executionProviders: [new CpuExecutionProvider({ useNative })],
@@ -79,8 +82,13 @@ describe.skipIf(!hasNative)('native GRU vs the TS kernel', () => {
     { seq: 6, batch: 4, input: 8, hidden: 33, direction: 'bidirectional', bias: true, lbr: 0, threads: 1 },
     { seq: 4, batch: 2, input: 3, hidden: 4, bias: true, outputs: ['', 'yh'] },
     { seq: 4, batch: 2, input: 3, hidden: 4, outputs: ['y'], extra: { activations: ['Sigmoid', 'Tanh'] } },
+    // RNN: the default Tanh, Relu and Sigmoid, both directions, PyTorch's nn.RNN form.
+    { op: 'RNN', seq: 6, batch: 3, input: 5, hidden: 7, bias: true, h0: true },
+    { op: 'RNN', seq: 6, batch: 3, input: 5, hidden: 7, direction: 'bidirectional', bias: true, extra: { activations: ['Relu', 'Relu'] } },
+    { op: 'RNN', seq: 5, batch: 2, input: 4, hidden: 9, direction: 'reverse', h0: true, extra: { activations: ['Sigmoid'] }, outputs: ['', 'yh'] },
+    { op: 'RNN', seq: 40, batch: 1, input: 64, hidden: 128, bias: true, h0: true, constantWeights: true, threads: 2 },
   ];
-  it.each(cases)('seq $seq batch $batch input $input hidden $hidden $direction lbr $lbr outputs $outputs', async (c) => {
+  it.each(cases)('$op seq $seq batch $batch input $input hidden $hidden $direction lbr $lbr outputs $outputs', async (c) => {
     const fast = await run(c, true);
     const slow = await run(c, false);
     expect(fast.implementation).toBe('onednn');
@@ -96,6 +104,9 @@ describe.skipIf(!hasNative)('native GRU vs the TS kernel', () => {
     expect((await run({ ...base, extra: { activations: ['Sigmoid', 'Relu'] } }, true)).implementation).toBe('ts');
     expect((await run({ ...base, extra: { layout: 1 } }, true)).implementation).toBe('ts');
     expect((await run({ ...base, extra: { clip: { float: 2 } } }, true)).implementation).toBe('ts');
+    const rnn: Case = { ...base, op: 'RNN', direction: 'bidirectional' };
+    expect((await run({ ...rnn, extra: { activations: ['Tanh', 'Relu'] } }, true)).implementation).toBe('ts');
+    expect((await run({ ...rnn, extra: { activations: ['Softsign', 'Softsign'] } }, true)).implementation).toBe('ts');
   });
 
   it('rejects bad options and buffer lengths with coded errors', () => {

@@ -1,8 +1,8 @@
-#include "gru_function.h"
+#include "sgemm_recurrence_function.h"
 
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
-#include "gru_kernel.h"
+#include "sgemm_recurrence.h"
 #include "thread_count.h"
 
 namespace switchyard {
@@ -14,13 +14,11 @@ float* Buffer(const Napi::CallbackInfo& info, size_t index, int64_t expected, bo
   return ExpectFloat32Array(info.Env(), info[index], expected, what).data;
 }
 
-}  // namespace
-
-Napi::Value GruForwardJs(const Napi::CallbackInfo& info) {
+// The options both functions share, checked; `gates` is 3 for the GRU, 1 for the RNN.
+RecurrenceParams ReadParams(const Napi::CallbackInfo& info, const std::string& ctx, int gates) {
   Napi::Env env = info.Env();
-  const std::string ctx = "gruForward";
   Napi::Object options = ExpectObject(env, info[0], ctx + ": argument 1");
-  GruParams p;
+  RecurrenceParams p;
   p.seq = ReadInt(env, options, "seq", ctx, 0);
   p.batch = ReadInt(env, options, "batch", ctx, 0);
   p.input = ReadInt(env, options, "input", ctx, 0);
@@ -38,9 +36,18 @@ Napi::Value GruForwardJs(const Napi::CallbackInfo& info) {
   const double D = p.dirs, T = static_cast<double>(p.seq), N = static_cast<double>(p.batch), I = static_cast<double>(p.input),
                H = static_cast<double>(p.hidden);
   const double limit = static_cast<double>((int64_t{1} << 31) - 1);
-  if (T * N * I > limit || D * 3 * H * (I + H + 2) > limit || T * N * 3 * H > limit || T * D * N * H > limit) {
+  if (T * N * I > limit || D * gates * H * (I + H + 2) > limit || T * N * gates * H > limit || T * D * N * H > limit) {
     ThrowJs(env, "INVALID_ARGUMENT", ctx + ": sizes exceed 2^31-1 elements", true);
   }
+  return p;
+}
+
+}  // namespace
+
+Napi::Value GruForwardJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "gruForward";
+  const RecurrenceParams p = ReadParams(info, ctx, 3);
   const int64_t Dd = p.dirs, Tt = p.seq, Nn = p.batch, Ii = p.input, Hh = p.hidden;
   const float* x = Buffer(info, 1, Tt * Nn * Ii, false, ctx + ": x");
   const float* w = Buffer(info, 2, Dd * 3 * Hh * Ii, false, ctx + ": w");
@@ -50,6 +57,31 @@ Napi::Value GruForwardJs(const Napi::CallbackInfo& info) {
   float* y = Buffer(info, 6, Tt * Dd * Nn * Hh, true, ctx + ": y");
   float* yh = Buffer(info, 7, Dd * Nn * Hh, true, ctx + ": yh");
   GuardSync(env, ctx, [&] { GruForward(p, x, w, r, b, h0, y, yh); });
+  return env.Undefined();
+}
+
+Napi::Value RnnForwardJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string ctx = "rnnForward";
+  const RecurrenceParams p = ReadParams(info, ctx, 1);
+  const std::string name = ReadString(env, info[0].As<Napi::Object>(), "activation", ctx, "tanh");
+  RnnActivation activation = RnnActivation::kTanh;
+  if (name == "relu") {
+    activation = RnnActivation::kRelu;
+  } else if (name == "sigmoid") {
+    activation = RnnActivation::kSigmoid;
+  } else if (name != "tanh") {
+    ThrowJs(env, "INVALID_ARGUMENT", ctx + ": activation must be 'tanh', 'relu' or 'sigmoid', got '" + name + "'", true);
+  }
+  const int64_t Dd = p.dirs, Tt = p.seq, Nn = p.batch, Ii = p.input, Hh = p.hidden;
+  const float* x = Buffer(info, 1, Tt * Nn * Ii, false, ctx + ": x");
+  const float* w = Buffer(info, 2, Dd * Hh * Ii, false, ctx + ": w");
+  const float* r = Buffer(info, 3, Dd * Hh * Hh, false, ctx + ": r");
+  const float* b = Buffer(info, 4, Dd * 2 * Hh, true, ctx + ": b");
+  const float* h0 = Buffer(info, 5, Dd * Nn * Hh, true, ctx + ": h0");
+  float* y = Buffer(info, 6, Tt * Dd * Nn * Hh, true, ctx + ": y");
+  float* yh = Buffer(info, 7, Dd * Nn * Hh, true, ctx + ": yh");
+  GuardSync(env, ctx, [&] { RnnForward(p, activation, x, w, r, b, h0, y, yh); });
   return env.Undefined();
 }
 
