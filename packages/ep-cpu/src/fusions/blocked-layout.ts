@@ -7,7 +7,7 @@
  * - Conv / FusedConv (float32, static 2-D shapes) → com.switchyard BlockedConv with blocked Y; its X
  *   (and Z) are taken blocked when already so, else plain (a network's first conv, C = 3, runs from
  *   NCHW straight into a blocked Y with no reorder at all);
- * - MaxPool / AveragePool / GlobalAveragePool of a blocked value → BlockedPool; Resize / Upsample of a
+ * - MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool of a blocked value → BlockedPool; Resize / Upsample of a
  *   blocked value that keeps N and C → BlockedResize (lane by lane); a 2-D ConvTranspose with constant
  *   weights → BlockedConvTranspose, with the activation after it as a post-op;
  * - layout-agnostic ops of blocked values run unchanged on the 5-D tensors: elementwise ops (every
@@ -51,7 +51,7 @@ function mayEqual(a: readonly Dim[], b: readonly Dim[]): boolean {
   return a.length === b.length && a.every((d, i) => typeof d !== 'number' || typeof b[i] !== 'number' || d === b[i]);
 }
 
-const POOLS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool'];
+const POOLS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool', 'GlobalMaxPool'];
 
 /** Elementwise ops that map finite values to finite values: blocked whatever the padding lanes hold. */
 const FINITE_ELEMENTWISE: readonly string[] = [

@@ -161,6 +161,9 @@ describe.skipIf(!binding)('channel-blocked native primitives', () => {
     expect(pooled.dims).toEqual(blockedDims([2, 20, 1, 1], block));
     const means = fromBlocked(pooled.data as Float32Array, [2, 20, 1, 1], block);
     for (let c = 0; c < 40; c++) expect(means[c]).toBeCloseTo(x.subarray(c * 12, c * 12 + 12).reduce((a, v) => a + v, 0) / 12, 5);
+    const [maxima] = (await runKernel(defs.get('BlockedPool')!, [blocked], { attributes: { block, pool_op: 'GlobalMaxPool' } })) as Tensor[];
+    const peaks = fromBlocked(maxima.data as Float32Array, [2, 20, 1, 1], block);
+    for (let c = 0; c < 40; c++) expect(peaks[c]).toBe(Math.max(...x.subarray(c * 12, c * 12 + 12)));
     await expect(runKernel(defs.get('BlockedPool')!, [blocked], { attributes: { block, pool_op: 'LpPool' } })).rejects.toThrow(/pool_op must be/);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Kernels of the com.switchyard ops the blocked-layout pass creates besides BlockedConv (in
- * conv-native.ts): BlockedPool (MaxPool / AveragePool / GlobalAveragePool on a channel-blocked
+ * conv-native.ts): BlockedPool (MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool on a channel-blocked
  * tensor, no reorder) and the region boundaries ReorderFromBlocked / ReorderToBlocked. They exist only
  * with the oneDNN addon; the pass runs only then, so they have no TS twin.
  */
@@ -13,7 +13,7 @@ import { PrimitiveCache } from './primitive-cache.js';
 import { poolOptions, type PoolOp } from './pool-native.js';
 
 
-const POOL_OPS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool'];
+const POOL_OPS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool', 'GlobalMaxPool'];
 
 function fail(node: Node, message: string): SwitchyardError {
   return new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (${node.opType}): ${message}`);
@@ -33,7 +33,7 @@ function createBlockedPool(binding: NativeBinding, Primitive: NonNullable<Native
   const { node } = init;
   const block = blockAttr(init);
   const op = init.attrs.string('pool_op', '');
-  if (!POOL_OPS.includes(op)) throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (BlockedPool): pool_op must be MaxPool, AveragePool or GlobalAveragePool, got '${op}'`);
+  if (!POOL_OPS.includes(op)) throw new SwitchyardError('INVALID_MODEL', `node '${node.name}' (BlockedPool): pool_op must be MaxPool, AveragePool, GlobalAveragePool or GlobalMaxPool, got '${op}'`);
   const cache = new PrimitiveCache<PoolPrimitive>();
   // Padding lanes are pooled like channels (zeros stay zero); the logical C is every lane.
   const primitiveFor = (xBlocked: readonly number[], threads: number) =>

@@ -108,10 +108,13 @@ describe.skipIf(!hasNative)('oneDNN pooling vs the TS kernels', () => {
     pools.push({ op: 'MaxPool', dims, attributes: { kernel_shape: [3, 2], strides: [2, 1], auto_pad: 'SAME_UPPER' } });
     pools.push({ op: 'AveragePool', dims, attributes: { kernel_shape: [2, 3], strides: [1, 2], auto_pad: 'SAME_LOWER' } });
     pools.push({ op: 'GlobalAveragePool', dims, attributes: {} });
+    pools.push({ op: 'GlobalMaxPool', dims, attributes: {} });
   }
   pools.push({ op: 'MaxPool', dims: [1, 2, 11], attributes: { kernel_shape: [3], strides: [2], pads: [1, 1] } });
   pools.push({ op: 'AveragePool', dims: [1, 2, 4, 5, 6], attributes: { kernel_shape: [2, 2, 2], strides: [2, 2, 2], ceil_mode: 1 } });
   pools.push({ op: 'GlobalAveragePool', dims: [1, 64, 56, 56], attributes: {} });
+  pools.push({ op: 'GlobalMaxPool', dims: [2, 64, 28, 28], attributes: {} });
+  pools.push({ op: 'GlobalMaxPool', dims: [1, 5, 7, 3, 4], attributes: {} });
   // Channel counts on and off the 8-channel block of the fast (blocked-layout) path.
   for (const dims of [[1, 64, 15, 15], [2, 13, 10, 11]]) {
     pools.push({ op: 'MaxPool', dims, attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } });

@@ -1,5 +1,5 @@
 /**
- * MaxPool, AveragePool and GlobalAveragePool on oneDNN (float32, 1-D to 3-D, no dilation, no Indices
+ * MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on oneDNN (float32, 1-D to 3-D, no dilation, no Indices
  * output). ceil_mode becomes extra end padding, so oneDNN's floor division yields the same windows.
  * What oneDNN cannot express exactly is left to the TS kernel, built beside this one: at session
  * creation through `supports`, at run time (shape-dependent cases) by delegating the run.
@@ -13,8 +13,9 @@ import { readWindowAttrs, windowGeometry } from '../nn/geometry.js';
 import { maxPoolKernel } from '../kernels/MaxPool.js';
 import { averagePoolKernel } from '../kernels/AveragePool.js';
 import { globalAveragePoolKernel } from '../kernels/GlobalAveragePool.js';
+import { globalMaxPoolKernel } from '../kernels/GlobalMaxPool.js';
 
-export type PoolOp = 'MaxPool' | 'AveragePool' | 'GlobalAveragePool';
+export type PoolOp = 'MaxPool' | 'AveragePool' | 'GlobalAveragePool' | 'GlobalMaxPool';
 
 function supportsPool(node: Node, graph: Graph): true | string {
   const x = node.inputs[0];
@@ -33,6 +34,7 @@ function supportsPool(node: Node, graph: Graph): true | string {
 export function poolOptions(op: PoolOp, attrs: AttributeReader, xDims: readonly number[], threads: number): PoolPrimitiveOptions | undefined {
   const spatial = xDims.slice(2);
   if (op === 'GlobalAveragePool') return { inputDims: xDims, kind: 'avgExcludePad', kernel: spatial, threads };
+  if (op === 'GlobalMaxPool') return { inputDims: xDims, kind: 'max', kernel: spatial, threads };
   const w = readWindowAttrs(op, attrs, spatial.length);
   const g = windowGeometry(op, spatial, w);
   const includePad = op === 'AveragePool' && attrs.int('count_include_pad', 0) !== 0;
@@ -65,7 +67,7 @@ export function poolOptions(op: PoolOp, attrs: AttributeReader, xDims: readonly 
  * and ceil_mode adds up to stride − 1 at the end, which must not count in an include-pad divisor.
  */
 export function poolExactForEverySize(op: PoolOp, attrs: AttributeReader, spatialRank: number): boolean {
-  if (op === 'GlobalAveragePool') return true;
+  if (op === 'GlobalAveragePool' || op === 'GlobalMaxPool') return true;
   let w;
   try {
     w = readWindowAttrs(op, attrs, spatialRank);
@@ -147,5 +149,5 @@ export function nativePoolKernels(binding: NativeBinding): KernelDef[] {
     supports: supportsPool,
     create: (init) => createPool(op, fallback, binding, Primitive, init),
   });
-  return [def('MaxPool', maxPoolKernel), def('AveragePool', averagePoolKernel), def('GlobalAveragePool', globalAveragePoolKernel)];
+  return [def('MaxPool', maxPoolKernel), def('AveragePool', averagePoolKernel), def('GlobalAveragePool', globalAveragePoolKernel), def('GlobalMaxPool', globalMaxPoolKernel)];
 }
