@@ -14,6 +14,7 @@
 #include "int8_matmul_primitive.h"
 #include "sgemm_recurrence_function.h"
 #include "topk_function.h"
+#include "nonzero_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "movement_function.h"
@@ -82,6 +83,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("reduce", Napi::Function::New<switchyard::ReduceJs>(env, "reduce"));
   exports.Set("argReduce", Napi::Function::New<switchyard::ArgReduceJs>(env, "argReduce"));
   exports.Set("topK", Napi::Function::New<switchyard::TopKJs>(env, "topK"));
+  exports.Set("nonZeroCount", Napi::Function::New<switchyard::NonZeroCountJs>(env, "nonZeroCount"));
+  exports.Set("nonZeroFill", Napi::Function::New<switchyard::NonZeroFillJs>(env, "nonZeroFill"));
   exports.Set("softmax", Napi::Function::New<switchyard::SoftmaxJs>(env, "softmax"));
   exports.Set("normalizeGroups", Napi::Function::New<switchyard::NormalizeGroupsJs>(env, "normalizeGroups"));
   exports.Set("batchNorm", Napi::Function::New<switchyard::BatchNormJs>(env, "batchNorm"));

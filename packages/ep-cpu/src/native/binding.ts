@@ -689,6 +689,13 @@ export interface NativeBinding {
   reduce?(x: Float32Array, dims: readonly number[], axes: readonly number[], op: NativeReduceOp, y: Float32Array, threads?: number): void;
   /** [sync] ArgMax (isMax) / ArgMin along len of the float32 [outer, len, inner] x into the [outer, inner] y. */
   /**
+   * [sync] How many elements of x (core's storage of `dtype`, dims' element count) are not zero: -0 is zero and
+   * NaN is not; float16/bfloat16 by their bits. Absent from older builds.
+   */
+  nonZeroCount?(x: NativeElements, dtype: NativeCastType, dims: readonly number[]): number;
+  /** [sync] The coordinates of x's non-zero elements into out (int64 [dims.length, count]), row-major order. Absent from older builds. */
+  nonZeroFill?(x: NativeElements, dtype: NativeCastType, dims: readonly number[], out: BigInt64Array): void;
+  /**
    * [sync] TopK of x [outer, len, inner] along len into values (float32) and indices (int64), each [outer, k, inner]:
    * best first, equal values in index order, NaN after every number. Absent from older builds.
    */

@@ -112,6 +112,8 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   pad: { kind: 'function', args: () => [f32(6), [2, 3], f32(20), [1, 1, 1, 1], 'constant', null, 1] },
   cast: { kind: 'function', args: () => [f32(4), 'float32', i32(4), 'int32', 1] },
   reduce: { kind: 'function', args: () => [f32(6), [2, 3], [1], 'sum', f32(2), 1] },
+  nonZeroCount: { kind: 'function', args: () => [f32(6), 'float32', [2, 3]] },
+  nonZeroFill: { kind: 'function', args: () => [f32(6), 'float32', [2, 3], new BigInt64Array(2 * 5)] },
   topK: { kind: 'function', args: () => [f32(6), 2, 3, 1, 2, true, f32(4), new BigInt64Array(4), 1] },
   argReduce: { kind: 'function', args: () => [f32(6), 2, 3, 1, true, false, new BigInt64Array(2), 1] },
   softmax: { kind: 'function', args: () => [f32(6), f32(6), 2, 3, 1, 'softmax', 1] },

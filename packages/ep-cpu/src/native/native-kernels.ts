@@ -28,6 +28,7 @@ import { nativeGatherKernels } from './gather-native.js';
 import { nativePadKernels } from './pad-native.js';
 import { nativeCastKernels } from './cast-native.js';
 import { nativeReduceKernels } from './reduce-native.js';
+import { nativeNonZeroKernels } from './nonzero-native.js';
 import { nativeSoftmaxKernels } from './softmax-native.js';
 import { nativeGroupNormKernels } from './group-norm-native.js';
 
@@ -59,6 +60,7 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativePadKernels(binding, smallOpsInTs),
     ...nativeCastKernels(binding, smallOpsInTs),
     ...nativeReduceKernels(binding, smallOpsInTs),
+    ...nativeNonZeroKernels(binding, smallOpsInTs),
     ...nativeSoftmaxKernels(binding, smallOpsInTs),
     ...nativeGroupNormKernels(binding, smallOpsInTs),
   ];
