@@ -3,11 +3,11 @@
  * wrapped to record every output they return, so the test sees the arena buffer a run took (the one
  * ArrayBuffer the outputs share) and every output allocated outside it.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InferenceSession, Tensor, loadModel, nodeInputsWithCaptures, type ExecutionProvider, type KernelDef, type Kernel, type Node } from '@switchyard/core';
 import { CpuExecutionProvider } from './cpu-provider.js';
 
@@ -16,6 +16,7 @@ const tinyCnn = join(repo, 'examples/models/tiny-cnn.onnx');
 const squeezenet = join(repo, 'models/squeezenet1_1/model.onnx');
 const mobilenet = join(repo, 'models/mobilenet_v2/model.onnx');
 const scratch = mkdtempSync(join(tmpdir(), 'sy-memory-plan-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 interface Recorded {
   node: Node;
