@@ -10,6 +10,7 @@ import { rocmCapability, rocmKernelDefs } from '../capability.js';
 import { ROCM_KERNEL_TABLE } from '../kernel-table.js';
 import { concreteGraph } from '../rocm-partition.js';
 import { buildPlanDescription, type PlanDescription } from './plan-description.js';
+import { MAX_LSTM_WORKSPACE_BYTES, lstmWorkspaceBytes } from './lstm.js';
 
 function seeded(n: number, seed: number, scale = 1): Float32Array {
   let s = seed >>> 0;
@@ -156,6 +157,33 @@ describe('LSTM on rocm', () => {
       await s.release();
     });
   }
+
+  it('gives the step the stepped form\'s workspace: projected gates for every step, h twice and c, float32', () => {
+    const spec = lstmModel('bidirectional', { bias: true, states: true });
+    const feeds: Record<string, Tensor> = { x: t([SEQ, BATCH, INPUT], 21), h0: t([2, BATCH, HIDDEN], 22), c0: t([2, BATCH, HIDDEN], 23) };
+    const d = planOf(spec, feeds, true);
+    const step = d.steps.find((s) => s.op === 'Lstm')!;
+    const align = (b: number) => Math.ceil(b / 256) * 256;
+    const state = align(2 * BATCH * HIDDEN * 4);
+    expect(step.workspace?.bytes).toBe(align(2 * SEQ * BATCH * 4 * HIDDEN * 4) + 3 * state);
+    // It lies inside the arena and overlaps no buffer the step reads or writes.
+    const ws = step.workspace!;
+    expect(ws.offset + ws.bytes).toBeLessThanOrEqual(d.arenaBytes);
+    for (const id of [...step.inputs, ...step.outputs].filter((i) => i >= 0)) {
+      const b = d.buffers[id];
+      if (b.offset === undefined || d.constants.some((c) => c.buffer === id)) continue;
+      expect(b.offset + b.bytes <= ws.offset || ws.offset + ws.bytes <= b.offset, `buffer ${id}`).toBe(true);
+    }
+  });
+
+  it('keeps the single-block form (no workspace) past the workspace cap when its state fits a block, and gives a wide one its workspace anyway', () => {
+    const huge = { op: 'Lstm', attrs: [4096, 4096, 64, 64, 1, 0, 1, 0, 0] };
+    expect(4096 * 4096 * 4 * 64 * 4).toBeGreaterThan(MAX_LSTM_WORKSPACE_BYTES);
+    expect(lstmWorkspaceBytes(huge)).toBe(0);
+    const wide = { op: 'Lstm', attrs: [4096, 64, 64, 2100, 1, 0, 1, 0, 0] };
+    expect(lstmWorkspaceBytes(wide)).toBeGreaterThan(MAX_LSTM_WORKSPACE_BYTES);
+    expect(decisions({ ...lstmModel('forward'), initializers: { w: t([1, 4 * 2100, INPUT], 11), r: t([1, 4 * 2100, 2100], 12) } }).lstm).toBe('gpu');
+  });
 
   it('declines the forms the kernel does not run, with the reason', () => {
     const seqLens = lstmModel('forward', { extraInputs: ['lens'] });

@@ -1,15 +1,24 @@
 /**
- * ONNX LSTM on rocm: what the native Lstm step (native-hip kernels/lstm.hip, one block per batch row
- * and direction walking the sequence) serves, and the node → step encoding. It serves the form
- * PyTorch's nn.LSTM exports: layout 0, the default activations, no peepholes, no clip, no coupled
- * input/forget gate, and no sequence_lens (every sequence runs its full length).
+ * ONNX LSTM on rocm: what the native Lstm step (native-hip kernels/lstm.hip) serves, the node → step
+ * encoding, and the step's workspace. It serves the form PyTorch's nn.LSTM exports: layout 0, the
+ * default activations, no peepholes, no clip, no coupled input/forget gate, and no sequence_lens
+ * (every sequence runs its full length).
+ *
+ * The kernel has two forms. Given a workspace (the projected gates of every step, h twice and c, all
+ * float32) it projects x·Wᵀ for all steps at once and then launches once per step over the hidden
+ * units: the fast form, which the plan picks whenever the workspace is at most
+ * MAX_LSTM_WORKSPACE_BYTES. Past that, the single-block form (one block per batch row and direction,
+ * state in shared memory) runs it if its state fits a block; if not, the workspace is given anyway.
  */
 import { AttributeReader, SwitchyardError, type Graph, type Node } from '@switchyard/core';
 import { given, staticDims, used } from './graph-values.js';
 
 const DIRECTIONS = ['forward', 'reverse', 'bidirectional'];
-/** Shared memory of one block, in floats: h, c, the 4·hidden gates and x_t (48 KiB). */
+/** Shared memory of one block of the single-block form, in floats: h, c, the 4·hidden gates and x_t (48 KiB). */
 const SHARED_FLOATS = 12 * 1024;
+/** The largest workspace given to an LSTM step when the single-block form could run it instead. */
+export const MAX_LSTM_WORKSPACE_BYTES = 256 * 2 ** 20;
+const align256 = (bytes: number) => Math.ceil(bytes / 256) * 256;
 
 function isDefaultActivations(attrs: AttributeReader, dirs: number): boolean {
   if (!attrs.has('activations')) return true;
@@ -33,8 +42,26 @@ export function lstmLimits(node: Node, graph: Graph): true | string {
   if (hidden < 1) return 'LSTM without a positive hidden_size attribute';
   const w = staticDims(graph, node.inputs[1]);
   if (!w || w.length !== 3) return 'LSTM needs W of known shape [dirs, 4 * hidden, input]';
-  if (6 * hidden + w[2] > SHARED_FLOATS) return `LSTM of hidden ${hidden} and input ${w[2]} needs more shared memory than one block has (6 * hidden + input ≤ ${SHARED_FLOATS} floats)`;
   return true;
+}
+
+interface StepLike {
+  op: string;
+  attrs: number[];
+}
+
+/**
+ * Bytes of workspace an Lstm step gets (native-hip launch.h LstmWorkspaceBytes): the stepped form's
+ * projected gates [dirs, seq·batch, 4·hidden], h twice and c [dirs, batch, hidden], float32, each
+ * 256-byte aligned; 0 (the single-block form) past MAX_LSTM_WORKSPACE_BYTES when that form fits.
+ */
+export function lstmWorkspaceBytes(step: StepLike): number {
+  if (step.op !== 'Lstm') return 0;
+  const [seq, batch, input, hidden, dirs] = step.attrs;
+  const state = align256(dirs * batch * hidden * 4);
+  const bytes = align256(dirs * seq * batch * 4 * hidden * 4) + 3 * state;
+  const singleBlockFits = batch <= 65535 && 6 * hidden + input <= SHARED_FLOATS;
+  return bytes <= MAX_LSTM_WORKSPACE_BYTES || !singleBlockFits ? bytes : 0;
 }
 
 /** Attributes [seq, batch, input, hidden, dirs, reverse, hasY, hasYh, hasYc], as native-hip plan/step_ops_lstm.cc reads them. */

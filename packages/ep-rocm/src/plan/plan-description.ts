@@ -23,6 +23,7 @@ import {
 } from '@switchyard/core';
 import { foldableConvChains } from './conv-activation.js';
 import { im2colBytes } from './conv-workspace.js';
+import { lstmWorkspaceBytes } from './lstm.js';
 import { aliasCopies } from './copy-alias.js';
 import { foldAttention } from './attention-fold.js';
 import { fuseAttention } from './attention-fuse.js';
@@ -52,7 +53,7 @@ export interface PlanStepDescription {
   outputs: number[];
   /** The node this step runs (for messages). */
   node: string;
-  /** Scratch only this step uses, in the arena (a Conv's im2col matrix: conv-workspace.ts). */
+  /** Scratch only this step uses, in the arena (a Conv's im2col matrix: conv-workspace.ts; an LSTM's projected gates and state: lstm.ts). */
   workspace?: { offset: number; bytes: number };
 }
 
@@ -424,7 +425,7 @@ export function buildPlanDescription(
   // Step workspaces live during their step only: every buffer the step touches is live then, so none overlaps them.
   const workspaceBytes = new Map<number, number>();
   steps.forEach((s, at) => {
-    const bytes = im2colBytes(s, buffers) || splitWorkspaceBytes(s, buffers);
+    const bytes = im2colBytes(s, buffers) || splitWorkspaceBytes(s, buffers) || lstmWorkspaceBytes(s);
     if (bytes === 0) return;
     workspaceBytes.set(at, bytes);
     requests.push({ name: `workspace:${at}`, bytes: alignUp(bytes, alignment), start: at, end: at });

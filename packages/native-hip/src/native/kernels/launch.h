@@ -285,16 +285,31 @@ hipError_t LaunchRotary(DType dtype, const void* x, const void* cos_cache, const
 // order i, o, f, c; bias [dirs, 8 * hidden] (Wb then Rb) or null; initial h and c [dirs, batch,
 // hidden] or null (zeros). Writes y [seq, dirs, batch, hidden], y_h and y_c [dirs, batch, hidden];
 // any of the three may be null. dirs 2 is bidirectional (direction 1 runs backwards in time); with
-// dirs 1, `reverse` runs it backwards. One block per (batch row, direction) walks the sequence.
+// dirs 1, `reverse` runs it backwards.
+//
+// Two forms. Given a workspace of LstmWorkspaceBytes: x·Wᵀ + biases for every step as one projection
+// kernel, then one launch per time step whose blocks each own a few hidden units of every (batch row,
+// direction) -- only R·h is left on the sequential path, spread over the whole GPU. Without one: a
+// single block per (batch row, direction) walks the sequence (h, c, gates and x_t in shared memory,
+// so 6 * hidden + input floats must fit in 48 KiB); one launch, but one block's worth of the GPU.
 struct LstmShape {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
   bool reverse = false;
 };
-// Shared memory one block of LaunchLstm uses: h, c, the gates and x_t, as float.
+// Shared memory one block of the single-block form uses: h, c, the gates and x_t, as float.
 inline size_t LstmSharedBytes(const LstmShape& s) { return static_cast<size_t>(6 * s.hidden + s.input) * sizeof(float); }
-// `weight_dtype` types W, R and the bias (float32 or X's `dtype`).
+inline size_t LstmAlign(size_t bytes) { return (bytes + 255) / 256 * 256; }
+// Workspace of the stepped form (float32): the projected gates [dirs, seq * batch, 4 * hidden], h
+// twice (the step reads one and writes the other) and c, each [dirs, batch, hidden], 256-byte aligned.
+inline size_t LstmWorkspaceBytes(const LstmShape& s) {
+  const size_t state = static_cast<size_t>(s.dirs * s.batch * s.hidden) * sizeof(float);
+  return LstmAlign(static_cast<size_t>(s.dirs * s.seq * s.batch * 4 * s.hidden) * sizeof(float)) + 3 * LstmAlign(state);
+}
+// `weight_dtype` types W, R and the bias (float32 or X's `dtype`). `workspace` null (or smaller than
+// LstmWorkspaceBytes) picks the single-block form.
 hipError_t LaunchLstm(DType dtype, DType weight_dtype, const void* x, const void* w, const void* r, const void* bias, const void* h0,
-                      const void* c0, void* y, void* y_h, void* y_c, const LstmShape& shape, hipStream_t stream);
+                      const void* c0, void* y, void* y_h, void* y_c, const LstmShape& shape, void* workspace, size_t workspace_bytes,
+                      hipStream_t stream);
 
 // ---------------------------------------------------------------- split_tf32.hip
 

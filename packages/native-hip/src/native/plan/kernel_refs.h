@@ -27,7 +27,7 @@ hipError_t LaunchConcat(DType, const void* const*, const int64_t*, int, int64_t,
 hipError_t LaunchSlice(DType, const void*, const TensorShape&, const int64_t*, const int64_t*, void*, const TensorShape&,
                        hipStream_t) __attribute__((weak));
 hipError_t LaunchLstm(DType, DType, const void*, const void*, const void*, const void*, const void*, const void*, void*, void*, void*,
-                      const LstmShape&, hipStream_t) __attribute__((weak));
+                      const LstmShape&, void*, size_t, hipStream_t) __attribute__((weak));
 hipError_t LaunchTranspose(DType, const void*, const TensorShape&, const int*, void*, hipStream_t) __attribute__((weak));
 hipError_t LaunchExpand(DType, const void*, const TensorShape&, void*, const TensorShape&, hipStream_t) __attribute__((weak));
 hipError_t LaunchPad(DType, const void*, const TensorShape&, const int64_t*, void*, const TensorShape&, PadMode, double,

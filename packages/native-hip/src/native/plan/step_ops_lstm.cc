@@ -1,7 +1,8 @@
 // Step op for kernels/lstm.hip (ONNX LSTM). Attribute blob:
 //   [seq, batch, input, hidden, dirs, reverse, hasY, hasYh, hasYc]
 // Inputs X, W, R, B, initial_h, initial_c (the last three may be omitted); outputs the present ones
-// of Y, Y_h, Y_c, in that order (has* say which are there).
+// of Y, Y_h, Y_c, in that order (has* say which are there). A workspace of LstmWorkspaceBytes in the
+// description picks the stepped form; without one the single-block form must fit its shared memory.
 #include <cmath>
 
 #include "plan/kernel_refs.h"
@@ -15,6 +16,7 @@ constexpr size_t kLstmAttrs = 9;
 struct LstmState {
   kernels::LstmShape shape;
   int slot[3] = {-1, -1, -1};  // output index of Y, Y_h, Y_c, or -1
+  bool stepped = false;
 };
 
 std::string CheckLstm(StepArgs* args) {
@@ -32,8 +34,11 @@ std::string CheckLstm(StepArgs* args) {
   s.seq = at(0), s.batch = at(1), s.input = at(2), s.hidden = at(3), s.dirs = at(4), s.reverse = at(5) != 0;
   if (s.dirs != 1 && s.dirs != 2) return "dirs must be 1 or 2";
   if (s.input < 1 || s.hidden < 1) return "input and hidden sizes must be at least 1";
-  if (s.batch > 65535) return "batch above 65535";
-  if (kernels::LstmSharedBytes(s) > 48 * 1024) return "hidden and input sizes too large for one block's shared memory (6 * hidden + input floats, 48 KiB)";
+  const size_t stepped_bytes = kernels::LstmWorkspaceBytes(s);
+  st->stepped = args->workspace != nullptr && args->workspace_bytes >= stepped_bytes;
+  // Without the workspace the single-block form runs it, if it can; else ask for the workspace (the
+  // plan reports that the description gave too little).
+  if (!st->stepped && (s.batch > 65535 || kernels::LstmSharedBytes(s) > 48 * 1024)) args->workspace_bytes = stepped_bytes;
   const int dtype = args->in(0).dtype;
   if (dtype != kFloat32 && dtype != kFloat16) return "X must be float32 or float16";
   const int64_t rows = 4 * s.hidden;
@@ -71,7 +76,8 @@ hipError_t LaunchLstmStep(const StepArgs& args) {
   const auto out = [&](int k) -> void* { return st->slot[k] >= 0 ? args.out(static_cast<size_t>(st->slot[k])).data : nullptr; };
   const auto type_of = [](int dtype) { return dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32; };
   return kernels::LaunchLstm(type_of(args.in(0).dtype), type_of(args.in(1).dtype), args.in(0).data, args.in(1).data, args.in(2).data,
-                             opt_in(3), opt_in(4), opt_in(5), out(0), out(1), out(2), st->shape, args.stream);
+                             opt_in(3), opt_in(4), opt_in(5), out(0), out(1), out(2), st->shape, st->stepped ? args.workspace : nullptr,
+                             st->stepped ? args.workspace_bytes : 0, args.stream);
 }
 
 }  // namespace
