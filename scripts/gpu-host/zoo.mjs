@@ -4,7 +4,7 @@
 // dim is symbolic) and onnxruntime's CPU outputs `<case>.ort.<output>.npy`. Per model and case:
 //   - rocm: `[{name: 'rocm', enableHipGraph: true}, 'cpu']`, one untimed run, then p50 of `iterations`
 //     warm `session.run` calls (host tensors in and out; at least 3, then as many as fit in
-//     SWITCHYARD_ZOO_CASE_SECONDS, default 20); nodes on rocm / total (all nodes, and compute
+//     SWITCHYARD_ZOO_CASE_SECONDS, default 20); then the same with device-resident IO (deviceIo); nodes on rocm / total (all nodes, and compute
 //     nodes: not Shape/Constant/ConstantOfShape/Identity), every node rocm declined grouped by op with
 //     its reasons, partitions, GPU time (events around the plans' steps);
 //   - cpu: `['cpu']` once on the same inputs (the host has no oneDNN, so this is the CPU EP's TS kernels:
@@ -132,10 +132,51 @@ async function rocmChild(name, dir, out, iterations) {
       r.gpuP50Ms = gpu.length ? median(gpu) : undefined;
       r.graphCaptured = parts.map((p) => p.stats.lastPlan?.graphCaptured ?? false);
       await s.release();
+      await deviceIo(name, dir, feeds, r, iterations);
     } catch (error) {
       r.error = String(error?.stack ?? error).slice(0, 1500);
     }
     writeFileSync(join(out, `zoo-${name}.json`), JSON.stringify(results, null, 1));
+  }
+}
+
+/**
+ * Device-resident IO, as PyTorch's eager wall has it (input already on the GPU, outputs left there):
+ * the inputs uploaded once with the EP's uploadTensor, outputs kept on the device
+ * (preferredOutputLocation 'device') and disposed unread; p50 of `session.run`. One run's outputs are
+ * downloaded and compared with the host-IO run's.
+ */
+async function deviceIo(name, dir, feeds, r, iterations) {
+  const { InferenceSession } = await import('@switchyard/core');
+  const s = await InferenceSession.create(modelPath(name), { executionProviders: [{ name: 'rocm', enableHipGraph: true }, 'cpu'], preferredOutputLocation: 'device', logSeverityLevel: 3 });
+  const ep = s.providers.find((p) => p.name === 'rocm');
+  const onDevice = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, ep.uploadTensor(t)]));
+  const free = (outs) => {
+    for (const t of Object.values(outs)) t.dispose();
+  };
+  try {
+    const first = await s.run(onDevice);
+    r.deviceIoDiffVsHostIo = 0;
+    for (const [o, t] of Object.entries(first)) {
+      const host = readNpy(join(dir, `${r.case}.rocm.${o}.npy`)).data;
+      const d = maxAbsDiff(await t.getData(), host);
+      r.deviceIoDiffVsHostIo = typeof d === 'number' ? Math.max(r.deviceIoDiffVsHostIo, d) : d;
+    }
+    free(first);
+    free(await s.run(onDevice)); // the downloads above turned outputs to the host; this run turns them back
+    const times = [];
+    const budgetEnd = performance.now() + 1000 * Number(process.env.SWITCHYARD_ZOO_CASE_SECONDS ?? 20);
+    for (let i = 0; i < iterations && (i < 3 || performance.now() < budgetEnd); i++) {
+      const t = performance.now();
+      const outs = await s.run(onDevice);
+      times.push(performance.now() - t);
+      free(outs);
+    }
+    r.deviceIoP50Ms = median(times);
+    r.deviceIoOutputs = Object.values(ep.partitions.map((p) => p.outputPlacement)).flat();
+  } finally {
+    free(onDevice);
+    await s.release();
   }
 }
 
@@ -205,10 +246,10 @@ async function parent(out, casesDir, names, iterations) {
   writeFileSync(join(out, 'zoo.json'), JSON.stringify({ date: new Date().toISOString(), iterations, cpuSeconds, results: all }, null, 1));
   const f = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : '-');
   const e = (x) => (typeof x === 'number' ? x.toExponential(1) : '-');
-  console.log('| model | case | nodes on rocm | compute on rocm | partitions | rocm p50 ms | GPU ms | torch eager ms | torch wall+copies ms | vs CPU EP | vs ORT CPU | declines |');
+  console.log('| model | case | nodes on rocm | compute on rocm | partitions | rocm p50 ms | device IO p50 ms | GPU ms | torch eager ms | torch wall+copies ms | vs CPU EP | vs ORT CPU | declines |');
   for (const r of all) {
     const declines = Object.entries(r.declines ?? {}).map(([op, why]) => `${op}×${Object.values(why).reduce((a, b) => a + b, 0)}: ${Object.keys(why).join(' / ')}`).join('; ');
-    console.log(`| ${r.name} | ${r.case} | ${r.nodesOnRocm ?? '-'}/${r.nodes ?? '-'} | ${r.computeOnRocm ?? '-'}/${r.computeNodes ?? '-'} | ${r.partitions ?? '-'} | ${f(r.p50Ms)} | ${f(r.gpuP50Ms)} | ${f(r.torch?.eagerMs)} | ${f(r.torch?.wallCopiesMs)} | ${e(r.diffVsCpuEp?.max)} | ${e(r.diffVsOrtCpu?.max)} | ${r.error ? `ERROR ${r.error.split('\n')[0].slice(0, 200)} ` : ''}${declines.slice(0, 600)} |`);
+    console.log(`| ${r.name} | ${r.case} | ${r.nodesOnRocm ?? '-'}/${r.nodes ?? '-'} | ${r.computeOnRocm ?? '-'}/${r.computeNodes ?? '-'} | ${r.partitions ?? '-'} | ${f(r.p50Ms)} | ${f(r.deviceIoP50Ms)} | ${f(r.gpuP50Ms)} | ${f(r.torch?.eagerMs)} | ${f(r.torch?.wallCopiesMs)} | ${e(r.diffVsCpuEp?.max)} | ${e(r.diffVsOrtCpu?.max)} | ${r.error ? `ERROR ${r.error.split('\n')[0].slice(0, 200)} ` : ''}${declines.slice(0, 600)} |`);
   }
   return all.some((r) => r.error) ? 1 : 0;
 }

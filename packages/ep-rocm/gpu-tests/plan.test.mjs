@@ -158,7 +158,7 @@ describe('rocm execution plans', { skip }, () => {
     await s.release();
   });
 
-  it('writes outputs read on the host straight into host memory, and learns when a device consumer wants them', async () => {
+  it('writes outputs read on the host straight into host memory, keeps device-preferred outputs on the device, and learns from their readers', async () => {
     const model = buildModel({ inputs: [['x', 'float32', [4, 8]]], outputs: [['y', 'float32']], nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'], name: 'relu' }] });
     const x = new Tensor('float32', seeded(32, 6), [4, 8]);
     const relu = Array.from(x.data, (v) => Math.max(0, v));
@@ -168,21 +168,46 @@ describe('rocm execution plans', { skip }, () => {
     for (let i = 0; i < 3; i++) assertClose((await host.run({ x })).y.data, relu, 0, 0, `host run ${i}`);
     assert.deepEqual(hostPart.outputPlacement, ['host']);
     await host.release();
-    // Device consumer (IO binding: the output fed back in): the first output is a host result that the
-    // next run uploads, which turns the output to the device; a later download turns it back.
+    // Device preference (IO binding): a graph output the session keeps on the device starts there; a
+    // download turns it to the host for later runs, and a device consumer of a host result turns it back.
     const s = await InferenceSession.fromModel(model, { executionProviders: ['rocm', 'cpu'], preferredOutputLocation: 'device' });
     const part = s.providers.find((p) => p.name === 'rocm').partitions[0];
-    const first = await s.run({ x });
-    assert.deepEqual(part.outputPlacement, ['host']);
-    const second = await s.run({ x: first.y });
     assert.deepEqual(part.outputPlacement, ['device']);
-    const third = await s.run({ x: second.y });
-    assert.equal(third.y.location, 'rocm:0');
-    assertClose(await third.y.getData(), relu, 0, 0, 'relu(relu(relu(x)))');
+    const first = await s.run({ x });
+    assert.equal(first.y.location, 'rocm:0');
+    assertClose(await first.y.getData(), relu, 0, 0, 'relu(x) from the device');
     assert.deepEqual(part.outputPlacement, ['host']);
+    const second = await s.run({ x });
+    assert.deepEqual(part.outputPlacement, ['host']);
+    const third = await s.run({ x: second.y });
+    assert.deepEqual(part.outputPlacement, ['device']);
+    assert.equal(third.y.location, 'rocm:0');
+    assertClose(await third.y.getData(), relu, 0, 0, 'relu(relu(x))');
     const fourth = await s.run({ x });
     assertClose(await fourth.y.getData(), relu, 0, 0, 'relu(x) as a host result');
     for (const t of [first, second, third, fourth]) t.y.dispose();
+    await s.release();
+  });
+
+  it('reads an uploaded input in place run after run (uploadTensor), outputs kept on the device', async () => {
+    const s = await InferenceSession.fromModel(mlp(), { executionProviders: ['rocm', 'cpu'], preferredOutputLocation: 'device' });
+    const ep = s.providers.find((p) => p.name === 'rocm');
+    const host = new Tensor('float32', seeded(3 * 16, 12), [3, 16]);
+    const expected = await reference(mlp(), { x: host });
+    const x = ep.uploadTensor(host);
+    assert.equal(x.location, 'rocm:0');
+    assert.throws(() => ep.uploadTensor(x), /not on the host/);
+    for (let i = 0; i < 3; i++) {
+      const out = await s.run({ x });
+      assert.equal(out.p.location, 'rocm:0');
+      assertClose(await out.p.getData(), expected.p.data, 1e-4, 1e-3, `p, run ${i}`);
+      out.p.dispose();
+      out.y.dispose();
+    }
+    // The caller's tensor outlives the runs that read it; disposing it frees it, and a later run says so.
+    assertClose(await x.getData(), host.data, 0, 0, 'the uploaded input');
+    x.dispose();
+    await assert.rejects(() => s.run({ x }), /released|disposed|not on/);
     await s.release();
   });
 

@@ -4,9 +4,10 @@
  * build) joins a GPU region, and each maximal connected region that can be contracted without a
  * cycle becomes one fused capability, compiled into one native execution plan.
  */
-import { SwitchyardError, defineKernel, type CapabilityContext, type CapabilityResult, type DeclineReason, type Graph, type KernelDef, type Node } from '@switchyard/core';
+import { SwitchyardError, defineKernel, inferShapes, type CapabilityContext, type CapabilityResult, type DeclineReason, type Graph, type KernelDef, type Node } from '@switchyard/core';
 import type { RocmKernelRow } from './kernel-table.js';
 import { hostNode } from './plan/host-values.js';
+import { graphWithBranch } from './plan/if-branches.js';
 import { commonLimits } from './plan/op-limits.js';
 
 /**
@@ -99,13 +100,31 @@ export function groupRegions(graph: Graph, accepted: ReadonlySet<Node>): Node[][
   return members.filter((m) => m.length > 0).map((m) => m.sort((a, b) => order.get(a)! - order.get(b)!));
 }
 
+/**
+ * Why an If's branches cannot run on rocm, or undefined: each branch, inlined into a copy of the graph
+ * with shapes inferred, must have every node accepted by the same lookup.
+ */
+function branchDecline(node: Node, graph: Graph, ctx: CapabilityContext): DeclineReason | undefined {
+  for (const condition of [true, false]) {
+    const inlined = graphWithBranch(graph, node, condition);
+    inferShapes(inlined.graph);
+    for (const n of inlined.nodes) {
+      const r = ctx.lookup(n, inlined.graph);
+      if (!r.ok) return { kind: r.reason.kind, message: `its ${condition ? 'then' : 'else'}_branch node ${n.opType} '${n.name}' cannot run on rocm: ${r.reason.message}` };
+    }
+  }
+  return undefined;
+}
+
 export function rocmCapability(graph: Graph, ctx: CapabilityContext): CapabilityResult {
   const accepted = new Set<Node>();
   const declined = new Map<Node, DeclineReason>();
   for (const node of graph.nodes) {
     if (ctx.assigned.has(node)) continue;
     const r = ctx.lookup(node, graph);
-    if (r.ok) accepted.add(node);
+    const branches = r.ok && node.opType === 'If' ? branchDecline(node, graph, ctx) : undefined;
+    if (branches) declined.set(node, branches);
+    else if (r.ok) accepted.add(node);
     else declined.set(node, r.reason);
   }
   // A region of shape arithmetic alone would be a plan without a GPU step: its nodes stay with the

@@ -99,3 +99,21 @@ describe('RocmDeviceMemory.dispose', () => {
     expect(log).toEqual(['shrink', 'free', 'shrink']);
   });
 });
+
+describe('RocmDeviceMemory uploaded tensors (uploadTensor)', () => {
+  it('copies once, passes through staging without another copy, and refuses use after dispose', () => {
+    const log: string[] = [];
+    const memory = new RocmDeviceMemory(fakeBinding(log), 0, 1 << 20);
+    const t = memory.upload(new Tensor('float32', Float32Array.from([1, 2, 3, 4]), [4]));
+    expect(log).toEqual(['upload']);
+    const bound = memory.stage(t);
+    expect(memory.bufferOf(bound, 'test')).toBe(memory.bufferOf(t, 'test'));
+    expect(log).toEqual(['upload']);
+    t.dispose();
+    expect(log).toEqual(['upload', 'free']);
+    expect(() => memory.stage(t)).toThrow(/used after its dispose/);
+    expect(() => memory.bufferOf(t, 'test')).toThrow(/used after its dispose/);
+    t.dispose(); // twice is harmless
+    expect(log).toEqual(['upload', 'free']);
+  });
+});

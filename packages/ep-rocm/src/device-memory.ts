@@ -29,6 +29,8 @@ export class RocmDeviceMemory {
   /** Everything this EP holds on the device, against gpuMemLimit (plans charge it too). */
   readonly budget: DeviceBudget;
   readonly #buffers = new WeakMap<DeviceData, DeviceBuffer>();
+  /** Device tensors whose memory went back (dispose()): feeding one is an error, not a read of freed memory. */
+  readonly #released = new WeakSet<DeviceData>();
   /** Device tensors staged from the host but not uploaded yet: a plan copies them in within its run. */
   readonly #staged = new WeakMap<DeviceData, Tensor>();
   /** Device tensors whose host copy was read (`allocate`'s hint), and host-backed ones used on the device (`hostResult`'s). */
@@ -85,6 +87,9 @@ export class RocmDeviceMemory {
       dispose: () => {
         if (disposed) return;
         disposed = true;
+        this.#buffers.delete(handle);
+        this.#hints.delete(handle);
+        this.#released.add(handle);
         buffer.free();
         charge.release();
       },
@@ -153,6 +158,7 @@ export class RocmDeviceMemory {
       return buffer;
     }
     const buffer = d && this.#buffers.get(d);
+    if (d && !buffer && this.#released.has(d)) throw new SwitchyardError('RELEASED', `rocm ${what}: a device tensor on ${this.location} was used after its dispose()`);
     if (!buffer) throw new SwitchyardError('RUNTIME', `rocm ${what}: input is on '${tensor.location}', not on ${this.location} (a copy is missing)`);
     return buffer;
   }
@@ -172,6 +178,7 @@ export class RocmDeviceMemory {
    */
   stage(tensor: Tensor): Tensor {
     if (this.owns(tensor)) return this.#alias(tensor);
+    if (tensor.deviceData && this.#released.has(tensor.deviceData)) throw new SwitchyardError('RELEASED', `rocm: a device tensor on ${this.location} was used after its dispose()`);
     if (tensor.location !== 'cpu') throw new SwitchyardError('RUNTIME', `rocm: cannot take a tensor on '${tensor.location}' directly; copy it to the host first`);
     if (tensor.type === 'string') throw new SwitchyardError('UNSUPPORTED', 'rocm: string tensors stay on the host');
     const handle: DeviceData = {

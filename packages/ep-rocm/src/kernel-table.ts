@@ -59,6 +59,8 @@ const reduces = ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSum
 
 /** Rows computed on the host when the plan is built (plan/host-values.ts): no step, no encoder. */
 export const HOST_ONLY_OPS: ReadonlySet<string> = new Set(['Shape', 'Size', 'Range']);
+/** Rows the plan replaces by other nodes before encoding (If: its taken branch, plan/if-branches.ts): no step of their own. */
+export const INLINED_OPS: ReadonlySet<string> = new Set(['If']);
 
 export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   ...binary,
@@ -88,6 +90,8 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('Gelu', 20, { T: FLOATS }, ['GeluErf', 'GeluTanh']),
   row('Clip', 6, { T: FLOATS }),
   row('Where', 9, { B: ['bool'], T: MOVABLE }),
+  // No step: the plan holds the taken branch's nodes in its place (plan/if-branches.ts).
+  row('If', 1, { B: ['bool'], V: MOVABLE }, []),
   row('Cast', 6, { T1: CASTABLE, T2: CASTABLE }),
   row('Identity', 1, { T: MOVABLE, V: MOVABLE }, ['Copy']),
   row('Dropout', 7, { T: FLOATS, T1: FLOATS, T2: ['bool'] }, ['Copy']),

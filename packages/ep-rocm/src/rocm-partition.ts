@@ -14,6 +14,7 @@ import type { DeviceCharge } from './device-budget.js';
 import { allocateForCopy, type RocmDeviceMemory } from './device-memory.js';
 import { runPlan, type NativeExecutionPlan, type PlanBinding } from './plan/native-plan.js';
 import { foldKnownValues } from './plan/host-values.js';
+import { decidedIfs, inlineDecided } from './plan/if-branches.js';
 import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
 import { NO_LIBRARY_WORKSPACES, planFootprint, type LibraryWorkspaces, type PlanFootprint } from './plan/plan-footprint.js';
 import type { WeightSplitter } from './plan/split-tf32.js';
@@ -40,21 +41,45 @@ function forInference(node: Node): Node {
   return { ...node, opType: 'Conv', domain: '', inputs: node.inputs.slice(0, 3), attributes };
 }
 
+/** A partition's graph at concrete input shapes, and the nodes its plan encodes. */
+export interface ConcretePartition {
+  graph: Graph;
+  /** The partition's nodes, with each If whose condition is known replaced by its taken branch. */
+  nodes: Node[];
+}
+
 /**
  * The partition's graph with concrete input shapes, shapes re-inferred throughout. The shape
  * arithmetic inference computes (plan/host-values.ts) becomes initializers of this graph (its own
- * map: the partition's stays as it was), so the plan emits no step for it.
+ * map: the partition's stays as it was), so the plan emits no step for it. An If whose condition
+ * inference computed gives way to the branch it takes (plan/if-branches.ts), inferred again.
  */
-export function concreteGraph(partition: FusedPartition, inputs: ReadonlyArray<{ readonly type: DataType; readonly dims: readonly number[] }>, knownInputs?: ReadonlyMap<string, Tensor>): Graph {
+export function concretePartition(partition: FusedPartition, inputs: ReadonlyArray<{ readonly type: DataType; readonly dims: readonly number[] }>, knownInputs?: ReadonlyMap<string, Tensor>): ConcretePartition {
   const src = partition.graph;
   const inputInfo: ValueInfo[] = partition.inputNames.map((name, i) => ({ name, type: { kind: 'tensor', elemType: inputs[i].type, shape: [...inputs[i].dims] } }));
   const outputs: ValueInfo[] = src.outputs.map((o) => ({ name: o.name, type: o.type?.kind === 'tensor' ? { kind: 'tensor', elemType: o.type.elemType } : o.type }));
-  const initializers = new Map(src.initializers);
-  const g = new Graph({ name: src.name, nodes: src.nodes.map(forInference), inputs: inputInfo, outputs, initializers, opsetImports: src.opsetImports });
-  const known = new Map<string, KnownValue & { values: number[] }>();
-  inferShapes(g, { onKnownValue: (name, value) => known.set(name, value), knownInputs });
-  for (const [name, tensor] of foldKnownValues(g, src.nodes, known)) initializers.set(name, tensor);
-  return g;
+  const infer = (nodes: readonly Node[], extra: ReadonlyMap<string, Tensor>) => {
+    const initializers = new Map([...src.initializers, ...extra]);
+    const graph = new Graph({ name: src.name, nodes: nodes.map(forInference), inputs: inputInfo, outputs, initializers, opsetImports: src.opsetImports });
+    const known = new Map<string, KnownValue & { values: number[] }>();
+    inferShapes(graph, { onKnownValue: (name, value) => known.set(name, value), knownInputs });
+    return { graph, known, initializers };
+  };
+  let nodes = partition.nodes;
+  let pass = infer(nodes, new Map());
+  const decided = decidedIfs(nodes, pass.known);
+  if (decided.size > 0) {
+    const inlined = inlineDecided(nodes, decided);
+    nodes = inlined.nodes;
+    pass = infer(nodes, inlined.initializers);
+  }
+  for (const [name, tensor] of foldKnownValues(pass.graph, nodes, pass.known)) pass.initializers.set(name, tensor);
+  return { graph: pass.graph, nodes };
+}
+
+/** concretePartition's graph (its nodes are the partition's when no If was decided). */
+export function concreteGraph(partition: FusedPartition, inputs: ReadonlyArray<{ readonly type: DataType; readonly dims: readonly number[] }>, knownInputs?: ReadonlyMap<string, Tensor>): Graph {
+  return concretePartition(partition, inputs, knownInputs).graph;
 }
 
 export interface PartitionStats {
@@ -111,7 +136,8 @@ const sizeOnlySplit: WeightSplitter = (w) => new Float32Array(w.length * 3);
  * Output placement: an output the session copies to the host right after the run (a graph output,
  * or a value a CPU node reads) is best written by the plan straight into host memory, inside its one
  * native call -- not into a device buffer that a second, synchronous copy then downloads (for BERT
- * at batch 32 that hop cost ~4 ms of its 12.6 MB output). The partition cannot see where its outputs
+ * at batch 32 that hop cost ~4 ms of its 12.6 MB output). Beyond the graph outputs the session
+ * keeps on the device (`keptOnDevice`, which start there), the partition cannot see where its outputs
  * go, so it learns it per output: host first; a host result that a device consumer uploads again
  * turns that output to the device for later runs, and a device output that gets downloaded turns it
  * back.
@@ -136,7 +162,8 @@ export class RocmPartition implements CompiledPartition {
     /** What a plan stream's libraries take from the default arena (plan-footprint.ts), before a build measures it. */
     private readonly libraries: LibraryWorkspaces = NO_LIBRARY_WORKSPACES,
   ) {
-    this.outputPlacement = partition.outputNames.map(() => 'host');
+    // Outputs the session hands back on the device start there; the rest start on the host.
+    this.outputPlacement = partition.outputNames.map((name) => (partition.keptOnDevice?.includes(name) ? 'device' : 'host'));
   }
 
   run(values: RuntimeValue[]): Promise<RuntimeValue[]> {
@@ -181,7 +208,7 @@ export class RocmPartition implements CompiledPartition {
     if (!shapes || this.#shapeInputIndexes().length > 0) return;
     let description: PlanDescription;
     try {
-      description = this.#describe(concreteGraph(this.partition, shapes), this.#nhwcConv());
+      description = this.#describe(concretePartition(this.partition, shapes), this.#nhwcConv());
     } catch {
       return; // the first run builds it and reports why it cannot
     }
@@ -204,14 +231,14 @@ export class RocmPartition implements CompiledPartition {
   estimate(shapes: readonly InputShape[]): PlanFootprint | undefined {
     if (this.#shapeInputIndexes().length > 0) return undefined;
     try {
-      return planFootprint(this.#describe(concreteGraph(this.partition, shapes), this.#nhwcConv(), sizeOnlySplit), this.libraries);
+      return planFootprint(this.#describe(concretePartition(this.partition, shapes), this.#nhwcConv(), sizeOnlySplit), this.libraries);
     } catch {
       return undefined;
     }
   }
 
-  #describe(graph: Graph, nhwcConv: 'always' | 'auto' | false, splitWeights?: WeightSplitter): PlanDescription {
-    return buildPlanDescription(graph, this.partition.nodes, this.partition.inputNames, this.partition.outputNames, {
+  #describe({ graph, nodes }: ConcretePartition, nhwcConv: 'always' | 'auto' | false, splitWeights?: WeightSplitter): PlanDescription {
+    return buildPlanDescription(graph, nodes, this.partition.inputNames, this.partition.outputNames, {
       deviceId: this.options.deviceId,
       captureGraph: this.options.enableHipGraph,
       tuning: !this.options.tunableOpEnable ? 0 : this.options.tunableOpTuningEnable ? 2 : 1,
@@ -284,7 +311,7 @@ export class RocmPartition implements CompiledPartition {
     const known = this.#plans.get(key);
     if (known) return known;
     const admitted = this.#admitted?.key === key ? this.#admitted : undefined;
-    const graph = admitted ? undefined : concreteGraph(this.partition, inputs, knownInputs);
+    const graph = admitted ? undefined : concretePartition(this.partition, inputs, knownInputs);
     let description = admitted?.description ?? this.#describe(graph!, this.#nhwcConv());
     // The compile-time reservation becomes this plan's charges (the plan is what it reserved for).
     this.#releaseAdmitted();
@@ -297,7 +324,7 @@ export class RocmPartition implements CompiledPartition {
         // A channels-last convolution the library declines: the same plan in NCHW, with the reason kept.
         if (!description.steps.some((st) => st.op === 'ConvNHWC') || (error as { code?: string }).code === 'OUT_OF_MEMORY') throw error;
         this.stats.layoutNote = `NHWC plan failed, running NCHW: ${(error as Error).message}`;
-        description = this.#describe(graph ?? concreteGraph(this.partition, inputs, knownInputs), false);
+        description = this.#describe(graph ?? concretePartition(this.partition, inputs, knownInputs), false);
         built = this.#build(description, what);
       }
     } catch (error) {

@@ -166,6 +166,17 @@ export class RocmExecutionProvider implements ExecutionProvider {
     return this.#memory;
   }
 
+  /**
+   * IO binding: a device tensor holding a copy of `tensor`, made now (one synchronous copy). Fed to
+   * runs of a session using this EP, plans read it where it is, with no per-run host copy; it stays
+   * valid until its `dispose()` (or the EP's), and counts against `gpuMemLimit` meanwhile. With
+   * `preferredOutputLocation: 'device'` the outputs stay on the device too.
+   */
+  uploadTensor(tensor: Tensor): Tensor {
+    if (tensor.location !== 'cpu') throw new SwitchyardError('INVALID_ARGUMENT', `rocm uploadTensor: the tensor is on '${tensor.location}', not on the host`);
+    return this.#ready().upload(tensor);
+  }
+
   /** Defers the upload to the plan that reads the tensor; a tensor already on this device passes through (IO binding). */
   async copyToDevice(tensor: Tensor): Promise<Tensor> {
     return this.#ready().stage(tensor);

@@ -39,6 +39,12 @@ export interface FusedPartition {
   nodes: Node[];
   inputNames: string[];
   outputNames: string[];
+  /**
+   * Outputs the session hands back to the caller on the device (graph outputs under
+   * `preferredOutputLocation: 'device'`): an EP with a choice of where to write an output should put
+   * these in device memory from the first run.
+   */
+  keptOnDevice?: string[];
 }
 
 export interface CompiledPartition {

@@ -60,10 +60,12 @@ function constantInputsOf(constantOf: ConstantOf, inputs: string[]): Map<number,
   return m;
 }
 
-async function prepareStep(graph: Graph, step: UnitStep, threads: number, constantOf: ConstantOf): Promise<KernelStep> {
+async function prepareStep(graph: Graph, step: UnitStep, threads: number, constantOf: ConstantOf, keepOnDevice?: (output: string) => boolean): Promise<KernelStep> {
   const unit = step.unit;
   if (unit.kind === 'fused') {
     const partition = extractPartition(graph, unit, step.outputs, constantOf);
+    const kept = keepOnDevice ? step.outputs.filter((o) => graph.outputs.some((g) => g.name === o) && keepOnDevice(o)) : [];
+    if (kept.length > 0) partition.keptOnDevice = kept;
     try {
       const compiled = await unit.ep.compile!(partition);
       return { ...step, compiled, partition, implementation: 'compiled', inputRefs: [] };
@@ -101,7 +103,7 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
       steps.push(s);
       continue;
     }
-    const step = await prepareStep(graph, s, options.threads, constantOf);
+    const step = await prepareStep(graph, s, options.threads, constantOf, isTopLevel ? options.keepOnDevice : undefined);
     steps.push(step);
     if (step.kernel && step.unit.kind === 'single') {
       releaser.kernelBuilt(step.unit.node.inputs, step.kernel);

@@ -18,7 +18,7 @@ const SHAPE_OPS = new Set(['Shape', 'Size']);
  * Ops core's value rules evaluate (shape-inference/folding.ts, generators.ts) when every input is
  * known; a node of these over known inputs is known too.
  */
-const VALUE_OPS = new Set([
+export const VALUE_OPS: ReadonlySet<string> = new Set([
   'Identity', 'Reshape', 'Flatten', 'Squeeze', 'Unsqueeze', 'Cast', 'Gather', 'Slice', 'Concat', 'Expand',
   'Add', 'Sub', 'Mul', 'Div', 'Mod', 'Neg', 'Abs', 'Max', 'Min', 'Equal', 'Less', 'LessOrEqual', 'Greater',
   'GreaterOrEqual', 'Not', 'And', 'Or', 'Where', 'ReduceProd', 'ReduceSum', 'ReduceMax', 'ReduceMin',

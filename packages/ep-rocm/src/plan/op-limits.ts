@@ -5,6 +5,7 @@
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
 import { constantOf, constantFloats, elemTypeOf, given, normalizeAxis, rankOf, used } from './graph-values.js';
 import { planTimeKnown } from './host-values.js';
+import { branchShapeProblem, planTimeDecidable } from './if-branches.js';
 import { lstmLimits } from './lstm.js';
 import { attentionLimits, rmsNormLimits, rotaryLimits } from './onnx-transformer-ops.js';
 
@@ -225,6 +226,11 @@ const LIMITS: Record<string, Limit> = {
   Slice: knownInputs('starts/ends/axes/steps', 1, 2, 3, 4),
   Split: knownInputs('split', 1),
   LSTM: lstmLimits,
+  If: (node, graph) =>
+    branchShapeProblem(node) ??
+    (planTimeDecidable(graph, node.inputs[0])
+      ? true
+      : 'If runs on rocm only when its condition is known when the plan is built (from constants, shapes, or a small integer/bool graph input such as a sample rate); a condition computed from tensor data stays with the next EP'),
   ConstantOfShape: knownInputs('the shape', 0),
   Range: (node, graph) => (node.inputs.every((i) => planTimeKnown(graph, i)) ? true : 'Range runs on rocm only when its inputs are known when the plan is built (it is computed on the host)'),
   ConvTranspose: convTranspose,

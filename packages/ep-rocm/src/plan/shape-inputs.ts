@@ -30,6 +30,8 @@ const SHAPE_SLOTS: Readonly<Record<string, readonly number[]>> = {
   ReduceL1: [1],
   ReduceL2: [1],
   ReduceLogSumExp: [1],
+  // The condition of an If the plan decides (if-branches.ts).
+  If: [0],
 };
 /** Their outputs depend on the input's shape only, so the walk back stops there. */
 const SHAPE_ONLY = new Set(['Shape', 'Size']);

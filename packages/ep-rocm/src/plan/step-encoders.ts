@@ -292,6 +292,7 @@ const ENCODERS: Record<string, Encoder> = {
 
 export function encodeStep(node: Node, graph: Graph, options: EncodeOptions = {}): StepSpec {
   const encoder = ENCODERS[node.opType];
+  if (node.opType === 'If') throw new SwitchyardError('RUNTIME', `rocm plan: If '${node.name}': its condition was not known when the plan was built, so no branch could take its place`);
   if (!encoder) throw new SwitchyardError('UNSUPPORTED', `rocm plan: no step encoder for ${node.opType}`);
   return encoder(node, graph, new AttributeReader(node), options);
 }
