@@ -114,8 +114,13 @@ export async function buildPlan(graph: Graph, options: PlanOptions, isTopLevel =
 
   const outputs = graph.outputs.map((o) => ({ name: o.name, hostName: hostNameOf(o.name) }));
 
+  // Subgraphs of nodes a kernel runs (CPU If/Loop/Scan) get plans of their own; a control-flow node
+  // inside a compiled partition is its EP's to run (rocm inlines an If's taken branch), so none there.
   const subplans = new Map<Graph, ExecutionPlan>();
-  for (const node of graph.nodes) for (const sub of subgraphsOf(node)) subplans.set(sub, await buildPlan(sub, options, false));
+  for (const node of graph.nodes) {
+    if (partition.unitOf.get(node)?.kind === 'fused') continue;
+    for (const sub of subgraphsOf(node)) subplans.set(sub, await buildPlan(sub, options, false));
+  }
 
   const plan: ExecutionPlan = { graph, partition, steps, constants: graph.initializers, outputs, subplans, arenaSlots: new Map(), arenaBytes: 0 };
   if (releaser.released.size) plan.releasedConstants = releaser.released;
