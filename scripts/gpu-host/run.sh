@@ -173,6 +173,13 @@ for stage in $stages; do
       node scripts/gpu-host/zoo.mjs "$out" "$root/.gpu/zoo" "$zoo" "${SWITCHYARD_BENCH_ITERATIONS:-30}" >"$out/zoo.log" 2>&1 || status=1
       grep -E "^\||\[zoo\]" "$out/zoo.log" | cut -c1-700 | tee -a "$out/run.log"
       log "zoo took $(( $(date +%s) - t )) s" ;;
+    dynamic)
+      # Symbolic H/W: the zoo's DB detector fed two resolutions in turn against a static-shape session
+      # of each (plans built per shape, p50 of each); the model is written here if the zoo stage did not.
+      log "stage dynamic"
+      [ -f models/generated/db_text_detector/model.onnx ] || python3 models/generate.py --only db_text_detector >"$out/dynamic-generate.log" 2>&1 || status=1
+      node scripts/gpu-host/dynamic_shapes.mjs "$out" "${SWITCHYARD_BENCH_ITERATIONS:-30}" "${SWITCHYARD_DYNAMIC_SIZES:-640x640,960x960}" >"$out/dynamic.log" 2>&1 || status=1
+      tail -5 "$out/dynamic.log" | tee -a "$out/run.log" ;;
     torch)
       log "stage torch"
       python3 bench/gpu/torch_bench.py "$out" 50 >"$out/torch.log" 2>&1 || status=1

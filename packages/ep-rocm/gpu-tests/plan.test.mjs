@@ -211,6 +211,21 @@ describe('rocm execution plans', { skip }, () => {
     await s.release();
   });
 
+  it('keeps maxPlansPerPartition plans, freeing the least recently used', async () => {
+    const s = await InferenceSession.fromModel(mlp(), { executionProviders: [{ name: 'rocm', maxPlansPerPartition: 2 }, 'cpu'] });
+    const part = s.providers.find((p) => p.name === 'rocm').partitions[0];
+    const run = async (batch) => {
+      const x = new Tensor('float32', seeded(batch * 16, 20 + batch), [batch, 16]);
+      assertClose((await s.run({ x })).p.data, (await reference(mlp(), { x })).p.data, 1e-4, 1e-3, `p (batch ${batch})`);
+    };
+    // 1 and 2 built; 1 used again (most recent); 3 frees 2, not 1; 1 is still there; 2 is built again.
+    for (const [batch, plans, freed] of [[1, 1, 0], [2, 2, 0], [1, 2, 0], [3, 3, 1], [1, 3, 1], [2, 4, 2]]) {
+      await run(batch);
+      assert.deepEqual([part.stats.plans, part.stats.plansFreed], [plans, freed], `after batch ${batch}`);
+    }
+    await s.release();
+  });
+
   it('replays a captured graph when enableHipGraph is on, with the same results', async () => {
     const s = await InferenceSession.fromModel(mlp(), { executionProviders: [{ name: 'rocm', enableHipGraph: true }, 'cpu'] });
     const ep = s.providers.find((p) => p.name === 'rocm');

@@ -26,6 +26,7 @@ describe('resolveRocmOptions', () => {
       fp16: false,
       fp16ConvLayout: 'auto',
       fp32MatmulPrecision: 'high',
+      maxPlansPerPartition: 8,
     });
   });
 
@@ -41,6 +42,7 @@ describe('resolveRocmOptions', () => {
       fp16: true,
       fp16ConvLayout: 'NCHW',
       fp32MatmulPrecision: 'highest',
+      maxPlansPerPartition: 2,
     } as const;
     expect(resolveRocmOptions(given)).toEqual(given);
     expect(Object.keys(ROCM_OPTION_DEFAULTS).sort()).toEqual(Object.keys(given).sort());
@@ -70,6 +72,7 @@ describe('resolveRocmOptions', () => {
     expect(error({ arenaExtendStrategy: 'grow' })).toContain("arenaExtendStrategy must be one of 'kNextPowerOfTwo', 'kSameAsRequested', got \"grow\"");
     expect(error({ convAlgoSearch: 'exhaustive' })).toContain("convAlgoSearch must be one of 'EXHAUSTIVE', 'HEURISTIC', 'DEFAULT'");
     expect(error({ fp32MatmulPrecision: 'medium' })).toContain("fp32MatmulPrecision must be one of 'high', 'highest'");
+    expect(error({ maxPlansPerPartition: 0 })).toBe('rocm EP: maxPlansPerPartition must be a positive integer, got 0');
     expect(error({ fp16: 1 })).toBe('rocm EP: fp16 must be true or false, got 1');
     expect(error({ tunableOpEnable: false, tunableOpTuningEnable: true })).toContain('tunableOpTuningEnable needs tunableOpEnable: true');
   });

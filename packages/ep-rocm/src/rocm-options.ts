@@ -55,6 +55,13 @@ export interface RocmProviderOptions {
    * - 'highest': IEEE float32 multiply-adds only.
    */
   fp32MatmulPrecision?: 'high' | 'highest';
+  /**
+   * Execution plans one partition keeps, one per set of input shapes (and of the small integer inputs
+   * that decide shapes or an If): a model with symbolic dims fed several sizes builds one plan per
+   * size, then reuses it. Past this many the least recently used plan (its arena and, with
+   * enableHipGraph, its graph) is freed. Default 8.
+   */
+  maxPlansPerPartition?: number;
 }
 
 export type ResolvedRocmOptions = Required<Omit<RocmProviderOptions, 'gpuMemLimit'>> & { gpuMemLimit: number };
@@ -70,6 +77,7 @@ export const ROCM_OPTION_DEFAULTS: ResolvedRocmOptions = {
   fp16: false,
   fp16ConvLayout: 'auto',
   fp32MatmulPrecision: 'high',
+  maxPlansPerPartition: 8,
 };
 
 /** Each option's value kind, for text front ends (`switchyard --ep rocm:enableHipGraph=1`). */
@@ -84,6 +92,7 @@ export const ROCM_OPTION_TYPES: Readonly<Record<keyof RocmProviderOptions, Execu
   fp16: 'boolean',
   fp16ConvLayout: 'string',
   fp32MatmulPrecision: 'string',
+  maxPlansPerPartition: 'integer',
 };
 
 const OPTION_NAMES = Object.keys(ROCM_OPTION_DEFAULTS) as Array<keyof RocmProviderOptions>;
@@ -135,6 +144,7 @@ export function resolveRocmOptions(options: RocmProviderOptions | Readonly<Recor
   }
   const out: ResolvedRocmOptions = { ...ROCM_OPTION_DEFAULTS };
   if (o.deviceId !== undefined) out.deviceId = integer('deviceId', o.deviceId, 0, 'a non-negative integer');
+  if (o.maxPlansPerPartition !== undefined) out.maxPlansPerPartition = integer('maxPlansPerPartition', o.maxPlansPerPartition, 1, 'a positive integer');
   if (o.gpuMemLimit !== undefined) out.gpuMemLimit = integer('gpuMemLimit', o.gpuMemLimit, 1, 'a positive whole number of bytes');
   if (o.arenaExtendStrategy !== undefined) out.arenaExtendStrategy = oneOf('arenaExtendStrategy', o.arenaExtendStrategy, ['kNextPowerOfTwo', 'kSameAsRequested']);
   if (o.convAlgoSearch !== undefined) out.convAlgoSearch = oneOf('convAlgoSearch', o.convAlgoSearch, ['EXHAUSTIVE', 'HEURISTIC', 'DEFAULT']);

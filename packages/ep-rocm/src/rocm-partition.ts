@@ -27,8 +27,6 @@ import type { ResolvedRocmOptions } from './rocm-options.js';
  */
 const SHAPE_INPUT_TYPES: ReadonlySet<DataType> = new Set(['int64', 'int32', 'bool']);
 
-/** Most shapes one partition keeps plans for (each holds an arena); the oldest goes first. */
-const MAX_PLANS_PER_PARTITION = 8;
 
 /**
  * How shape inference sees a node. com.microsoft FusedConv (which the CPU EP's fusion pass may
@@ -85,6 +83,8 @@ export function concreteGraph(partition: FusedPartition, inputs: ReadonlyArray<{
 export interface PartitionStats {
   /** Plans built (one per distinct input shape). */
   plans: number;
+  /** Plans freed to stay within maxPlansPerPartition (least recently used first). */
+  plansFreed: number;
   runs: number;
   lastDescription?: PlanDescription;
   lastPlan?: NativeExecutionPlan;
@@ -145,7 +145,7 @@ const sizeOnlySplit: WeightSplitter = (w) => new Float32Array(w.length * 3);
 type OutputPlacement = 'host' | 'device';
 
 export class RocmPartition implements CompiledPartition {
-  readonly stats: PartitionStats = { plans: 0, runs: 0 };
+  readonly stats: PartitionStats = { plans: 0, plansFreed: 0, runs: 0 };
   /** Where each output is written (see `OutputPlacement`). */
   readonly outputPlacement: OutputPlacement[];
   readonly #plans = new Map<string, PlanEntry>();
@@ -309,7 +309,12 @@ export class RocmPartition implements CompiledPartition {
   #planFor(inputs: readonly Tensor[], knownInputs: ReadonlyMap<string, Tensor>): PlanEntry {
     const key = planKey(inputs, knownInputs);
     const known = this.#plans.get(key);
-    if (known) return known;
+    if (known) {
+      // Most recently used last: the map's first entry is the one to free when the cache is full.
+      this.#plans.delete(key);
+      this.#plans.set(key, known);
+      return known;
+    }
     const admitted = this.#admitted?.key === key ? this.#admitted : undefined;
     const graph = admitted ? undefined : concretePartition(this.partition, inputs, knownInputs);
     let description = admitted?.description ?? this.#describe(graph!, this.#nhwcConv());
@@ -337,10 +342,11 @@ export class RocmPartition implements CompiledPartition {
       const b = description.buffers[id];
       return { type: dataTypeFromOnnx(b.dtype)!, dims: b.dims };
     });
-    if (this.#plans.size >= MAX_PLANS_PER_PARTITION) {
-      const [oldestKey, oldest] = this.#plans.entries().next().value as [string, PlanEntry];
-      disposeEntry(oldest);
-      this.#plans.delete(oldestKey);
+    if (this.#plans.size >= this.options.maxPlansPerPartition) {
+      const [stalestKey, stalest] = this.#plans.entries().next().value as [string, PlanEntry];
+      disposeEntry(stalest);
+      this.#plans.delete(stalestKey);
+      this.stats.plansFreed++;
     }
     const entry = { plan, outputs, charges };
     this.#plans.set(key, entry);
