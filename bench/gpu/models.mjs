@@ -14,7 +14,8 @@
 // Node (host input in, host output back: copies and JS included), gpuP50Ms (HIP/CUDA events around the
 // plans' steps, copies excluded: comparable with PyTorch's CUDA-event times), deviceUsedMiB (the
 // driver's used memory after the timed runs: the process's context, library handles and workspaces,
-// plans' arenas; the device has no other user on the GPU host).
+// plans' arenas; the device has no other user on the GPU host); for the graph variants also
+// deviceIoP50Ms, the same runs with device-resident IO (deviceIoP50).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -178,10 +179,11 @@ async function runModel(m, binding) {
         };
         await s.release();
         const e = entry[variant.label];
+        if (variant.label.includes('graph')) e.deviceIoP50Ms = await deviceIoP50(caseModel, eps, feeds);
         const worst = Object.entries(checks).map(([k, r]) => `${k} ${r.worst.toExponential(1)}${r.bad ? ` (${r.bad} bad)` : ''}`).join(', ');
         console.log(
           `${m.name}/${caseName} ${variant.label}: rocm ${e.onRocm}/${e.computeNodes} in ${e.partitions} partition(s), p50 ${e.p50Ms.toFixed(2)} ms, gpu ${e.gpuP50Ms?.toFixed(2)} ms, launch ${e.hostLaunchP50Ms?.toFixed(2)} ms, copies ${e.hostCopyP50Ms?.toFixed(2)} ms, ` +
-            `create ${e.createMs} ms, first run ${e.firstRunMs} ms, used ${e.deviceUsedMiB?.toFixed(0)} MiB, fp16 ${e.fp16Applied}, nhwc ${e.nhwcConvSteps}, ${e.pass ? 'PASS' : 'FAIL'} (${worst})` +
+            `device IO p50 ${e.deviceIoP50Ms?.toFixed(2)} ms, create ${e.createMs} ms, first run ${e.firstRunMs} ms, used ${e.deviceUsedMiB?.toFixed(0)} MiB, fp16 ${e.fp16Applied}, nhwc ${e.nhwcConvSteps}, ${e.pass ? 'PASS' : 'FAIL'} (${worst})` +
             (e.layoutNotes.length ? ` layout: ${e.layoutNotes.join('; ').slice(0, 400)}` : '') +
             (Object.keys(e.offRocm).length ? ` off: ${JSON.stringify(e.offRocm).slice(0, 600)}` : '') + (e.graphNotes.length ? ` graph: ${e.graphNotes.join('; ')}` : ''),
         );
@@ -193,6 +195,38 @@ async function runModel(m, binding) {
     results.push(entry);
   }
   return results;
+}
+
+/**
+ * p50 of `session.run` with device-resident IO: the inputs uploaded once (the EP's uploadTensor),
+ * outputs kept on the device (preferredOutputLocation 'device') and disposed unread, as PyTorch's
+ * eager times have their tensors on the GPU.
+ */
+async function deviceIoP50(modelFile, eps, feeds) {
+  const s = await InferenceSession.create(modelFile, { executionProviders: eps, logSeverityLevel: 3, preferredOutputLocation: 'device' });
+  const ep = s.providers.find((p) => p.name === 'rocm');
+  if (typeof ep?.uploadTensor !== 'function') {
+    await s.release();
+    return undefined;
+  }
+  const onDevice = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, ep.uploadTensor(t)]));
+  const free = (outs) => {
+    for (const t of Object.values(outs)) t.dispose();
+  };
+  try {
+    for (let i = 0; i < 2; i++) free(await s.run(onDevice));
+    const times = [];
+    for (let i = 0; i < iterations; i++) {
+      const t = performance.now();
+      const outs = await s.run(onDevice);
+      times.push(performance.now() - t);
+      free(outs);
+    }
+    return pct(times, 0.5);
+  } finally {
+    free(onDevice);
+    await s.release();
+  }
 }
 
 if (only) {
