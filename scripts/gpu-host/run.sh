@@ -18,7 +18,8 @@
 #      soak (10,000 runs and 1,000 create/release cycles on rocm: RSS and GPU memory trends),
 #      memplan (session.memoryPlan's rocm total against the device memory each session took, within 10%),
 #      serve-pool (switchyard serve on rocm: one instance against a pool of two on one GPU),
-#      zoo (the public model zoo generated here, rocm + HIP graph against the CPU EP and PyTorch eager).
+#      zoo (the public model zoo generated here, rocm + HIP graph against the CPU EP and PyTorch eager),
+#      dynamic (a symbolic-H/W detector alternating two sizes, against a static-shape session of each).
 #      Results go to $OUT (or .gpu/out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

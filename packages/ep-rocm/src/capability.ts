@@ -4,7 +4,7 @@
  * build) joins a GPU region, and each maximal connected region that can be contracted without a
  * cycle becomes one fused capability, compiled into one native execution plan.
  */
-import { SwitchyardError, defineKernel, inferShapes, type CapabilityContext, type CapabilityResult, type DeclineReason, type Graph, type KernelDef, type Node } from '@switchyard/core';
+import { SwitchyardError, defineKernel, inferShapes, nodeInputsWithCaptures, type CapabilityContext, type CapabilityResult, type DeclineReason, type Graph, type KernelDef, type Node } from '@switchyard/core';
 import type { RocmKernelRow } from './kernel-table.js';
 import { hostNode } from './plan/host-values.js';
 import { graphWithBranch } from './plan/if-branches.js';
@@ -61,7 +61,8 @@ export function groupRegions(graph: Graph, accepted: ReadonlySet<Node>): Node[][
   const members: Node[][] = [];
   const regionOf = new Map<Node, number>();
   const reach = new Map<Node, Set<number>>();
-  const predsOf = (node: Node) => [...new Set(node.inputs.filter(Boolean).map((i) => producers.get(i)).filter((p): p is Node => p !== undefined))];
+  // An If reads the values its branches capture as much as its inputs: they join it to their producers' region.
+  const predsOf = (node: Node) => [...new Set(nodeInputsWithCaptures(node).filter(Boolean).map((i) => producers.get(i)).filter((p): p is Node => p !== undefined))];
   const inside = (p: Node, set: ReadonlySet<number>) => regionOf.has(p) && set.has(find(regionOf.get(p)!));
   const dependsOn = (p: Node, set: ReadonlySet<number>) => [...(reach.get(p) ?? [])].some((r) => set.has(find(r)));
   // No pred of the union's nodes (or of `node`) outside the union depends on the union.

@@ -30,13 +30,15 @@ const conv = (stride: number, out: string) => ({ opType: 'Conv', inputs: ['x', '
  * x [1, 1, 256] float, sr int64 scalar; c = Cast(Equal(sr, 16000), bool); y = If(c) then Conv stride 8
  * else Conv stride 4 (then a Relu after the If). `condition` replaces the Equal's first input.
  */
-function srModel(options: { condition?: 'sr' | 'data'; thenNodes?: Parameters<typeof branch>[2]; thenOutput?: string } = {}): Model {
+function srModel(options: { condition?: 'sr' | 'data'; thenNodes?: Parameters<typeof branch>[2]; thenOutput?: string; preprocess?: boolean } = {}): Model {
   const data = options.condition === 'data';
+  // With `preprocess`, x is a Relu of the input: a node outside the If whose output only the branches read.
+  const pre = options.preprocess ? [{ op: 'Relu', inputs: ['signal'], outputs: ['x'], name: 'pre' }] : [];
   const model = buildModel({
-    inputs: [['x', 'float32', [1, 1, 256]], ['sr', 'int64', []]],
+    inputs: [[options.preprocess ? 'signal' : 'x', 'float32', [1, 1, 256]], ['sr', 'int64', []]],
     outputs: [['z', 'float32']],
     initializers: { basis: f32([4, 1, 16], 3), rate: new Tensor('int64', BigInt64Array.from([16000n]), []), zero: new Tensor('float32', Float32Array.from([0]), []) },
-    nodes: data
+    nodes: [...pre, ...(data
       ? [
           { op: 'ReduceMax', inputs: ['x'], outputs: ['m'], name: 'max', attributes: { keepdims: 0 } },
           { op: 'Greater', inputs: ['m', 'zero'], outputs: ['c'], name: 'greater' },
@@ -44,7 +46,7 @@ function srModel(options: { condition?: 'sr' | 'data'; thenNodes?: Parameters<ty
       : [
           { op: 'Equal', inputs: ['sr', 'rate'], outputs: ['eq'], name: 'equal' },
           { op: 'Cast', inputs: ['eq'], outputs: ['c'], name: 'cast', attributes: { to: 9 } },
-        ],
+        ])],
     opset: 17,
   });
   const g = model.graph;
@@ -88,6 +90,13 @@ describe('If on rocm', () => {
       expect(d.steps[0].attrs.slice(5, 7)).toEqual([1, stride]);
       expect(d.buffers[d.outputs[0]].dims).toEqual([1, 4, width]);
     }
+  });
+
+  it('groups an If with the producers of the values its branches capture (one partition, not two)', () => {
+    const registry = new KernelRegistry();
+    for (const def of rocmKernelDefs(ROCM_KERNEL_TABLE)) registry.register(def);
+    const { capabilities } = rocmCapability(srModel({ preprocess: true }).graph, { lookup: registry.lookupFor('rocm'), assigned: new Set() });
+    expect(capabilities.map((c) => c.nodes.map((n) => n.name))).toEqual([['pre', 'equal', 'cast', 'if', 'relu']]);
   });
 
   it('declines an If whose condition comes from tensor data, with the reason', () => {
