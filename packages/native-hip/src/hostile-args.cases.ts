@@ -55,7 +55,7 @@ export interface ClassCase {
 export type ExportCase = FunctionCase | ClassCase;
 
 /** Exports of the addon's plan part, declared by ep-rocm (plan/native-plan.ts) rather than binding.ts. */
-type PlanExports = 'ExecutionPlan' | 'planStepOps' | 'planDeviceMemory' | 'planSplitTf32';
+type PlanExports = 'ExecutionPlan' | 'planStepOps' | 'planDeviceMemory' | 'planSplitTf32' | 'nativeEnums';
 /** Nested exports, named by their path, and the Stream class (made by getStream, also exported). */
 type OtherExports = 'testing.FakeArena' | 'kernelsJs.run' | 'Stream';
 export type ExportName = Exclude<keyof NativeHipBinding, 'testing'> | PlanExports | OtherExports;
@@ -132,6 +132,7 @@ export const EXPORT_CASES: { [K in ExportName]: ExportCase } = {
   },
   dnnAlgoCacheStats: { kind: 'function', needs: 'nothing', args: () => ['conv'], accepts: { optional: [0] } },
   planStepOps: { kind: 'function', needs: 'nothing', args: () => [] },
+  nativeEnums: { kind: 'function', needs: 'nothing', args: () => [] },
   planDeviceMemory: { kind: 'function', needs: 'device', args: () => [0] },
   planSplitTf32: { kind: 'function', needs: 'nothing', args: () => [f32(5)], accepts: { anyLength: [0] } },
   'kernelsJs.run': {

@@ -8,6 +8,7 @@ export type {
   RuntimeInfo,
 } from './binding.js';
 export { isNativeHipBinding } from './binding.js';
+export { BINARY_OPS, UNARY_OPS } from './native-enums.generated.js';
 export { BUILD_COMMAND, defaultAddonPath, loadNativeHip, nativeHipBinding, type LoadNativeHipOptions, type NativeHipLoadResult } from './load-native.js';
 export { explainNoDevice, gatherGpuFacts, type GpuSystemFacts } from './gpu-diagnosis.js';
 export { probeDevices, type GpuProbe, type ProbeOptions, type UsableDevice } from './devices.js';

@@ -7,10 +7,8 @@
  * output and, at small batch, a second launch.
  */
 import { AttributeReader, type Graph, type Node } from '@switchyard/core';
+import { UNARY_OPS as UNARY } from '@switchyard/native-hip';
 import { constantFloat, elemTypeOf, given, staticDims } from './graph-values.js';
-
-/** kernels::UnaryOp numbers (native-hip/src/native/kernels/launch.h) of the activations folded here. */
-const UNARY = { LeakyRelu: 2, Sigmoid: 3, Tanh: 4, GeluErf: 5, GeluTanh: 6, HardSigmoid: 7, HardSwish: 8, Clip: 9, Swish: 17, Elu: 18, Softplus: 19, Mish: 20 } as const;
 
 /**
  * The Conv step's activation attributes for a FusedConv `activation` attribute and its

@@ -6,10 +6,11 @@
  * Every folded intermediate must be read only by the next node of the chain and be no partition output.
  */
 import type { Graph, Node } from '@switchyard/core';
+import { UNARY_OPS } from '@switchyard/native-hip';
 import { constantOf, staticDims } from './graph-values.js';
 
-/** kernels::UnaryOp::kGeluErf (native-hip/src/native/kernels/launch.h). */
-export const GELU_ERF = 5;
+/** kernels::UnaryOp::kGeluErf (native-hip's numbering, from launch.h). */
+export const GELU_ERF = UNARY_OPS.GeluErf;
 
 export interface GeluFold {
   /** The chain's first node (the bias Add when there is one, else the Div): the step goes at the last. */

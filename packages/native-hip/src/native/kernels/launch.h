@@ -48,30 +48,29 @@ struct TensorShape {
 
 // ---------------------------------------------------------------- elementwise.hip
 
-enum class BinaryOp : int {
-  kAdd = 0, kSub, kMul, kDiv, kPow, kMax, kMin,
-  // Comparisons write bool (one byte, 0 or 1).
-  kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,
-  // Logical ops read and write bool.
-  kAnd, kOr, kXor,
-};
+// The op lists below are the one source of their numbers: the addon reports them (nativeEnums()) and
+// native-hip/src/native-enums.generated.ts is written from them by scripts/gen-native-enums.mjs (a unit
+// test keeps it in step with this header, a GPU test with the built addon).
+#define SWITCHYARD_ENUM_ENTRY(name) k##name,
 
-enum class UnaryOp : int {
-  kIdentity = 0,
-  kRelu, kLeakyRelu, kSigmoid, kTanh,
-  kGeluErf,   // x/2 * (1 + erf(x/sqrt 2))
-  kGeluTanh,  // x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-  kHardSigmoid, kHardSwish, kClip,
-  kErf, kExp, kLog, kSqrt, kNeg, kAbs, kReciprocal,
-  // Appended (numbers above are shared with the EP's TS tables): the rest of the activations the CPU
-  // EP fuses, and their standalone ops.
-  kSwish,     // x * sigmoid(alpha x)
-  kElu,       // x < 0 ? alpha (e^x - 1) : x
-  kSoftplus,  // log(1 + e^x), linear above 20
-  kMish,      // x * tanh(softplus(x))
-  kSelu,      // beta (= gamma) * (x <= 0 ? alpha (e^x - 1) : x)
-  kSoftsign,  // x / (1 + |x|)
-};
+// Comparisons write bool (one byte, 0 or 1); the logical ops read and write bool.
+#define SWITCHYARD_BINARY_OPS(X) \
+  X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min) \
+  X(Equal) X(Less) X(Greater) X(LessOrEqual) X(GreaterOrEqual) \
+  X(And) X(Or) X(Xor)
+enum class BinaryOp : int { SWITCHYARD_BINARY_OPS(SWITCHYARD_ENUM_ENTRY) };
+
+// GeluErf: x/2 * (1 + erf(x/sqrt 2)); GeluTanh: x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));
+// Swish: x * sigmoid(alpha x); Elu: x < 0 ? alpha (e^x - 1) : x; Softplus: log(1 + e^x), linear above
+// 20; Mish: x * tanh(softplus(x)); Selu: beta (= gamma) * (x <= 0 ? alpha (e^x - 1) : x); Softsign:
+// x / (1 + |x|). Append new ops at the end: plans built by older code keep their numbers.
+#define SWITCHYARD_UNARY_OPS(X) \
+  X(Identity) X(Relu) X(LeakyRelu) X(Sigmoid) X(Tanh) X(GeluErf) X(GeluTanh) X(HardSigmoid) X(HardSwish) X(Clip) \
+  X(Erf) X(Exp) X(Log) X(Sqrt) X(Neg) X(Abs) X(Reciprocal) \
+  X(Swish) X(Elu) X(Softplus) X(Mish) X(Selu) X(Softsign)
+enum class UnaryOp : int { SWITCHYARD_UNARY_OPS(SWITCHYARD_ENUM_ENTRY) };
+#define SWITCHYARD_COUNT_ENTRY(name) +1
+constexpr int kUnaryOpCount = 0 SWITCHYARD_UNARY_OPS(SWITCHYARD_COUNT_ENTRY);
 
 // Parameters of the unary ops that take some: LeakyRelu alpha; HardSigmoid alpha, beta (ONNX
 // defaults 0.2, 0.5); Clip alpha = min, beta = max (use +-INFINITY for "no bound"); Swish and Elu

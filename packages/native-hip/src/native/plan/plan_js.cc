@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu_errors.h"
+#include "kernels/launch.h"
 #include "plan/execution_plan.h"
 #include "plan/host_bytes.h"
 #include "plan/step_op.h"
@@ -87,6 +88,26 @@ Napi::Value PlanSplitTf32(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// [sync] nativeEnums() -> { unaryOps, binaryOps }: name -> number, from launch.h's op lists (the
+// numbers plan step attributes carry; native-enums.generated.ts is checked against this).
+Napi::Value NativeEnums(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  Napi::Object unary = Napi::Object::New(env);
+  Napi::Object binary = Napi::Object::New(env);
+  int next = 0;
+#define SWITCHYARD_JS_ENTRY(name) unary.Set(#name, Napi::Number::New(env, next++));
+  SWITCHYARD_UNARY_OPS(SWITCHYARD_JS_ENTRY)
+#undef SWITCHYARD_JS_ENTRY
+  next = 0;
+#define SWITCHYARD_JS_ENTRY(name) binary.Set(#name, Napi::Number::New(env, next++));
+  SWITCHYARD_BINARY_OPS(SWITCHYARD_JS_ENTRY)
+#undef SWITCHYARD_JS_ENTRY
+  out.Set("unaryOps", unary);
+  out.Set("binaryOps", binary);
+  return out;
+}
+
 }  // namespace
 }  // namespace switchyard::plan
 
@@ -96,5 +117,6 @@ void InitPlan(Napi::Env env, Napi::Object exports) {
   exports.Set("planStepOps", Napi::Function::New<plan::PlanStepOps>(env, "planStepOps"));
   exports.Set("planDeviceMemory", Napi::Function::New<plan::PlanDeviceMemory>(env, "planDeviceMemory"));
   exports.Set("planSplitTf32", Napi::Function::New<plan::PlanSplitTf32>(env, "planSplitTf32"));
+  exports.Set("nativeEnums", Napi::Function::New<plan::NativeEnums>(env, "nativeEnums"));
 }
 }  // namespace switchyard

@@ -21,7 +21,7 @@ std::string CheckBiasActivation(StepArgs* args) {
   }
   if (args->attrs.size() != 3) return "needs [unary op, alpha, beta]";
   const int op = static_cast<int>(args->attrs[0]);
-  if (op < 0 || op > static_cast<int>(kernels::UnaryOp::kSoftsign)) return "unknown unary op " + std::to_string(op);
+  if (op < 0 || op >= kernels::kUnaryOpCount) return "unknown unary op " + std::to_string(op);
   return "";
 }
 
