@@ -3,9 +3,16 @@
 // and events. Skips without a device.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BINARY_OPS, UNARY_OPS } from '@switchyard/native-hip';
 import { gpu, rng, randomF32, skip } from './lib/runtime-harness.mjs';
 
 const MiB = 2 ** 20;
+
+describe('native enums', { skip }, () => {
+  it('the addon built here numbers its ops as native-enums.generated.ts does', () => {
+    assert.deepEqual(gpu.binding.nativeEnums(), { unaryOps: { ...UNARY_OPS }, binaryOps: { ...BINARY_OPS } });
+  });
+});
 
 describe('DeviceArena', { skip }, () => {
   const { binding } = gpu;
