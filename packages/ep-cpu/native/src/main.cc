@@ -17,6 +17,7 @@
 #include "nonzero_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
+#include "mean_variance_function.h"
 #include "movement_function.h"
 #include "norm_function.h"
 #include "normalize_function.h"
@@ -89,7 +90,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("normalizeGroups", Napi::Function::New<switchyard::NormalizeGroupsJs>(env, "normalizeGroups"));
   exports.Set("batchNorm", Napi::Function::New<switchyard::BatchNormJs>(env, "batchNorm"));
   exports.Set("lpNormalize", Napi::Function::New<switchyard::LpNormalizeJs>(env, "lpNormalize"));
-  exports.Set("meanVarianceRows", Napi::Function::New<switchyard::MeanVarianceRowsJs>(env, "meanVarianceRows"));
+  exports.Set("meanVariance", Napi::Function::New<switchyard::MeanVarianceJs>(env, "meanVariance"));
   exports.Set("vectorIsa", Napi::Function::New<switchyard::VectorIsaJs>(env, "vectorIsa"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;

@@ -63,6 +63,10 @@ struct Loops {
   void (*normalizeScaled)(const float* x, float* y, int64_t n, float mean, float inv, const float* scale, const float* bias);
   // y[j] = x[j] · factor[j].
   void (*scaleColumns)(const float* x, float* y, int64_t n, const float* factor);
+  // y = (x − mean) / denominator in double, rounded once (the TS kernels' MeanVarianceNormalization).
+  void (*standardize)(const float* x, float* y, int64_t n, double mean, double denominator);
+  // y[j] = (x[j] − mean[j]) / denominator[j] in double.
+  void (*standardizeColumns)(const float* x, float* y, int64_t n, const double* mean, const double* denominator);
 };
 
 // Defined by the three translation units.

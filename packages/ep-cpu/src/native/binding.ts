@@ -719,8 +719,11 @@ export interface NativeBinding {
   ): void;
   /** [sync] x / ‖x‖_p (p 1 or 2) along len of [outer, len, inner]; zero slices stay zero. */
   lpNormalize?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, p: 1 | 2, threads?: number): void;
-  /** [sync] MeanVarianceNormalization of each row of [rows, cols]: (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9). */
-  meanVarianceRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
+  /**
+   * [sync] MeanVarianceNormalization of x (dims) over `axes` (non-negative, any order, repeats allowed):
+   * (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9), statistics in double. Absent from older builds.
+   */
+  meanVariance?(x: Float32Array, y: Float32Array, dims: readonly number[], axes: readonly number[], threads?: number): void;
   /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the

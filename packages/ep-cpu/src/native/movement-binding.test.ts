@@ -1,6 +1,6 @@
 /**
  * Bad input at the dtype-generic kernels' boundary (copyStrided, concat, split, gather, gatherElements,
- * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVarianceRows,
+ * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVariance,
  * vectorIsa): each case throws a coded error naming the argument, never crashes or reads outside a buffer.
  */
 import { describe, expect, it } from 'vitest';
@@ -107,7 +107,8 @@ describe.skipIf(!b)('dtype-generic kernels: argument errors', () => {
     rejects(() => b!.normalizeGroups(x, y, 3, 4, 1e-5, null, null, 1, 1, new Float32Array(2), null), /mean must have 3 elements/);
     rejects(() => b!.batchNorm(x, y, 1, 3, 4, new Float32Array(3), new Float32Array(3), new Float32Array(3), new Float32Array(2), 1e-5), /var must have 3 elements/);
     rejects(() => b!.lpNormalize(x, y, 1, 12, 1, any(3)), /p must be an integer in \[1, 2\]/);
-    rejects(() => b!.meanVarianceRows(x, y, 5, 4), /x must have rows × cols elements/);
+    rejects(() => b!.meanVariance(x, y, [5, 4], [1]), /x must have Π dims elements/);
+    rejects(() => b!.meanVariance(x, y, [3, 4], [2]), /axes/);
   });
 
   it('vectorIsa: names, and a build this CPU cannot run', () => {
