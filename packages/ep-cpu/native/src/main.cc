@@ -7,6 +7,7 @@
 #include "conv_transpose_primitive.h"
 #include "eltwise_function.h"
 #include "elementwise_primitive.h"
+#include "elements_index_function.h"
 #include "engine.h"
 #include "gather_function.h"
 #include "gemm_primitive.h"
@@ -79,6 +80,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("split", Napi::Function::New<switchyard::SplitJs>(env, "split"));
   exports.Set("gather", Napi::Function::New<switchyard::GatherJs>(env, "gather"));
   exports.Set("gatherElements", Napi::Function::New<switchyard::GatherElementsJs>(env, "gatherElements"));
+  exports.Set("scatterElements", Napi::Function::New<switchyard::ScatterElementsJs>(env, "scatterElements"));
   exports.Set("pad", Napi::Function::New<switchyard::PadJs>(env, "pad"));
   exports.Set("cast", Napi::Function::New<switchyard::CastJs>(env, "cast"));
   exports.Set("reduce", Napi::Function::New<switchyard::ReduceJs>(env, "reduce"));

@@ -681,6 +681,15 @@ export interface NativeBinding {
   gatherElements?(
     data: NativeElements, dataDims: readonly number[], indices: Int32Array | BigInt64Array, indicesDims: readonly number[], axis: number, dst: NativeElements, threads?: number,
   ): void;
+  /**
+   * [sync] ONNX ScatterElements: dst (data's shape and array type) = data with updates combined in at the
+   * indices' positions in row-major order; reduction 'none' | 'add' | 'mul' | 'max' | 'min' reads a
+   * Uint16Array / Uint8Array as integers (float16, bfloat16, bool reductions are the caller's). Absent from older builds.
+   */
+  scatterElements?(
+    data: NativeElements, dataDims: readonly number[], indices: Int32Array | BigInt64Array, indicesDims: readonly number[], updates: NativeElements,
+    axis: number, reduction: 'none' | 'add' | 'mul' | 'max' | 'min', dst: NativeElements, threads?: number,
+  ): void;
   /** [sync] ONNX Pad: pads = all begins then all ends (negative crops); value: one element of x's array type, or null for zero. */
   pad?(x: NativeElements, xDims: readonly number[], y: NativeElements, pads: readonly number[], mode: 'constant' | 'reflect' | 'edge' | 'wrap', value: NativeElements | null, threads?: number): void;
   /** [sync] ONNX Cast between the dtypes of `NativeCastType`, as the TS kernel converts. */
