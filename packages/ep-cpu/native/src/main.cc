@@ -16,6 +16,7 @@
 #include "sgemm_recurrence_function.h"
 #include "topk_function.h"
 #include "nonzero_function.h"
+#include "lrn_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "mean_variance_function.h"
@@ -93,6 +94,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("batchNorm", Napi::Function::New<switchyard::BatchNormJs>(env, "batchNorm"));
   exports.Set("lpNormalize", Napi::Function::New<switchyard::LpNormalizeJs>(env, "lpNormalize"));
   exports.Set("meanVariance", Napi::Function::New<switchyard::MeanVarianceJs>(env, "meanVariance"));
+  exports.Set("lrn", Napi::Function::New<switchyard::LrnJs>(env, "lrn"));
   exports.Set("vectorIsa", Napi::Function::New<switchyard::VectorIsaJs>(env, "vectorIsa"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;

@@ -734,6 +734,11 @@ export interface NativeBinding {
    */
   meanVariance?(x: Float32Array, y: Float32Array, dims: readonly number[], axes: readonly number[], threads?: number): void;
   /**
+   * [sync] LRN across the channels of the [n, c, spatial] x: y = x / (bias + alpha / size · Σ x²)^beta over the
+   * window [ch − ⌊(size−1)/2⌋, ch + ⌈(size−1)/2⌉] clipped, in double. Absent from older builds.
+   */
+  lrn?(x: Float32Array, y: Float32Array, n: number, c: number, spatial: number, size: number, alpha: number, beta: number, bias: number, threads?: number): void;
+  /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
    * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.

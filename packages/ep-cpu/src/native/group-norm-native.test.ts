@@ -124,4 +124,22 @@ describe.skipIf(!binding)('native LayerNormalization forms, LpNormalization and 
       await compareDefs(pair, [activations(dims, r)], { opset: 13, attributes: { axes }, tol: TOL }, `[${dims}] axes [${axes}]`);
     }
   });
+
+  it('LRN: odd and even sizes, windows wider than the channels, every beta form, rows wider than a task', async () => {
+    const r = rng(68);
+    const pair = defPair(binding!, 'LRN', 13);
+    const cases: Array<[number[], number, number, number, number]> = [
+      [[2, 16, 9, 9], 5, 1e-4, 0.75, 1],
+      [[1, 7, 300], 4, 0.3, 0.5, 2],
+      [[3, 3, 5, 5], 7, 0.2, 1, 0.5],
+      [[2, 10, 20], 3, 1e-3, 0.6, 1],
+      [[4, 12], 5, 2, 0.75, 1],
+      [[1, 6, 2, 3, 4], 1, 1e-4, 0.75, 1],
+      [[1, 0, 4, 4], 3, 1e-4, 0.75, 1],
+    ];
+    for (const [dims, size, alpha, beta, bias] of cases) {
+      const attributes = { size, alpha: { float: alpha }, beta: { float: beta }, bias: { float: bias } };
+      await compareDefs(pair, [activations(dims, r, 0)], { opset: 13, attributes, tol: 1e-6 }, `[${dims}] size ${size} beta ${beta}`);
+    }
+  });
 });

@@ -2,8 +2,8 @@
  * The normalizations beyond norm-native.ts's oneDNN rows, on the addon's vectorized loops (float32):
  * InstanceNormalization, GroupNormalization (opset 18's per-group and 21's per-channel scale),
  * LayerNormalization where oneDNN does not serve it (Scale/B broadcast along the normalized axes, Mean /
- * InvStdDev outputs), BatchNormalization inference, LpNormalization along any axis, and
- * MeanVarianceNormalization over any axes. Everything else: the TS kernels.
+ * InvStdDev outputs), BatchNormalization inference, LpNormalization along any axis,
+ * MeanVarianceNormalization over any axes, and LRN. Everything else: the TS kernels.
  */
 import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type Node, type Tensor } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
@@ -17,6 +17,7 @@ import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalizatio
 import { batchNormalizationKernel } from '../kernels/BatchNormalization.js';
 import { lpNormalizationKernel } from '../kernels/LpNormalization.js';
 import { meanVarianceNormalizationKernel } from '../kernels/MeanVarianceNormalization.js';
+import { lrnKernel } from '../kernels/LRN.js';
 
 type NormalizeGroups = NonNullable<NativeBinding['normalizeGroups']>;
 
@@ -164,6 +165,26 @@ function createMeanVariance(binding: NativeBinding, mvn: NonNullable<NativeBindi
   };
 }
 
+function createLrn(binding: NativeBinding, lrn: NonNullable<NativeBinding['lrn']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
+  const { node } = init;
+  const size = init.attrs.int('size', 0);
+  const alpha = init.attrs.float('alpha', 1e-4);
+  const beta = init.attrs.float('beta', 0.75);
+  const bias = init.attrs.float('bias', 1);
+  // A bad size, rank or non-finite attribute gets the TS kernel's error or result.
+  const served = size >= 1 && [alpha, beta, bias].every(Number.isFinite);
+  return {
+    run(ctx) {
+      const x = ctx.input(0);
+      if (!served || !f32(x) || x.dims.length < 2 || runsInTs(rule, x.size)) return fallback.run(ctx);
+      const y = ctx.output(0, 'float32', x.dims, { uninitialized: true });
+      const spatial = elementCount(x.dims.slice(2));
+      withNodeErrors(node, () => lrn(x.data as Float32Array, y.data as Float32Array, x.dims[0], x.dims[1], spatial, size, alpha, beta, bias, teamSize(binding, ctx)));
+      return [y];
+    },
+  };
+}
+
 function float32Inputs(count: number) {
   return (node: Node, graph: Graph): true | string => {
     for (const name of node.inputs.slice(0, count)) {
@@ -193,5 +214,7 @@ export function nativeGroupNormKernels(binding: NativeBinding, smallOpsInTs = tr
   if (lpNormalize) defs.push(nativeBeside(lpNormalizationKernel, rule, options((init, fb) => createLpNorm(binding, lpNormalize, rule, init, fb))));
   const mvn = binding.meanVariance?.bind(binding);
   if (mvn) defs.push(nativeBeside(meanVarianceNormalizationKernel, rule, options((init, fb) => createMeanVariance(binding, mvn, rule, init, fb))));
+  const lrn = binding.lrn?.bind(binding);
+  if (lrn) defs.push(nativeBeside(lrnKernel, rule, options((init, fb) => createLrn(binding, lrn, rule, init, fb))));
   return defs;
 }

@@ -1,6 +1,6 @@
 /**
  * Bad input at the dtype-generic kernels' boundary (copyStrided, concat, split, gather, gatherElements, scatterElements,
- * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVariance,
+ * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVariance, lrn,
  * vectorIsa): each case throws a coded error naming the argument, never crashes or reads outside a buffer.
  */
 import { describe, expect, it } from 'vitest';
@@ -115,6 +115,9 @@ describe.skipIf(!b)('dtype-generic kernels: argument errors', () => {
     rejects(() => b!.lpNormalize(x, y, 1, 12, 1, any(3)), /p must be an integer in \[1, 2\]/);
     rejects(() => b!.meanVariance(x, y, [5, 4], [1]), /x must have Π dims elements/);
     rejects(() => b!.meanVariance(x, y, [3, 4], [2]), /axes/);
+    rejects(() => b!.lrn(x, y, 2, 3, 4, 5, 1e-4, 0.75, 1), /x must have n × c × spatial elements/);
+    rejects(() => b!.lrn(x, y, 1, 3, 4, 0, 1e-4, 0.75, 1), /size must be an integer/);
+    rejects(() => b!.lrn(x, y, 1, 3, 4, 5, 1e-4, NaN, 1), /beta must be finite/);
   });
 
   it('vectorIsa: names, and a build this CPU cannot run', () => {
