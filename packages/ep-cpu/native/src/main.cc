@@ -80,6 +80,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("concat", Napi::Function::New<switchyard::ConcatJs>(env, "concat"));
   exports.Set("split", Napi::Function::New<switchyard::SplitJs>(env, "split"));
   exports.Set("gather", Napi::Function::New<switchyard::GatherJs>(env, "gather"));
+  exports.Set("trilu", Napi::Function::New<switchyard::TriluJs>(env, "trilu"));
   exports.Set("gatherElements", Napi::Function::New<switchyard::GatherElementsJs>(env, "gatherElements"));
   exports.Set("scatterElements", Napi::Function::New<switchyard::ScatterElementsJs>(env, "scatterElements"));
   exports.Set("pad", Napi::Function::New<switchyard::PadJs>(env, "pad"));

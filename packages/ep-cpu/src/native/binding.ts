@@ -675,6 +675,11 @@ export interface NativeBinding {
   concat?(srcs: readonly NativeElements[], dst: NativeElements, outer: number, runs: readonly number[], threads?: number): void;
   /** [sync] The inverse of `concat` (Split). */
   split?(src: NativeElements, dsts: readonly NativeElements[], outer: number, runs: readonly number[], threads?: number): void;
+  /**
+   * [sync] ONNX Trilu over x's trailing [rows, cols] matrices: y keeps the upper (j − i ≥ k) or lower (j − i ≤ k)
+   * triangle, zeroes the rest; y has x's length and array type. Absent from older builds.
+   */
+  trilu?(x: NativeElements, y: NativeElements, rows: number, cols: number, k: number, upper: boolean, threads?: number): void;
   /** [sync] data [outer, axisDim, inner] → dst [outer, indices.length, inner]; negative indices count from the end, out-of-range ones throw. */
   gather?(data: NativeElements, indices: Int32Array | BigInt64Array, dst: NativeElements, outer: number, axisDim: number, inner: number, threads?: number): void;
   /** [sync] ONNX GatherElements: dst shaped like indices. */

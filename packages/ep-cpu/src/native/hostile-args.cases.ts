@@ -109,6 +109,7 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   split: { kind: 'function', args: () => [f32(6), [f32(2), f32(4)], 1, [2, 4], 1] },
   gather: { kind: 'function', args: () => [f32(6), Int32Array.of(2, 0), f32(4), 1, 3, 2, 1] },
   gatherElements: { kind: 'function', args: () => [f32(6), [2, 3], Int32Array.of(0, 2, 1, 1), [2, 2], 1, f32(4), 1] },
+  trilu: { kind: 'function', args: () => [f32(12), f32(12), 2, 3, -1, true, 1] },
   scatterElements: { kind: 'function', args: () => [f32(6), [2, 3], Int32Array.of(0, 2, 1, 1), [2, 2], f32(4), 1, 'add', f32(6), 1] },
   pad: { kind: 'function', args: () => [f32(6), [2, 3], f32(20), [1, 1, 1, 1], 'constant', null, 1] },
   cast: { kind: 'function', args: () => [f32(4), 'float32', i32(4), 'int32', 1] },

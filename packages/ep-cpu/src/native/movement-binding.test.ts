@@ -1,5 +1,5 @@
 /**
- * Bad input at the dtype-generic kernels' boundary (copyStrided, concat, split, gather, gatherElements, scatterElements,
+ * Bad input at the dtype-generic kernels' boundary (copyStrided, concat, split, gather, gatherElements, scatterElements, trilu,
  * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVariance, lrn,
  * vectorIsa): each case throws a coded error naming the argument, never crashes or reads outside a buffer.
  */
@@ -63,6 +63,9 @@ describe.skipIf(!b)('dtype-generic kernels: argument errors', () => {
     rejects(() => b!.gatherElements(data, [2, 3], new Int32Array(8), [2, 4], 0, new Float32Array(8)), /indicesDims\[1\] exceeds dataDims/);
     rejects(() => b!.gatherElements(data, [2, 3], new Int32Array([0, 2]), [2, 1], 0, new Float32Array(2)), /index 2 is out of bounds for a dimension of size 2/);
     rejects(() => b!.gatherElements(data, [2, 3], new Int32Array(2), [2, 1], 2, new Float32Array(2)), /axis must be an integer in \[0, 1\]/);
+    rejects(() => b!.trilu(data, new Float32Array(5), 2, 3, 0, true), /y must have 6 elements/);
+    rejects(() => b!.trilu(data, new Float32Array(6), 4, 1, 0, true), /x must hold whole rows × cols matrices/);
+    rejects(() => b!.trilu(data, new Float32Array(6), 2, 3, 0, any(1)), /upper must be a boolean/);
     const upd = new Float32Array(2);
     rejects(() => b!.scatterElements(data, [2, 3], new Int32Array(2), [2, 1], new Float32Array(3), 0, 'none', new Float32Array(6)), /updates must have 2 elements/);
     rejects(() => b!.scatterElements(data, [2, 3], new Int32Array(2), [2, 1], any(new Int32Array(2)), 0, 'none', new Float32Array(6)), /updates must be a typed array of the input's type/);
