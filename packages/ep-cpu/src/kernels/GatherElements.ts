@@ -1,7 +1,7 @@
 /** GatherElements: out[i…] = data[i… with i_axis replaced by indices[i…]]; indices may be smaller than data. */
 import { SwitchyardError, type Tensor } from '@switchyard/core';
 import { TENSOR_TYPES, INDEX_TYPES, allocOutput, checkMovable } from '../tensor-ops/elements.js';
-import { checkIndex, normalizeAxis, requireIndexTensor } from '../tensor-ops/indices.js';
+import { checkIndex, indexReader, normalizeAxis, requireIndexTensor } from '../tensor-ops/indices.js';
 import { rowMajorStrides } from '../tensor-ops/strided.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -54,9 +54,8 @@ export function indexRows(data: Tensor, indices: Tensor, axis: number, op: strin
   };
 }
 
-/** An index element as a number in [0, dim) (negatives count from the end), or the RUNTIME error. */
-export function resolveIndex(raw: number | bigint, dim: number, op: string): number {
-  const v = typeof raw === 'number' ? raw : Number(raw);
+/** An index as a number in [0, dim) (negatives count from the end), or the RUNTIME error. */
+export function resolveIndex(v: number, dim: number, op: string): number {
   const i = v < 0 ? v + dim : v;
   return i >= 0 && i < dim ? i : checkIndex(v, dim, op);
 }
@@ -78,12 +77,12 @@ export const gatherElementsKernel = tensorKernel({
         const out = allocOutput(ctx, 0, data.type, indices.dims);
         const src = data.data;
         const dst = out.data;
-        const idx = indices.data as ArrayLike<number | bigint>;
+        const index = indexReader(indices);
         const { width, axisDim, axisStride, alongRow } = rows;
         rows.forEachRow((row, base) => {
           const k0 = row * width;
           for (let j = 0; j < width; j++) {
-            dst[k0 + j] = src[base + (alongRow ? 0 : j) + resolveIndex(idx[k0 + j], axisDim, 'GatherElements') * axisStride];
+            dst[k0 + j] = src[base + (alongRow ? 0 : j) + resolveIndex(index(k0 + j), axisDim, 'GatherElements') * axisStride];
           }
         });
         return [out];

@@ -4,7 +4,7 @@
  */
 import { SwitchyardError, type KernelDef } from '@switchyard/core';
 import { TENSOR_TYPES, INDEX_TYPES, allocOutput, checkMovable, copyRun } from '../tensor-ops/elements.js';
-import { normalizeAxis, requireIndexTensor } from '../tensor-ops/indices.js';
+import { indexReader, normalizeAxis, requireIndexTensor } from '../tensor-ops/indices.js';
 import { reductionFor } from '../tensor-ops/reduction.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 import { indexRows, resolveIndex } from './GatherElements.js';
@@ -35,14 +35,14 @@ export function scatterElementsDef(opType: string, sinceVersion: number, endVers
           copyRun(data.data, 0, out.data, 0, data.size);
           const dst = out.data;
           const upd = updates.data;
-          const idx = indices.data as ArrayLike<number | bigint>;
+          const index = indexReader(indices);
           const rows = indexRows(data, indices, axis, opType);
           const { width, axisDim, axisStride, alongRow } = rows;
           // Row-major order of indices, so a repeated position takes its updates in order.
           rows.forEachRow((row, base) => {
             const k0 = row * width;
             for (let j = 0; j < width; j++) {
-              const off = base + (alongRow ? 0 : j) + resolveIndex(idx[k0 + j], axisDim, opType) * axisStride;
+              const off = base + (alongRow ? 0 : j) + resolveIndex(index(k0 + j), axisDim, opType) * axisStride;
               dst[off] = combine ? combine(dst[off], upd[k0 + j]) : upd[k0 + j];
             }
           });
