@@ -16,13 +16,6 @@ namespace {
 
 constexpr int64_t kMaxSafe = 9007199254740991LL;
 
-// info[index] must be an Int32Array or BigInt64Array.
-ElementsView ExpectIndices(const Napi::CallbackInfo& info, size_t index, const char* ctx) {
-  const ElementsView v = ExpectElements(info, index, -1, ctx, "indices");
-  if (v.type != napi_int32_array && v.type != napi_bigint64_array) ThrowArgument(info.Env(), ctx, "indices must be an Int32Array or a BigInt64Array");
-  return v;
-}
-
 // Every index resolved into [0, size), or the coded error naming the first bad one.
 std::vector<int64_t> ResolveIndices(Napi::Env env, const ElementsView& indices, int64_t size, const char* ctx) {
   std::vector<int64_t> out(static_cast<size_t>(indices.length));
@@ -86,68 +79,6 @@ Napi::Value GatherJs(const Napi::CallbackInfo& info) {
         uint8_t* to = out + item * rowBytes;
         if (inner == 1) CopyElement(from, to, es);
         else std::memcpy(to, from, static_cast<size_t>(rowBytes));
-      }
-    });
-  });
-  return env.Undefined();
-}
-
-Napi::Value GatherElementsJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* ctx = "gatherElements";
-  const ElementsView data = ExpectElements(info, 0, -1, ctx, "data");
-  const std::vector<int64_t> dataDims = ExpectIntegerList(info, 1, kMaxViewRank, 0, kMaxSafe, ctx, "dataDims");
-  const ElementsView indices = ExpectIndices(info, 2, ctx);
-  const std::vector<int64_t> indexDims = ExpectIntegerList(info, 3, kMaxViewRank, 0, kMaxSafe, ctx, "indicesDims");
-  const int rank = static_cast<int>(dataDims.size());
-  const int64_t axis = ExpectInteger(info, 4, 0, rank > 0 ? rank - 1 : 0, ctx, "axis");
-  const int threads = ReadThreadCount(info, 6, ctx);
-  if (rank == 0) ThrowArgument(env, ctx, "data must have rank ≥ 1");
-  if (static_cast<int>(indexDims.size()) != rank) ThrowArgument(env, ctx, "indices must have data's rank");
-  for (int k = 0; k < rank; k++) {
-    if (k != axis && indexDims[k] > dataDims[k]) ThrowArgument(env, ctx, "indicesDims[" + std::to_string(k) + "] exceeds dataDims");
-  }
-  if (CheckedProduct(env, dataDims, ctx, "dataDims") != data.length) ThrowArgument(env, ctx, "data must have Π dataDims elements");
-  const int64_t count = CheckedProduct(env, indexDims, ctx, "indicesDims");
-  if (count != indices.length) ThrowArgument(env, ctx, "indices must have Π indicesDims elements");
-  const ElementsView dst = ExpectElementsLike(info, 5, data, count, ctx, "dst");
-  if (count == 0) return env.Undefined();
-  const std::vector<int64_t> resolved = ResolveIndices(env, indices, dataDims[axis], ctx);
-  GuardSync(env, ctx, [&] {
-    ThreadScope scope(threads);
-    int64_t strides[kMaxViewRank];
-    int64_t stride = 1;
-    for (int k = rank - 1; k >= 0; k--) {
-      strides[k] = stride;
-      stride *= dataDims[k];
-    }
-    const int last = rank - 1;
-    const int64_t width = indexDims[last], rows = count / width, axisStride = strides[axis];
-    const int es = data.elementSize;
-    const auto* src = static_cast<const uint8_t*>(data.data);
-    auto* out = static_cast<uint8_t*>(dst.data);
-    ParallelRanges(rows, GrainFor(width * es * 2), [&](int64_t begin, int64_t end) {
-      // Data offset of the row's coordinates, leaving out the axis term (the index supplies it).
-      int64_t coord[kMaxViewRank] = {};
-      int64_t base = 0;
-      for (int64_t r = begin, k = last - 1; k >= 0; k--) {
-        coord[k] = r % indexDims[k];
-        r /= indexDims[k];
-        if (k != axis) base += coord[k] * strides[k];
-      }
-      for (int64_t row = begin; row < end; row++) {
-        const int64_t* idx = resolved.data() + row * width;
-        uint8_t* to = out + row * width * es;
-        for (int64_t j = 0; j < width; j++) {
-          const int64_t offset = base + (axis == last ? 0 : j) + idx[j] * axisStride;
-          CopyElement(src + offset * es, to + j * es, es);
-        }
-        for (int k = last - 1; k >= 0; k--) {
-          if (k != axis) base += strides[k];
-          if (++coord[k] < indexDims[k]) break;
-          if (k != axis) base -= strides[k] * indexDims[k];
-          coord[k] = 0;
-        }
       }
     });
   });

@@ -7,6 +7,7 @@
 #include "conv_transpose_primitive.h"
 #include "eltwise_function.h"
 #include "elementwise_primitive.h"
+#include "elements_index_function.h"
 #include "engine.h"
 #include "gather_function.h"
 #include "gemm_primitive.h"
@@ -15,8 +16,10 @@
 #include "sgemm_recurrence_function.h"
 #include "topk_function.h"
 #include "nonzero_function.h"
+#include "lrn_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
+#include "mean_variance_function.h"
 #include "movement_function.h"
 #include "norm_function.h"
 #include "normalize_function.h"
@@ -77,7 +80,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("concat", Napi::Function::New<switchyard::ConcatJs>(env, "concat"));
   exports.Set("split", Napi::Function::New<switchyard::SplitJs>(env, "split"));
   exports.Set("gather", Napi::Function::New<switchyard::GatherJs>(env, "gather"));
+  exports.Set("trilu", Napi::Function::New<switchyard::TriluJs>(env, "trilu"));
   exports.Set("gatherElements", Napi::Function::New<switchyard::GatherElementsJs>(env, "gatherElements"));
+  exports.Set("scatterElements", Napi::Function::New<switchyard::ScatterElementsJs>(env, "scatterElements"));
   exports.Set("pad", Napi::Function::New<switchyard::PadJs>(env, "pad"));
   exports.Set("cast", Napi::Function::New<switchyard::CastJs>(env, "cast"));
   exports.Set("reduce", Napi::Function::New<switchyard::ReduceJs>(env, "reduce"));
@@ -89,7 +94,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("normalizeGroups", Napi::Function::New<switchyard::NormalizeGroupsJs>(env, "normalizeGroups"));
   exports.Set("batchNorm", Napi::Function::New<switchyard::BatchNormJs>(env, "batchNorm"));
   exports.Set("lpNormalize", Napi::Function::New<switchyard::LpNormalizeJs>(env, "lpNormalize"));
-  exports.Set("meanVarianceRows", Napi::Function::New<switchyard::MeanVarianceRowsJs>(env, "meanVarianceRows"));
+  exports.Set("meanVariance", Napi::Function::New<switchyard::MeanVarianceJs>(env, "meanVariance"));
+  exports.Set("lrn", Napi::Function::New<switchyard::LrnJs>(env, "lrn"));
   exports.Set("vectorIsa", Napi::Function::New<switchyard::VectorIsaJs>(env, "vectorIsa"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;

@@ -1,6 +1,7 @@
 #include "movement_function.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -113,5 +114,39 @@ Napi::Value CopyStridedJs(const Napi::CallbackInfo& info) {
 Napi::Value ConcatJs(const Napi::CallbackInfo& info) { return JoinOrSplit(info, true); }
 
 Napi::Value SplitJs(const Napi::CallbackInfo& info) { return JoinOrSplit(info, false); }
+
+Napi::Value TriluJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* ctx = "trilu";
+  const ElementsView x = ExpectElements(info, 0, -1, ctx, "x");
+  const ElementsView y = ExpectElementsLike(info, 1, x, x.length, ctx, "y");
+  const int64_t rows = ExpectInteger(info, 2, 0, kMaxSafe, ctx, "rows");
+  const int64_t cols = ExpectInteger(info, 3, 0, kMaxSafe, ctx, "cols");
+  const int64_t k = ExpectInteger(info, 4, -kMaxSafe, kMaxSafe, ctx, "k");
+  if (!info[5].IsBoolean()) ThrowArgument(env, ctx, "upper must be a boolean");
+  const bool upper = info[5].As<Napi::Boolean>().Value();
+  const int threads = ReadThreadCount(info, 6, ctx);
+  const double matrix = static_cast<double>(rows) * static_cast<double>(cols);
+  if (matrix == 0 ? x.length != 0 : std::fmod(static_cast<double>(x.length), matrix) != 0) ThrowArgument(env, ctx, "x must hold whole rows × cols matrices");
+  if (x.length == 0) return env.Undefined();
+  GuardSync(env, ctx, [&] {
+    ThreadScope scope(threads);
+    const int64_t es = x.elementSize, rowBytes = cols * es;
+    const auto* src = static_cast<const uint8_t*>(x.data);
+    auto* dst = static_cast<uint8_t*>(y.data);
+    ParallelRanges(x.length / cols, GrainFor(rowBytes * 2), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; r++) {
+        // Kept columns: upper → j ≥ i + k; lower → j < i + k + 1.
+        const int64_t i = r % rows, edge = std::clamp<int64_t>(upper ? i + k : i + k + 1, 0, cols);
+        const int64_t keepFrom = upper ? edge : 0, keepTo = upper ? cols : edge;
+        uint8_t* out = dst + r * rowBytes;
+        std::memset(out, 0, static_cast<size_t>(keepFrom * es));
+        std::memcpy(out + keepFrom * es, src + r * rowBytes + keepFrom * es, static_cast<size_t>((keepTo - keepFrom) * es));
+        std::memset(out + keepTo * es, 0, static_cast<size_t>((cols - keepTo) * es));
+      }
+    });
+  });
+  return env.Undefined();
+}
 
 }  // namespace switchyard

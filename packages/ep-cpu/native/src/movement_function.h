@@ -1,5 +1,5 @@
 // JS functions for the dtype-generic data movement: strided copies (Transpose, Slice, Expand, Tile,
-// Depth/SpaceToDepth), Concat and Split. Every tensor is a typed array of any element type (all of one
+// Depth/SpaceToDepth), Concat, Split and Trilu. Every tensor is a typed array of any element type (all of one
 // call's tensors of one type); sizes and offsets are in elements. All [sync]: they are memory-bound and
 // short, so they run on the calling thread's OpenMP team (ThreadScope) without a Promise.
 #pragma once
@@ -19,5 +19,10 @@ Napi::Value ConcatJs(const Napi::CallbackInfo& info);
 
 // [sync] split(src, dsts, outer, runs, threads?): the inverse of concat.
 Napi::Value SplitJs(const Napi::CallbackInfo& info);
+
+// [sync] trilu(x, y, rows, cols, k, upper, threads?): x and y hold matrices of [rows, cols]; y keeps the
+// upper (j − i ≥ k) or lower (j − i ≤ k) triangle of each and zeroes the rest (every dtype's zero is
+// all-zero bytes). Each row is one zero fill and one copy.
+Napi::Value TriluJs(const Napi::CallbackInfo& info);
 
 }  // namespace switchyard

@@ -195,33 +195,4 @@ Napi::Value LpNormalizeJs(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value MeanVarianceRowsJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* ctx = "meanVarianceRows";
-  const ElementsView x = ExpectFloats(info, 0, -1, ctx, "x");
-  const int64_t rows = ExpectInteger(info, 2, 0, kMaxSafe, ctx, "rows");
-  const int64_t cols = ExpectInteger(info, 3, 1, kMaxSafe, ctx, "cols");
-  CheckMatrix(env, x, rows, cols, ctx);
-  const ElementsView y = ExpectFloats(info, 1, x.length, ctx, "y");
-  const int threads = ReadThreadCount(info, 4, ctx);
-  if (x.length == 0) return env.Undefined();
-  GuardSync(env, ctx, [&] {
-    ThreadScope scope(threads);
-    const vec::Loops& loops = VectorLoops();
-    const auto* in = static_cast<const float*>(x.data);
-    auto* out = static_cast<float*>(y.data);
-    ParallelRanges(rows, GrainFor(cols * 8), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; r++) {
-        const float* xr = in + r * cols;
-        // E[x²] − E[x]², as the ONNX function (and the TS kernel) computes the variance.
-        const double mean = loops.reduceRow(ReduceOp::kSum, xr, cols, 0.0, 0.0f) / static_cast<double>(cols);
-        const double meanSquare = loops.reduceRow(ReduceOp::kSumSquare, xr, cols, 0.0, 0.0f) / static_cast<double>(cols);
-        const double a = 1.0 / (std::sqrt(std::max(0.0, meanSquare - mean * mean)) + 1e-9);
-        loops.affine(xr, out + r * cols, cols, static_cast<float>(a), static_cast<float>(-mean * a));
-      }
-    });
-  });
-  return env.Undefined();
-}
-
 }  // namespace switchyard

@@ -2,8 +2,8 @@
 // formulas (statistics in double):
 //   normalizeGroups — InstanceNormalization, GroupNormalization (opset 18's per-group and 21's
 //     per-channel scale), LayerNormalization with broadcast Scale/B or Mean/InvStdDev outputs;
-//   batchNorm — BatchNormalization inference; lpNormalize — LpNormalization along any axis;
-//   meanVarianceRows — MeanVarianceNormalization where the normalized axes are the trailing ones.
+//   batchNorm — BatchNormalization inference; lpNormalize — LpNormalization along any axis.
+// (MeanVarianceNormalization, over any axes: mean_variance_function.h.)
 // [sync], on the calling thread's OpenMP team.
 #pragma once
 
@@ -27,8 +27,5 @@ Napi::Value BatchNormJs(const Napi::CallbackInfo& info);
 // [sync] lpNormalize(x, y, outer, len, inner, p, threads?): x / ‖x‖_p along len of [outer, len, inner]
 // (p 1 or 2); an all-zero slice stays zero.
 Napi::Value LpNormalizeJs(const Napi::CallbackInfo& info);
-
-// [sync] meanVarianceRows(x, y, rows, cols, threads?): y = (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9) per row.
-Napi::Value MeanVarianceRowsJs(const Napi::CallbackInfo& info);
 
 }  // namespace switchyard

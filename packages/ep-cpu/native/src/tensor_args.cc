@@ -82,6 +82,12 @@ ElementsView ExpectElementsLike(const Napi::CallbackInfo& info, size_t index, co
   return view;
 }
 
+ElementsView ExpectIndices(const Napi::CallbackInfo& info, size_t index, const char* ctx) {
+  const ElementsView v = ExpectElements(info, index, -1, ctx, "indices");
+  if (v.type != napi_int32_array && v.type != napi_bigint64_array) ThrowArgument(info.Env(), ctx, "indices must be an Int32Array or a BigInt64Array");
+  return v;
+}
+
 ElementsView ExpectFloats(const Napi::CallbackInfo& info, size_t index, int64_t expected, const char* ctx, const char* name) {
   ElementsView view;
   if (!ReadView(info[index], &view) || view.type != napi_float32_array) {

@@ -30,6 +30,9 @@ ElementsView ExpectElements(const Napi::CallbackInfo& info, size_t index, int64_
 ElementsView ExpectElementsLike(const Napi::CallbackInfo& info, size_t index, const ElementsView& like, int64_t expected, const char* ctx,
                                 const char* name);
 
+// info[index] must be an Int32Array or a BigInt64Array (the index tensors of Gather and friends).
+ElementsView ExpectIndices(const Napi::CallbackInfo& info, size_t index, const char* ctx);
+
 // info[index] must be a Float32Array of `expected` elements (or any length when expected < 0).
 ElementsView ExpectFloats(const Napi::CallbackInfo& info, size_t index, int64_t expected, const char* ctx, const char* name);
 

@@ -63,6 +63,14 @@ struct Loops {
   void (*normalizeScaled)(const float* x, float* y, int64_t n, float mean, float inv, const float* scale, const float* bias);
   // y[j] = x[j] · factor[j].
   void (*scaleColumns)(const float* x, float* y, int64_t n, const float* factor);
+  // y = (x − mean) / denominator in double, rounded once (the TS kernels' MeanVarianceNormalization).
+  void (*standardize)(const float* x, float* y, int64_t n, double mean, double denominator);
+  // y[j] = (x[j] − mean[j]) / denominator[j] in double.
+  void (*standardizeColumns)(const float* x, float* y, int64_t n, const double* mean, const double* denominator);
+  // LRN over `channels` rows of `width` columns, `stride` apart: y = x / (bias + k · Σ x²)^beta, the sum over
+  // the channel window [ch − before, ch + after] in channel order, all in double; sum is scratch of width.
+  void (*lrnChannels)(const float* x, float* y, int64_t channels, int64_t stride, int64_t width, int64_t before, int64_t after, double k,
+                      double beta, double bias, double* sum);
 };
 
 // Defined by the three translation units.

@@ -13,6 +13,7 @@ namespace switchyard::vec {
 namespace {
 
 #include "vector_loops_movement.inc"
+#include "vector_loops_normalize.inc"
 #include "vector_loops_math.inc"
 
 }  // namespace

@@ -27,19 +27,22 @@ export const lrnKernel = defineKernel({
     const y = floatOutput(ctx, 0, X.type, X.dims);
     const out = y.data;
     const k = alpha / size;
+    // Whole channel rows at a time (contiguous), each window's squares still added in channel order.
+    const sq = new Float64Array(S);
     for (let n = 0; n < N; n++) {
       for (let c = 0; c < C; c++) {
         const c0 = Math.max(0, c - before);
         const c1 = Math.min(C - 1, c + after);
-        const o = (n * C + c) * S;
-        for (let s = 0; s < S; s++) {
-          let sq = 0;
-          for (let cc = c0; cc <= c1; cc++) {
-            const v = x[(n * C + cc) * S + s];
-            sq += v * v;
+        sq.fill(0);
+        for (let cc = c0; cc <= c1; cc++) {
+          const row = (n * C + cc) * S;
+          for (let s = 0; s < S; s++) {
+            const v = x[row + s];
+            sq[s] += v * v;
           }
-          out[o + s] = x[o + s] / (bias + k * sq) ** beta;
         }
+        const o = (n * C + c) * S;
+        for (let s = 0; s < S; s++) out[o + s] = x[o + s] / (bias + k * sq[s]) ** beta;
       }
     }
     return [y.commit()];

@@ -4,10 +4,10 @@
  */
 import { SwitchyardError, type KernelDef } from '@switchyard/core';
 import { TENSOR_TYPES, INDEX_TYPES, allocOutput, checkMovable, copyRun } from '../tensor-ops/elements.js';
-import { normalizeAxis, requireIndexTensor } from '../tensor-ops/indices.js';
+import { indexReader, normalizeAxis, requireIndexTensor } from '../tensor-ops/indices.js';
 import { reductionFor } from '../tensor-ops/reduction.js';
 import { tensorKernel } from '../tensor-ops/define.js';
-import { forEachElementIndex } from './GatherElements.js';
+import { indexRows, resolveIndex } from './GatherElements.js';
 
 export function scatterElementsDef(opType: string, sinceVersion: number, endVersion?: number): KernelDef {
   return tensorKernel({
@@ -35,8 +35,16 @@ export function scatterElementsDef(opType: string, sinceVersion: number, endVers
           copyRun(data.data, 0, out.data, 0, data.size);
           const dst = out.data;
           const upd = updates.data;
-          forEachElementIndex(data, indices, axis, opType, (k, off) => {
-            dst[off] = combine ? combine(dst[off], upd[k]) : upd[k];
+          const index = indexReader(indices);
+          const rows = indexRows(data, indices, axis, opType);
+          const { width, axisDim, axisStride, alongRow } = rows;
+          // Row-major order of indices, so a repeated position takes its updates in order.
+          rows.forEachRow((row, base) => {
+            const k0 = row * width;
+            for (let j = 0; j < width; j++) {
+              const off = base + (alongRow ? 0 : j) + resolveIndex(index(k0 + j), axisDim, opType) * axisStride;
+              dst[off] = combine ? combine(dst[off], upd[k0 + j]) : upd[k0 + j];
+            }
           });
           return [out];
         },

@@ -15,6 +15,22 @@ describe('Trilu', () => {
     expect(plain((await runKernel(triluKernel, [x, i64([-1], [])], { attributes: { upper: 0 } }))[0]).data).toEqual([0, 0, 0, 4, 0, 0, 7, 8, 0]);
     expect(plain((await runKernel(triluKernel, [x, i64([5], [])]))[0]).data).toEqual(new Array(9).fill(0));
   });
+
+  it('matches the per-element rule on random batches, k and both triangles', async () => {
+    for (let n = 0; n < 24; n++) {
+      const [rows, cols] = [1 + (n % 5), 1 + ((n * 7) % 6)];
+      const dims = [1 + (n % 3), rows, cols];
+      const k = (n % 9) - 4;
+      const upper = n % 2;
+      const x = f32(iota(dims[0] * rows * cols).map((v) => v + 1), dims);
+      const [y] = await runKernel(triluKernel, [x, i64([k], [])], { attributes: { upper } });
+      const expected = Array.from(x.data, (v, at) => {
+        const [i, j] = [Math.floor(at / cols) % rows, at % cols];
+        return (upper ? j - i >= k : j - i <= k) ? v : 0;
+      });
+      expect(plain(y).data, `[${dims}] k ${k} upper ${upper}`).toEqual(expected);
+    }
+  });
 });
 
 describe('OneHot / NonZero / Compress / ReverseSequence', () => {

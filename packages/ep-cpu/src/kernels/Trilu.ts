@@ -28,8 +28,9 @@ export const triluKernel = tensorKernel({
             // Kept columns: upper → j ≥ i + k; lower → j ≤ i + k.
             const edge = Math.min(Math.max(upper ? i + k : i + k + 1, 0), M);
             const [keepFrom, keepTo] = upper ? [edge, M] : [0, edge];
-            fillRun(out.data, row, M, zero);
+            fillRun(out.data, row, keepFrom, zero);
             copyRun(x.data, row + keepFrom, out.data, row + keepFrom, keepTo - keepFrom);
+            fillRun(out.data, row + keepTo, M - keepTo, zero);
           }
         }
         return [out];

@@ -675,11 +675,25 @@ export interface NativeBinding {
   concat?(srcs: readonly NativeElements[], dst: NativeElements, outer: number, runs: readonly number[], threads?: number): void;
   /** [sync] The inverse of `concat` (Split). */
   split?(src: NativeElements, dsts: readonly NativeElements[], outer: number, runs: readonly number[], threads?: number): void;
+  /**
+   * [sync] ONNX Trilu over x's trailing [rows, cols] matrices: y keeps the upper (j − i ≥ k) or lower (j − i ≤ k)
+   * triangle, zeroes the rest; y has x's length and array type. Absent from older builds.
+   */
+  trilu?(x: NativeElements, y: NativeElements, rows: number, cols: number, k: number, upper: boolean, threads?: number): void;
   /** [sync] data [outer, axisDim, inner] → dst [outer, indices.length, inner]; negative indices count from the end, out-of-range ones throw. */
   gather?(data: NativeElements, indices: Int32Array | BigInt64Array, dst: NativeElements, outer: number, axisDim: number, inner: number, threads?: number): void;
   /** [sync] ONNX GatherElements: dst shaped like indices. */
   gatherElements?(
     data: NativeElements, dataDims: readonly number[], indices: Int32Array | BigInt64Array, indicesDims: readonly number[], axis: number, dst: NativeElements, threads?: number,
+  ): void;
+  /**
+   * [sync] ONNX ScatterElements: dst (data's shape and array type) = data with updates combined in at the
+   * indices' positions in row-major order; reduction 'none' | 'add' | 'mul' | 'max' | 'min' reads a
+   * Uint16Array / Uint8Array as integers (float16, bfloat16, bool reductions are the caller's). Absent from older builds.
+   */
+  scatterElements?(
+    data: NativeElements, dataDims: readonly number[], indices: Int32Array | BigInt64Array, indicesDims: readonly number[], updates: NativeElements,
+    axis: number, reduction: 'none' | 'add' | 'mul' | 'max' | 'min', dst: NativeElements, threads?: number,
   ): void;
   /** [sync] ONNX Pad: pads = all begins then all ends (negative crops); value: one element of x's array type, or null for zero. */
   pad?(x: NativeElements, xDims: readonly number[], y: NativeElements, pads: readonly number[], mode: 'constant' | 'reflect' | 'edge' | 'wrap', value: NativeElements | null, threads?: number): void;
@@ -719,8 +733,16 @@ export interface NativeBinding {
   ): void;
   /** [sync] x / ‖x‖_p (p 1 or 2) along len of [outer, len, inner]; zero slices stay zero. */
   lpNormalize?(x: Float32Array, y: Float32Array, outer: number, len: number, inner: number, p: 1 | 2, threads?: number): void;
-  /** [sync] MeanVarianceNormalization of each row of [rows, cols]: (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9). */
-  meanVarianceRows?(x: Float32Array, y: Float32Array, rows: number, cols: number, threads?: number): void;
+  /**
+   * [sync] MeanVarianceNormalization of x (dims) over `axes` (non-negative, any order, repeats allowed):
+   * (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9), statistics in double. Absent from older builds.
+   */
+  meanVariance?(x: Float32Array, y: Float32Array, dims: readonly number[], axes: readonly number[], threads?: number): void;
+  /**
+   * [sync] LRN across the channels of the [n, c, spatial] x: y = x / (bias + alpha / size · Σ x²)^beta over the
+   * window [ch − ⌊(size−1)/2⌋, ch + ⌈(size−1)/2⌉] clipped, in double. Absent from older builds.
+   */
+  lrn?(x: Float32Array, y: Float32Array, n: number, c: number, spatial: number, size: number, alpha: number, beta: number, bias: number, threads?: number): void;
   /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the

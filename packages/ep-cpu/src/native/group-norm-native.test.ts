@@ -102,12 +102,44 @@ describe.skipIf(!binding)('native LayerNormalization forms, LpNormalization and 
     }
   });
 
-  it('MeanVarianceNormalization: trailing axes natively, the rest (N > 1 with the default axes) in TypeScript', async () => {
+  it('MeanVarianceNormalization over any axes: rows, columns, alternating blocks, few groups split over the team', async () => {
     const r = rng(67);
     const pair = defPair(binding!, 'MeanVarianceNormalization', 13);
     await compareDefs(pair, [activations([1, 5, 6, 7], r)], { opset: 13, tol: TOL }, 'default axes, N = 1');
     await compareDefs(pair, [activations([3, 5, 6, 7], r)], { opset: 13, tol: TOL }, 'default axes, N = 3');
     await compareDefs(pair, [activations([4, 9, 10], r)], { opset: 13, attributes: { axes: [1, 2] }, tol: TOL }, 'rows');
     await compareDefs(pair, [activations([4, 9, 10], r)], { opset: 13, attributes: { axes: [-1] }, tol: TOL }, 'last axis');
+    await compareDefs(pair, [activations([40, 700], r)], { opset: 13, attributes: { axes: [0] }, tol: TOL }, 'columns wider than a chunk');
+    await compareDefs(pair, [activations([6, 3, 5, 4], r)], { opset: 13, attributes: { axes: [0, 2] }, tol: TOL }, 'R K R K');
+    await compareDefs(pair, [activations([3, 2, 4, 2, 3], r)], { opset: 13, attributes: { axes: [1, 3] }, tol: TOL }, 'K R K R K');
+    await compareDefs(pair, [activations([64, 1, 50], r)], { opset: 13, attributes: { axes: [0, 1, 2] }, tol: TOL }, 'one group');
+    await compareDefs(pair, [activations([300, 1, 2, 7], r)], { opset: 13, attributes: { axes: [0, 3] }, tol: TOL }, 'two groups, split');
+    await compareDefs(pair, [activations([5, 1, 6], r)], { opset: 13, attributes: { axes: [1] }, tol: TOL }, 'only a size-1 axis');
+    await compareDefs(pair, [activations([2, 3, 1, 1], r)], { opset: 13, attributes: { axes: [2, 3] }, tol: TOL }, 'size-1 axes only');
+    await compareDefs(pair, [new Tensor('float32', new Float32Array(0), [2, 0, 3, 4])], { opset: 13, tol: TOL }, 'empty');
+    for (let k = 0; k < 24; k++) {
+      const dims = Array.from({ length: int(r, 1, 5) }, () => int(r, 1, 7));
+      const picked = dims.map((_, i) => i).filter(() => r() < 0.5);
+      const axes = (picked.length > 0 ? picked : [0]).map((a) => (r() < 0.3 ? a - dims.length : a));
+      await compareDefs(pair, [activations(dims, r)], { opset: 13, attributes: { axes }, tol: TOL }, `[${dims}] axes [${axes}]`);
+    }
+  });
+
+  it('LRN: odd and even sizes, windows wider than the channels, every beta form, rows wider than a task', async () => {
+    const r = rng(68);
+    const pair = defPair(binding!, 'LRN', 13);
+    const cases: Array<[number[], number, number, number, number]> = [
+      [[2, 16, 9, 9], 5, 1e-4, 0.75, 1],
+      [[1, 7, 300], 4, 0.3, 0.5, 2],
+      [[3, 3, 5, 5], 7, 0.2, 1, 0.5],
+      [[2, 10, 20], 3, 1e-3, 0.6, 1],
+      [[4, 12], 5, 2, 0.75, 1],
+      [[1, 6, 2, 3, 4], 1, 1e-4, 0.75, 1],
+      [[1, 0, 4, 4], 3, 1e-4, 0.75, 1],
+    ];
+    for (const [dims, size, alpha, beta, bias] of cases) {
+      const attributes = { size, alpha: { float: alpha }, beta: { float: beta }, bias: { float: bias } };
+      await compareDefs(pair, [activations(dims, r, 0)], { opset: 13, attributes, tol: 1e-6 }, `[${dims}] size ${size} beta ${beta}`);
+    }
   });
 });

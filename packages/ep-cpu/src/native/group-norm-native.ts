@@ -2,8 +2,8 @@
  * The normalizations beyond norm-native.ts's oneDNN rows, on the addon's vectorized loops (float32):
  * InstanceNormalization, GroupNormalization (opset 18's per-group and 21's per-channel scale),
  * LayerNormalization where oneDNN does not serve it (Scale/B broadcast along the normalized axes, Mean /
- * InvStdDev outputs), BatchNormalization inference, LpNormalization along any axis, and
- * MeanVarianceNormalization where its axes are the trailing ones. Everything else: the TS kernels.
+ * InvStdDev outputs), BatchNormalization inference, LpNormalization along any axis,
+ * MeanVarianceNormalization over any axes, and LRN. Everything else: the TS kernels.
  */
 import { elementCount, type Graph, type Kernel, type KernelDef, type KernelInit, type Node, type Tensor } from '@switchyard/core';
 import type { NativeBinding } from './binding.js';
@@ -17,6 +17,7 @@ import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalizatio
 import { batchNormalizationKernel } from '../kernels/BatchNormalization.js';
 import { lpNormalizationKernel } from '../kernels/LpNormalization.js';
 import { meanVarianceNormalizationKernel } from '../kernels/MeanVarianceNormalization.js';
+import { lrnKernel } from '../kernels/LRN.js';
 
 type NormalizeGroups = NonNullable<NativeBinding['normalizeGroups']>;
 
@@ -147,30 +148,38 @@ function createLpNorm(binding: NativeBinding, lpNormalize: NonNullable<NativeBin
   };
 }
 
-/** MVN's axes as [rows, cols] when every normalized axis of size > 1 comes after every kept one; else undefined. */
-function meanVarianceRows(dims: readonly number[], axes: ReadonlySet<number>): [number, number] | undefined {
-  let seenReduced = false;
-  for (let i = 0; i < dims.length; i++) {
-    if (dims[i] === 1) continue;
-    if (axes.has(i)) seenReduced = true;
-    else if (seenReduced) return undefined;
-  }
-  const cols = dims.reduce((a, d, i) => (axes.has(i) ? a * d : a), 1);
-  return cols > 0 ? [elementCount(dims) / cols, cols] : undefined;
-}
-
-function createMeanVariance(binding: NativeBinding, mvn: NonNullable<NativeBinding['meanVarianceRows']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
+function createMeanVariance(binding: NativeBinding, mvn: NonNullable<NativeBinding['meanVariance']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
   const { node } = init;
   const axesAttr = init.attrs.ints('axes', [0, 2, 3]);
   return {
     run(ctx) {
       const x = ctx.input(0);
       const rank = x.dims.length;
+      // Axes out of range get the TS kernel's error.
       if (!f32(x) || runsInTs(rule, x.size) || axesAttr.some((a) => !(a >= -rank && a < rank))) return fallback.run(ctx);
-      const shape = meanVarianceRows(x.dims, new Set(axesAttr.map((a) => (a < 0 ? a + rank : a))));
-      if (!shape) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', x.dims, { uninitialized: true });
-      withNodeErrors(node, () => mvn(x.data as Float32Array, y.data as Float32Array, shape[0], shape[1], teamSize(binding, ctx)));
+      const axes = axesAttr.map((a) => (a < 0 ? a + rank : a));
+      withNodeErrors(node, () => mvn(x.data as Float32Array, y.data as Float32Array, x.dims, axes, teamSize(binding, ctx)));
+      return [y];
+    },
+  };
+}
+
+function createLrn(binding: NativeBinding, lrn: NonNullable<NativeBinding['lrn']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
+  const { node } = init;
+  const size = init.attrs.int('size', 0);
+  const alpha = init.attrs.float('alpha', 1e-4);
+  const beta = init.attrs.float('beta', 0.75);
+  const bias = init.attrs.float('bias', 1);
+  // A bad size, rank or non-finite attribute gets the TS kernel's error or result.
+  const served = size >= 1 && [alpha, beta, bias].every(Number.isFinite);
+  return {
+    run(ctx) {
+      const x = ctx.input(0);
+      if (!served || !f32(x) || x.dims.length < 2 || runsInTs(rule, x.size)) return fallback.run(ctx);
+      const y = ctx.output(0, 'float32', x.dims, { uninitialized: true });
+      const spatial = elementCount(x.dims.slice(2));
+      withNodeErrors(node, () => lrn(x.data as Float32Array, y.data as Float32Array, x.dims[0], x.dims[1], spatial, size, alpha, beta, bias, teamSize(binding, ctx)));
       return [y];
     },
   };
@@ -203,7 +212,9 @@ export function nativeGroupNormKernels(binding: NativeBinding, smallOpsInTs = tr
   if (batchNorm) defs.push(nativeBeside(batchNormalizationKernel, rule, options((init, fb) => createBatchNorm(binding, batchNorm, rule, init, fb), 5)));
   const lpNormalize = binding.lpNormalize?.bind(binding);
   if (lpNormalize) defs.push(nativeBeside(lpNormalizationKernel, rule, options((init, fb) => createLpNorm(binding, lpNormalize, rule, init, fb))));
-  const mvn = binding.meanVarianceRows?.bind(binding);
+  const mvn = binding.meanVariance?.bind(binding);
   if (mvn) defs.push(nativeBeside(meanVarianceNormalizationKernel, rule, options((init, fb) => createMeanVariance(binding, mvn, rule, init, fb))));
+  const lrn = binding.lrn?.bind(binding);
+  if (lrn) defs.push(nativeBeside(lrnKernel, rule, options((init, fb) => createLrn(binding, lrn, rule, init, fb))));
   return defs;
 }

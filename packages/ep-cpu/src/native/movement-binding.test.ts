@@ -1,6 +1,6 @@
 /**
- * Bad input at the dtype-generic kernels' boundary (copyStrided, concat, split, gather, gatherElements,
- * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVarianceRows,
+ * Bad input at the dtype-generic kernels' boundary (copyStrided, concat, split, gather, gatherElements, scatterElements, trilu,
+ * pad, cast, reduce, argReduce, softmax, normalizeGroups, batchNorm, lpNormalize, meanVariance, lrn,
  * vectorIsa): each case throws a coded error naming the argument, never crashes or reads outside a buffer.
  */
 import { describe, expect, it } from 'vitest';
@@ -63,6 +63,15 @@ describe.skipIf(!b)('dtype-generic kernels: argument errors', () => {
     rejects(() => b!.gatherElements(data, [2, 3], new Int32Array(8), [2, 4], 0, new Float32Array(8)), /indicesDims\[1\] exceeds dataDims/);
     rejects(() => b!.gatherElements(data, [2, 3], new Int32Array([0, 2]), [2, 1], 0, new Float32Array(2)), /index 2 is out of bounds for a dimension of size 2/);
     rejects(() => b!.gatherElements(data, [2, 3], new Int32Array(2), [2, 1], 2, new Float32Array(2)), /axis must be an integer in \[0, 1\]/);
+    rejects(() => b!.trilu(data, new Float32Array(5), 2, 3, 0, true), /y must have 6 elements/);
+    rejects(() => b!.trilu(data, new Float32Array(6), 4, 1, 0, true), /x must hold whole rows × cols matrices/);
+    rejects(() => b!.trilu(data, new Float32Array(6), 2, 3, 0, any(1)), /upper must be a boolean/);
+    const upd = new Float32Array(2);
+    rejects(() => b!.scatterElements(data, [2, 3], new Int32Array(2), [2, 1], new Float32Array(3), 0, 'none', new Float32Array(6)), /updates must have 2 elements/);
+    rejects(() => b!.scatterElements(data, [2, 3], new Int32Array(2), [2, 1], any(new Int32Array(2)), 0, 'none', new Float32Array(6)), /updates must be a typed array of the input's type/);
+    rejects(() => b!.scatterElements(data, [2, 3], new Int32Array(2), [2, 1], upd, 0, any('avg'), new Float32Array(6)), /reduction must be 'none', 'add', 'mul', 'max' or 'min'/);
+    rejects(() => b!.scatterElements(data, [2, 3], new Int32Array(2), [2, 1], upd, 0, 'add', new Float32Array(5)), /dst must have 6 elements/);
+    rejects(() => b!.scatterElements(data, [2, 3], new Int32Array([0, -3]), [2, 1], upd, 0, 'add', new Float32Array(6)), /scatterElements: index -3 is out of bounds for a dimension of size 2/);
   });
 
   it('pad: pads, mode and constant', () => {
@@ -107,7 +116,11 @@ describe.skipIf(!b)('dtype-generic kernels: argument errors', () => {
     rejects(() => b!.normalizeGroups(x, y, 3, 4, 1e-5, null, null, 1, 1, new Float32Array(2), null), /mean must have 3 elements/);
     rejects(() => b!.batchNorm(x, y, 1, 3, 4, new Float32Array(3), new Float32Array(3), new Float32Array(3), new Float32Array(2), 1e-5), /var must have 3 elements/);
     rejects(() => b!.lpNormalize(x, y, 1, 12, 1, any(3)), /p must be an integer in \[1, 2\]/);
-    rejects(() => b!.meanVarianceRows(x, y, 5, 4), /x must have rows × cols elements/);
+    rejects(() => b!.meanVariance(x, y, [5, 4], [1]), /x must have Π dims elements/);
+    rejects(() => b!.meanVariance(x, y, [3, 4], [2]), /axes/);
+    rejects(() => b!.lrn(x, y, 2, 3, 4, 5, 1e-4, 0.75, 1), /x must have n × c × spatial elements/);
+    rejects(() => b!.lrn(x, y, 1, 3, 4, 0, 1e-4, 0.75, 1), /size must be an integer/);
+    rejects(() => b!.lrn(x, y, 1, 3, 4, 5, 1e-4, NaN, 1), /beta must be finite/);
   });
 
   it('vectorIsa: names, and a build this CPU cannot run', () => {

@@ -19,7 +19,8 @@ const EXPECTATIONS = fileURLToPath(new URL('../../conformance-expectations.json'
 const OPS = [
   'transpose', 'slice', 'concat', 'split', 'gather', 'gather_elements', 'pad', 'constant_pad', 'reflect_pad', 'edge_pad', 'wrap_pad', 'expand', 'tile',
   'depthtospace', 'spacetodepth', 'cast', 'reduce_[a-z0-9_]+', 'argmax', 'argmin', 'softmax', 'logsoftmax', 'hardmax', 'instancenorm',
-  'batchnorm', 'layer_normalization', 'lpnormalization', 'mvn', 'group_normalization',
+  'batchnorm', 'layer_normalization', 'lpnormalization', 'mvn', 'group_normalization', 'lrn', 'scatter', 'scatter_elements', 'tril', 'triu',
+  'reversesequence',
 ];
 const FILTER = new RegExp(`^node/test_(${OPS.join('|')})(_.*)?$`);
 

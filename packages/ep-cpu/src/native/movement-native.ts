@@ -1,7 +1,7 @@
 /**
  * Data movement on the addon's dtype-generic kernels: Transpose, Slice, Expand, Tile, DepthToSpace and
  * SpaceToDepth as one strided copy (transposes in cache-sized tiles, trivial permutations as one copy),
- * Concat and Split as row copies split over the session's threads. Any dtype but strings; shapes and
+ * Concat and Split as row copies split over the session's threads, Trilu as a fill and a copy per row. Any dtype but strings; shapes and
  * attributes are resolved by the TS kernels' own helpers, so both paths accept and reject the same nodes.
  */
 import { SwitchyardError, elementCount, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Tensor } from '@switchyard/core';
@@ -17,7 +17,8 @@ import { depthToSpaceKernel } from '../kernels/DepthToSpace.js';
 import { spaceToDepthKernel } from '../kernels/SpaceToDepth.js';
 import { concatDims, concatKernel } from '../kernels/Concat.js';
 import { splitKernel, splitPlan } from '../kernels/Split.js';
-import { normalizeAxis, product, readInts } from '../tensor-ops/indices.js';
+import { triluKernel } from '../kernels/Trilu.js';
+import { normalizeAxis, product, readInts, readScalarInt } from '../tensor-ops/indices.js';
 import { rowMajorStrides } from '../tensor-ops/strided.js';
 
 type CopyStrided = NonNullable<NativeBinding['copyStrided']>;
@@ -171,6 +172,25 @@ function createSplit(binding: NativeBinding, split: NonNullable<NativeBinding['s
   };
 }
 
+function createTrilu(binding: NativeBinding, trilu: NonNullable<NativeBinding['trilu']>, rule: SizeRule, init: KernelInit, fallback: Kernel): Kernel {
+  const { node } = init;
+  const upper = init.attrs.int('upper', 1) !== 0;
+  return {
+    run(ctx) {
+      const x = ctx.input(0);
+      const src = nativeElements(x);
+      // Rank < 2 gets the TS kernel's error.
+      if (!src || x.dims.length < 2 || runsInTs(rule, x.size)) return fallback.run(ctx);
+      const kT = ctx.optionalInput(1);
+      const k = kT ? readScalarInt(kT, 'Trilu k', { clamp: true }) : 0;
+      const out = ctx.output(0, x.type, x.dims, { uninitialized: true });
+      const r = x.dims.length;
+      withNodeErrors(node, () => trilu(src, out.data as NativeElements, x.dims[r - 2], x.dims[r - 1], k, upper, teamSize(binding, ctx)));
+      return [out];
+    },
+  };
+}
+
 /** The data-movement defs for what the loaded addon exports; `smallOpsInTs` leaves tensors below SMALL_MOVE_ELEMENTS to TS. */
 export function nativeMovementKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
   const rule: SizeRule = { smallOpsInTs, small: SMALL_MOVE_ELEMENTS };
@@ -201,5 +221,7 @@ export function nativeMovementKernels(binding: NativeBinding, smallOpsInTs = tru
   if (concat) defs.push(nativeBeside(concatKernel, rule, { create: (init, fallback) => createConcat(binding, concat, rule, init, fallback) }));
   const split = binding.split?.bind(binding);
   if (split) defs.push(nativeBeside(splitKernel, { ...rule, measure: 'input' }, { create: (init, fallback) => createSplit(binding, split, rule, init, fallback) }));
+  const trilu = binding.trilu?.bind(binding);
+  if (trilu) defs.push(nativeBeside(triluKernel, rule, { create: (init, fallback) => createTrilu(binding, trilu, rule, init, fallback) }));
   return defs;
 }

@@ -60,6 +60,24 @@ export function indexAt(data: ArrayLike<number | bigint>, i: number): number {
   return typeof v === 'number' ? v : Number(v);
 }
 
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * Element i of an int32/int64 index tensor as a number. int64 elements are read as two 32-bit halves:
+ * reading a BigInt64Array element allocates a BigInt, which costs more than the gather it feeds. Values
+ * past ±2^53 come out rounded, as Number(bigint) rounds them (no index is that large).
+ */
+export function indexReader(t: Tensor): (i: number) => number {
+  if (t.type !== 'int64') {
+    const d = t.data as ArrayLike<number>;
+    return (i) => d[i];
+  }
+  const d = t.data as BigInt64Array;
+  if (!LITTLE_ENDIAN) return (i) => Number(d[i]);
+  const halves = new Int32Array(d.buffer, d.byteOffset, d.length * 2);
+  return (i) => halves[2 * i + 1] * 4294967296 + (halves[2 * i] >>> 0);
+}
+
 export function requireIndexTensor(t: Tensor, what: string): void {
   if (t.type !== 'int32' && t.type !== 'int64') throw new SwitchyardError('RUNTIME', `${what} must be int32 or int64, got ${t.type}`);
 }

@@ -28,5 +28,7 @@ export function reductionFor(reduction: string, type: DataType, op: string): Com
   if (type === 'float16') return (a, b) => float32ToFloat16Bits(num(float16BitsToFloat32(a as number), float16BitsToFloat32(b as number)));
   if (type === 'bfloat16') return (a, b) => float32ToBfloat16Bits(num(bfloat16BitsToFloat32(a as number), bfloat16BitsToFloat32(b as number)));
   if (type === 'bool') return (a, b) => (num(a as number, b as number) ? 1 : 0);
+  // A 32-bit product can pass 2^53, where a double would round it before the store wraps it.
+  if (reduction === 'mul' && (type === 'int32' || type === 'uint32')) return (a, b) => Math.imul(a as number, b as number);
   return (a, b) => num(a as number, b as number);
 }
