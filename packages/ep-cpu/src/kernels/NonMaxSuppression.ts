@@ -13,6 +13,36 @@ function scalar(ctx: KernelRunContext, i: number, fallback: number): number {
   return t.type === 'int64' ? Number((t.data as BigInt64Array)[0]) : floatData(t, 'NonMaxSuppression threshold')[0];
 }
 
+/**
+ * Walks boxes in score order and keeps one when its IoU with every box kept so far is at most the
+ * threshold, until `kept` is full; returns how many were kept. Boxes are indices within one batch entry
+ * (`boxBase` is that entry's first box).
+ */
+function keepGreedy(order: Int32Array, boxBase: number, corners: Float64Array, areas: Float64Array, iouThreshold: number, kept: Int32Array): number {
+  let nKept = 0;
+  for (let i = 0; i < order.length && nKept < kept.length; i++) {
+    const s = order[i];
+    const p = (boxBase + s) * 4;
+    const areaP = areas[boxBase + s];
+    let keep = true;
+    for (let k = 0; k < nKept; k++) {
+      const q = (boxBase + kept[k]) * 4;
+      const ih = Math.min(corners[q + 2], corners[p + 2]) - Math.max(corners[q], corners[p]);
+      const iw = Math.min(corners[q + 3], corners[p + 3]) - Math.max(corners[q + 1], corners[p + 1]);
+      const areaQ = areas[boxBase + kept[k]];
+      if (ih <= 0 || iw <= 0 || areaQ <= 0 || areaP <= 0) continue;
+      const inter = ih * iw;
+      // Written as !(≤) so a NaN IoU suppresses, as it always has.
+      if (!(inter / (areaQ + areaP - inter) <= iouThreshold)) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) kept[nKept++] = s;
+  }
+  return nKept;
+}
+
 export const nonMaxSuppressionKernel = defineKernel({
   ep: 'cpu',
   domain: '',
@@ -34,43 +64,55 @@ export const nonMaxSuppressionKernel = defineKernel({
     const Cl = scoresT.dims[1];
     const boxes = floatData(boxesT);
     const scores = floatData(scoresT);
-    // Corners as (y1, x1, y2, x2) with min/max applied, and areas.
+    // Corners as (y1, x1, y2, x2) with min/max applied, and areas, once for every box of every batch.
     const corners = new Float64Array(B * S * 4);
     const areas = new Float64Array(B * S);
-    for (let i = 0; i < B * S; i++) {
-      const [a, b, c, d] = [boxes[i * 4], boxes[i * 4 + 1], boxes[i * 4 + 2], boxes[i * 4 + 3]];
-      let y1: number, x1: number, y2: number, x2: number;
-      if (center) [x1, y1, x2, y2] = [a - c / 2, b - d / 2, a + c / 2, b + d / 2];
-      else [y1, x1, y2, x2] = [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
-      corners.set([y1, x1, y2, x2], i * 4);
-      areas[i] = (y2 - y1) * (x2 - x1);
+    for (let i = 0, q = 0; i < B * S; i++, q += 4) {
+      const a = boxes[q];
+      const b = boxes[q + 1];
+      const c = boxes[q + 2];
+      const d = boxes[q + 3];
+      if (center) {
+        corners[q] = b - d / 2;
+        corners[q + 1] = a - c / 2;
+        corners[q + 2] = b + d / 2;
+        corners[q + 3] = a + c / 2;
+      } else {
+        corners[q] = Math.min(a, c);
+        corners[q + 1] = Math.min(b, d);
+        corners[q + 2] = Math.max(a, c);
+        corners[q + 3] = Math.max(b, d);
+      }
+      areas[i] = (corners[q + 2] - corners[q]) * (corners[q + 3] - corners[q + 1]);
     }
-    const iou = (p: number, q: number) => {
-      const ih = Math.min(corners[p * 4 + 2], corners[q * 4 + 2]) - Math.max(corners[p * 4], corners[q * 4]);
-      const iw = Math.min(corners[p * 4 + 3], corners[q * 4 + 3]) - Math.max(corners[p * 4 + 1], corners[q * 4 + 1]);
-      if (ih <= 0 || iw <= 0 || areas[p] <= 0 || areas[q] <= 0) return 0;
-      const inter = ih * iw;
-      return inter / (areas[p] + areas[q] - inter);
-    };
-    const selected: number[] = [];
     const limit = Math.max(0, maxPerClass);
+    const candidates = new Int32Array(S);
+    const kept = new Int32Array(Math.min(S, limit));
+    let selected = new Int32Array(0);
+    let nSelected = 0;
     for (let b = 0; b < B && limit > 0; b++) {
       for (let c = 0; c < Cl; c++) {
         const base = (b * Cl + c) * S;
-        const order: number[] = [];
-        for (let s = 0; s < S; s++) if (scores[base + s] > scoreThreshold) order.push(s);
+        let n = 0;
+        for (let s = 0; s < S; s++) if (scores[base + s] > scoreThreshold) candidates[n++] = s;
+        const order = candidates.subarray(0, n);
         order.sort((p, q) => scores[base + q] - scores[base + p] || p - q);
-        const kept: number[] = [];
-        for (const s of order) {
-          if (kept.length >= limit) break;
-          if (kept.every((k) => iou(b * S + k, b * S + s) <= iouThreshold)) kept.push(s);
+        const nKept = keepGreedy(order, b * S, corners, areas, iouThreshold, kept);
+        if (selected.length < (nSelected + nKept) * 3) {
+          const grown = new Int32Array(Math.max(selected.length * 2, (nSelected + nKept) * 3));
+          grown.set(selected);
+          selected = grown;
         }
-        for (const s of kept) selected.push(b, c, s);
+        for (let k = 0; k < nKept; k++, nSelected++) {
+          selected[nSelected * 3] = b;
+          selected[nSelected * 3 + 1] = c;
+          selected[nSelected * 3 + 2] = kept[k];
+        }
       }
     }
-    const out = ctx.output(0, 'int64', [selected.length / 3, 3]);
+    const out = ctx.output(0, 'int64', [nSelected, 3]);
     const data = out.data as BigInt64Array;
-    for (let i = 0; i < selected.length; i++) data[i] = BigInt(selected[i]);
+    for (let i = 0; i < nSelected * 3; i++) data[i] = BigInt(selected[i]);
     return [out];
   }),
 });
