@@ -744,6 +744,11 @@ export interface NativeBinding {
    */
   lrn?(x: Float32Array, y: Float32Array, n: number, c: number, spatial: number, size: number, alpha: number, beta: number, bias: number, threads?: number): void;
   /**
+   * [sync] GridSample on [n, c, h, w] float32 images: grid [n, outH, outW, 2], y [n, c, outH, outW]; mode 0 linear,
+   * 1 nearest, 2 cubic; padding 0 zeros, 1 border, 2 reflection. Bit-identical to the TS kernel.
+   */
+  gridSample?(x: Float32Array, grid: Float32Array, y: Float32Array, n: number, c: number, h: number, w: number, outH: number, outW: number, mode: number, padding: number, alignCorners: boolean, threads?: number): void;
+  /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
    * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.

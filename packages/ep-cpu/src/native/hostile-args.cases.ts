@@ -124,6 +124,7 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   lpNormalize: { kind: 'function', args: () => [f32(6), f32(6), 2, 3, 1, 2, 1] },
   meanVariance: { kind: 'function', args: () => [f32(24), f32(24), [2, 3, 4], [0, 2], 1] },
   lrn: { kind: 'function', args: () => [f32(24), f32(24), 2, 3, 4, 3, 1e-4, 0.75, 1, 1] },
+  gridSample: { kind: 'function', args: () => [f32(24), f32(12), f32(12), 1, 2, 3, 4, 2, 3, 0, 0, false, 1] },
   vectorIsa: { kind: 'function', args: () => [] },
   preferredChannelBlock: { kind: 'function', args: () => [] },
   elementwiseOps: { kind: 'function', args: () => [] },
