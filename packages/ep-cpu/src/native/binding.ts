@@ -749,6 +749,11 @@ export interface NativeBinding {
    */
   gridSample?(x: Float32Array, grid: Float32Array, y: Float32Array, n: number, c: number, h: number, w: number, outH: number, outW: number, mode: number, padding: number, alignCorners: boolean, threads?: number): void;
   /**
+   * [sync] RoiAlign on [n, c, h, w] float32 x: rois [r, 4] (x1, y1, x2, y2), batchIndices [r] in [0, n), y [r, c, outH, outW];
+   * `max` picks max pooling, `halfPixel` the opset-16 coordinate mode. Bit-identical to the TS kernel.
+   */
+  roiAlign?(x: Float32Array, rois: Float32Array, batchIndices: Int32Array, y: Float32Array, n: number, c: number, h: number, w: number, outH: number, outW: number, samplingRatio: number, spatialScale: number, max: boolean, halfPixel: boolean, threads?: number): void;
+  /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
    * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.

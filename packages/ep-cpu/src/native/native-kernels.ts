@@ -32,6 +32,7 @@ import { nativeNonZeroKernels } from './nonzero-native.js';
 import { nativeSoftmaxKernels } from './softmax-native.js';
 import { nativeGroupNormKernels } from './group-norm-native.js';
 import { nativeGridSampleKernels } from './grid-sample-native.js';
+import { nativeRoiAlignKernels } from './roi-align-native.js';
 
 /** `smallOpsInTs`: problems below native-support.ts's SMALL_* sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
@@ -65,5 +66,6 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeSoftmaxKernels(binding, smallOpsInTs),
     ...nativeGroupNormKernels(binding, smallOpsInTs),
     ...nativeGridSampleKernels(binding, smallOpsInTs),
+    ...nativeRoiAlignKernels(binding, smallOpsInTs),
   ];
 }
