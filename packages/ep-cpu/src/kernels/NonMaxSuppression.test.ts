@@ -1,7 +1,8 @@
 /**
  * NonMaxSuppression against a brute-force reference from the spec (sort by score, compare each box with
- * every box kept so far): both box encodings, several batches and classes, tied scores, thresholds that
- * keep all or nothing, limits of 0, 1 and more than there are boxes, zero boxes.
+ * every box kept so far): both box encodings, several batches and classes, tied, negative and ±0 scores,
+ * float32 (radix-sorted) and float64 (comparator-sorted) inputs, thresholds that keep all or nothing,
+ * limits of 0, 1 and more than there are boxes, zero boxes.
  */
 import { describe, expect, it } from 'vitest';
 import { Tensor } from '@switchyard/core';
@@ -52,11 +53,14 @@ describe('NonMaxSuppression matches a brute-force reference', () => {
         const rand = random(B * 100 + C * 10 + S);
         const boxes = Float32Array.from({ length: B * S * 4 }, () => Math.round(rand() * 40) / 2);
         // Scores on a coarse grid so ties occur; they must keep the lower index first.
-        const scores = Float32Array.from({ length: B * C * S }, () => Math.round(rand() * 20) / 20);
-        for (const [limit, iouT, scoreT] of [[5, 0.5, 0.2], [1000, 0.3, -1], [1, 0.7, 0], [0, 0.5, 0], [10, 0.5, 2], [3, 0, 0.5], [50, 1, 0.1]]) {
+        // Negative scores and a −0 (equal to +0: the lower index first) exercise the sort's keys.
+        const scores = Float32Array.from({ length: B * C * S }, () => Math.round(rand() * 20) / 20 - 0.3);
+        if (scores.length > 3) [scores[1], scores[3]] = [0, -0];
+        for (const [limit, iouT, scoreT, f64] of [[5, 0.5, 0.2, 0], [1000, 0.3, -1, 0], [1000, 0.3, -1, 1], [1, 0.7, 0, 0], [0, 0.5, 0, 0], [10, 0.5, 2, 0], [3, 0, 0.5, 1], [50, 1, 0.1, 0]]) {
+          const type = f64 ? 'float64' : 'float32';
           const [y] = await runKernel(nonMaxSuppressionKernel, [
-            new Tensor('float32', boxes, [B, S, 4]),
-            new Tensor('float32', scores, [B, C, S]),
+            new Tensor(type, f64 ? Float64Array.from(boxes) : boxes, [B, S, 4]),
+            new Tensor(type, f64 ? Float64Array.from(scores) : scores, [B, C, S]),
             new Tensor('int64', [BigInt(limit)], [1]),
             new Tensor('float32', [iouT], [1]),
             new Tensor('float32', [scoreT], [1]),

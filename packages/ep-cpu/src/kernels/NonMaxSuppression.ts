@@ -16,20 +16,24 @@ function scalar(ctx: KernelRunContext, i: number, fallback: number): number {
 /**
  * Walks boxes in score order and keeps one when its IoU with every box kept so far is at most the
  * threshold, until `kept` is full; returns how many were kept. Boxes are indices within one batch entry
- * (`boxBase` is that entry's first box).
+ * (`boxBase` is that entry's first box). The kept boxes' corners and areas are copied side by side into
+ * `keptBoxes` so the inner loop reads them in sequence.
  */
-function keepGreedy(order: Int32Array, boxBase: number, corners: Float64Array, areas: Float64Array, iouThreshold: number, kept: Int32Array): number {
+function keepGreedy(order: Int32Array, boxBase: number, corners: Float64Array, areas: Float64Array, iouThreshold: number, kept: Int32Array, keptBoxes: Float64Array): number {
   let nKept = 0;
   for (let i = 0; i < order.length && nKept < kept.length; i++) {
     const s = order[i];
     const p = (boxBase + s) * 4;
+    const y1 = corners[p];
+    const x1 = corners[p + 1];
+    const y2 = corners[p + 2];
+    const x2 = corners[p + 3];
     const areaP = areas[boxBase + s];
     let keep = true;
-    for (let k = 0; k < nKept; k++) {
-      const q = (boxBase + kept[k]) * 4;
-      const ih = Math.min(corners[q + 2], corners[p + 2]) - Math.max(corners[q], corners[p]);
-      const iw = Math.min(corners[q + 3], corners[p + 3]) - Math.max(corners[q + 1], corners[p + 1]);
-      const areaQ = areas[boxBase + kept[k]];
+    for (let q = 0, end = nKept * 5; q < end; q += 5) {
+      const ih = Math.min(keptBoxes[q + 2], y2) - Math.max(keptBoxes[q], y1);
+      const iw = Math.min(keptBoxes[q + 3], x2) - Math.max(keptBoxes[q + 1], x1);
+      const areaQ = keptBoxes[q + 4];
       if (ih <= 0 || iw <= 0 || areaQ <= 0 || areaP <= 0) continue;
       const inter = ih * iw;
       // Written as !(≤) so a NaN IoU suppresses, as it always has.
@@ -38,9 +42,55 @@ function keepGreedy(order: Int32Array, boxBase: number, corners: Float64Array, a
         break;
       }
     }
-    if (keep) kept[nKept++] = s;
+    if (keep) {
+      const q = nKept * 5;
+      keptBoxes[q] = y1;
+      keptBoxes[q + 1] = x1;
+      keptBoxes[q + 2] = y2;
+      keptBoxes[q + 3] = x2;
+      keptBoxes[q + 4] = areaP;
+      kept[nKept++] = s;
+    }
   }
   return nKept;
+}
+
+/**
+ * Sorts float32 scores' box indices by descending score, ties by ascending index: a stable LSD radix
+ * sort of order-preserving keys over indices given in ascending order (−0 keyed as +0, since the two
+ * compare equal). `order` is sorted in place; `scratch` and `keys` are at least as long.
+ */
+function sortByScoreDescending(order: Int32Array, scores: Float32Array, base: number, scratch: Int32Array, keys: Uint32Array, keysScratch: Uint32Array): void {
+  const n = order.length;
+  const bits = new Uint32Array(scores.buffer, scores.byteOffset, scores.length);
+  for (let i = 0; i < n; i++) {
+    let u = bits[base + order[i]];
+    if (u === 0x80000000) u = 0;
+    // Ascending key: flip all bits of negatives, the sign bit of positives; descending: complement that.
+    keys[i] = ~(u & 0x80000000 ? ~u : u | 0x80000000) >>> 0;
+  }
+  const counts = new Uint32Array(256);
+  let src = order;
+  let dst = scratch.subarray(0, n);
+  let srcKeys = keys.subarray(0, n);
+  let dstKeys = keysScratch.subarray(0, n);
+  for (let shift = 0; shift < 32; shift += 8) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[(srcKeys[i] >>> shift) & 255]++;
+    for (let b = 0, sum = 0; b < 256; b++) {
+      const c = counts[b];
+      counts[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const at = counts[(srcKeys[i] >>> shift) & 255]++;
+      dst[at] = src[i];
+      dstKeys[at] = srcKeys[i];
+    }
+    [src, dst] = [dst, src];
+    [srcKeys, dstKeys] = [dstKeys, srcKeys];
+  }
+  // Four passes: the result is back in `order`.
 }
 
 export const nonMaxSuppressionKernel = defineKernel({
@@ -88,6 +138,8 @@ export const nonMaxSuppressionKernel = defineKernel({
     const limit = Math.max(0, maxPerClass);
     const candidates = new Int32Array(S);
     const kept = new Int32Array(Math.min(S, limit));
+    const keptBoxes = new Float64Array(kept.length * 5);
+    const radix = scores instanceof Float32Array ? { scratch: new Int32Array(S), keys: new Uint32Array(S), keysScratch: new Uint32Array(S) } : undefined;
     let selected = new Int32Array(0);
     let nSelected = 0;
     for (let b = 0; b < B && limit > 0; b++) {
@@ -96,8 +148,9 @@ export const nonMaxSuppressionKernel = defineKernel({
         let n = 0;
         for (let s = 0; s < S; s++) if (scores[base + s] > scoreThreshold) candidates[n++] = s;
         const order = candidates.subarray(0, n);
-        order.sort((p, q) => scores[base + q] - scores[base + p] || p - q);
-        const nKept = keepGreedy(order, b * S, corners, areas, iouThreshold, kept);
+        if (radix) sortByScoreDescending(order, scores as Float32Array, base, radix.scratch, radix.keys, radix.keysScratch);
+        else order.sort((p, q) => scores[base + q] - scores[base + p] || p - q);
+        const nKept = keepGreedy(order, b * S, corners, areas, iouThreshold, kept, keptBoxes);
         if (selected.length < (nSelected + nKept) * 3) {
           const grown = new Int32Array(Math.max(selected.length * 2, (nSelected + nKept) * 3));
           grown.set(selected);
