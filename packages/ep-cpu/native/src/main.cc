@@ -19,6 +19,7 @@
 #include "lrn_function.h"
 #include "grid_sample_function.h"
 #include "roi_align_function.h"
+#include "nms_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "mean_variance_function.h"
@@ -100,6 +101,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("lrn", Napi::Function::New<switchyard::LrnJs>(env, "lrn"));
   exports.Set("gridSample", Napi::Function::New<switchyard::GridSampleJs>(env, "gridSample"));
   exports.Set("roiAlign", Napi::Function::New<switchyard::RoiAlignJs>(env, "roiAlign"));
+  exports.Set("nmsSelect", Napi::Function::New<switchyard::NmsSelectJs>(env, "nmsSelect"));
   exports.Set("vectorIsa", Napi::Function::New<switchyard::VectorIsaJs>(env, "vectorIsa"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;

@@ -93,79 +93,98 @@ function sortByScoreDescending(order: Int32Array, scores: Float32Array, base: nu
   // Four passes: the result is back in `order`.
 }
 
+/**
+ * The greedy pass over every list at once (the addon's nmsSelect has this shape): list l = b · classes + c
+ * holds orders[starts[l] .. starts[l + 1]); its kept boxes go to kept[l · cap …], their count to keptCounts[l].
+ */
+export type NmsSelect = (
+  corners: Float64Array, areas: Float64Array, orders: Int32Array, starts: Int32Array, boxesPerBatch: number, classes: number, cap: number,
+  iouThreshold: number, kept: Int32Array, keptCounts: Int32Array,
+) => void;
+
+/** The op on ctx's inputs; `select` replaces the TS greedy pass (the native def passes the addon's). */
+export function runNonMaxSuppression(ctx: KernelRunContext, center: boolean, select?: NmsSelect): Tensor[] {
+const boxesT = ctx.input(0);
+  const scoresT = ctx.input(1);
+  const maxPerClass = scalar(ctx, 2, 0);
+  const iouThreshold = scalar(ctx, 3, 0);
+  const scoreThreshold = scalar(ctx, 4, -Infinity);
+  if (boxesT.dims.length !== 3 || boxesT.dims[2] !== 4) throw new SwitchyardError('INVALID_SHAPE', `NonMaxSuppression: boxes must be [batch, boxes, 4], got [${boxesT.dims.join(', ')}]`);
+  const [B, S] = boxesT.dims;
+  if (scoresT.dims.length !== 3 || scoresT.dims[0] !== B || scoresT.dims[2] !== S) {
+    throw new SwitchyardError('INVALID_SHAPE', `NonMaxSuppression: scores must be [${B}, classes, ${S}], got [${scoresT.dims.join(', ')}]`);
+  }
+  if (!(iouThreshold >= 0 && iouThreshold <= 1)) throw new SwitchyardError('INVALID_ARGUMENT', `NonMaxSuppression: iou_threshold ${iouThreshold} must be in [0, 1]`);
+  const Cl = scoresT.dims[1];
+  const boxes = floatData(boxesT);
+  const scores = floatData(scoresT);
+  // Corners as (y1, x1, y2, x2) with min/max applied, and areas, once for every box of every batch.
+  const corners = new Float64Array(B * S * 4);
+  const areas = new Float64Array(B * S);
+  for (let i = 0, q = 0; i < B * S; i++, q += 4) {
+    const a = boxes[q];
+    const b = boxes[q + 1];
+    const c = boxes[q + 2];
+    const d = boxes[q + 3];
+    if (center) {
+      corners[q] = b - d / 2;
+      corners[q + 1] = a - c / 2;
+      corners[q + 2] = b + d / 2;
+      corners[q + 3] = a + c / 2;
+    } else {
+      corners[q] = Math.min(a, c);
+      corners[q + 1] = Math.min(b, d);
+      corners[q + 2] = Math.max(a, c);
+      corners[q + 3] = Math.max(b, d);
+    }
+    areas[i] = (corners[q + 2] - corners[q]) * (corners[q + 3] - corners[q + 1]);
+  }
+  // Every (batch, class) list's candidates in score order, side by side, then the greedy pass over all.
+  const cap = Math.min(S, Math.max(0, maxPerClass));
+  const lists = cap > 0 ? B * Cl : 0;
+  const orders = new Int32Array(lists * S);
+  const starts = new Int32Array(lists + 1);
+  const radix = scores instanceof Float32Array ? { scratch: new Int32Array(S), keys: new Uint32Array(S), keysScratch: new Uint32Array(S) } : undefined;
+  for (let l = 0, at = 0; l < lists; l++) {
+    const base = l * S;
+    let n = 0;
+    for (let s = 0; s < S; s++) if (scores[base + s] > scoreThreshold) orders[at + n++] = s;
+    const order = orders.subarray(at, at + n);
+    if (radix) sortByScoreDescending(order, scores as Float32Array, base, radix.scratch, radix.keys, radix.keysScratch);
+    else order.sort((p, q) => scores[base + q] - scores[base + p] || p - q);
+    at += n;
+    starts[l + 1] = at;
+  }
+  const kept = new Int32Array(lists * cap);
+  const keptCounts = new Int32Array(lists);
+  if (select && lists > 0) select(corners, areas, orders, starts, S, Cl, cap, iouThreshold, kept, keptCounts);
+  else {
+    const keptBoxes = new Float64Array(cap * 5);
+    for (let l = 0; l < lists; l++) {
+      const base = Math.floor(l / Cl) * S;
+      keptCounts[l] = keepGreedy(orders.subarray(starts[l], starts[l + 1]), base, corners, areas, iouThreshold, kept.subarray(l * cap, (l + 1) * cap), keptBoxes);
+    }
+  }
+  let nSelected = 0;
+  for (let l = 0; l < lists; l++) nSelected += keptCounts[l];
+  const out = ctx.output(0, 'int64', [nSelected, 3]);
+  const data = out.data as BigInt64Array;
+  for (let l = 0, i = 0; l < lists; l++) {
+    const b = BigInt(Math.floor(l / Cl));
+    const c = BigInt(l % Cl);
+    for (let k = 0; k < keptCounts[l]; k++, i += 3) {
+      data[i] = b;
+      data[i + 1] = c;
+      data[i + 2] = BigInt(kept[l * cap + k]);
+    }
+  }
+  return [out];
+}
+
 export const nonMaxSuppressionKernel = defineKernel({
   ep: 'cpu',
   domain: '',
   opType: 'NonMaxSuppression',
   sinceVersion: 10,
-  create: simpleKernel((ctx, init) => {
-    const boxesT = ctx.input(0);
-    const scoresT = ctx.input(1);
-    const maxPerClass = scalar(ctx, 2, 0);
-    const iouThreshold = scalar(ctx, 3, 0);
-    const scoreThreshold = scalar(ctx, 4, -Infinity);
-    const center = init.attrs.int('center_point_box', 0) !== 0;
-    if (boxesT.dims.length !== 3 || boxesT.dims[2] !== 4) throw new SwitchyardError('INVALID_SHAPE', `NonMaxSuppression: boxes must be [batch, boxes, 4], got [${boxesT.dims.join(', ')}]`);
-    const [B, S] = boxesT.dims;
-    if (scoresT.dims.length !== 3 || scoresT.dims[0] !== B || scoresT.dims[2] !== S) {
-      throw new SwitchyardError('INVALID_SHAPE', `NonMaxSuppression: scores must be [${B}, classes, ${S}], got [${scoresT.dims.join(', ')}]`);
-    }
-    if (!(iouThreshold >= 0 && iouThreshold <= 1)) throw new SwitchyardError('INVALID_ARGUMENT', `NonMaxSuppression: iou_threshold ${iouThreshold} must be in [0, 1]`);
-    const Cl = scoresT.dims[1];
-    const boxes = floatData(boxesT);
-    const scores = floatData(scoresT);
-    // Corners as (y1, x1, y2, x2) with min/max applied, and areas, once for every box of every batch.
-    const corners = new Float64Array(B * S * 4);
-    const areas = new Float64Array(B * S);
-    for (let i = 0, q = 0; i < B * S; i++, q += 4) {
-      const a = boxes[q];
-      const b = boxes[q + 1];
-      const c = boxes[q + 2];
-      const d = boxes[q + 3];
-      if (center) {
-        corners[q] = b - d / 2;
-        corners[q + 1] = a - c / 2;
-        corners[q + 2] = b + d / 2;
-        corners[q + 3] = a + c / 2;
-      } else {
-        corners[q] = Math.min(a, c);
-        corners[q + 1] = Math.min(b, d);
-        corners[q + 2] = Math.max(a, c);
-        corners[q + 3] = Math.max(b, d);
-      }
-      areas[i] = (corners[q + 2] - corners[q]) * (corners[q + 3] - corners[q + 1]);
-    }
-    const limit = Math.max(0, maxPerClass);
-    const candidates = new Int32Array(S);
-    const kept = new Int32Array(Math.min(S, limit));
-    const keptBoxes = new Float64Array(kept.length * 5);
-    const radix = scores instanceof Float32Array ? { scratch: new Int32Array(S), keys: new Uint32Array(S), keysScratch: new Uint32Array(S) } : undefined;
-    let selected = new Int32Array(0);
-    let nSelected = 0;
-    for (let b = 0; b < B && limit > 0; b++) {
-      for (let c = 0; c < Cl; c++) {
-        const base = (b * Cl + c) * S;
-        let n = 0;
-        for (let s = 0; s < S; s++) if (scores[base + s] > scoreThreshold) candidates[n++] = s;
-        const order = candidates.subarray(0, n);
-        if (radix) sortByScoreDescending(order, scores as Float32Array, base, radix.scratch, radix.keys, radix.keysScratch);
-        else order.sort((p, q) => scores[base + q] - scores[base + p] || p - q);
-        const nKept = keepGreedy(order, b * S, corners, areas, iouThreshold, kept, keptBoxes);
-        if (selected.length < (nSelected + nKept) * 3) {
-          const grown = new Int32Array(Math.max(selected.length * 2, (nSelected + nKept) * 3));
-          grown.set(selected);
-          selected = grown;
-        }
-        for (let k = 0; k < nKept; k++, nSelected++) {
-          selected[nSelected * 3] = b;
-          selected[nSelected * 3 + 1] = c;
-          selected[nSelected * 3 + 2] = kept[k];
-        }
-      }
-    }
-    const out = ctx.output(0, 'int64', [nSelected, 3]);
-    const data = out.data as BigInt64Array;
-    for (let i = 0; i < nSelected * 3; i++) data[i] = BigInt(selected[i]);
-    return [out];
-  }),
+  create: simpleKernel((ctx, init) => runNonMaxSuppression(ctx, init.attrs.int('center_point_box', 0) !== 0)),
 });

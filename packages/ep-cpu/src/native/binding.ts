@@ -754,6 +754,11 @@ export interface NativeBinding {
    */
   roiAlign?(x: Float32Array, rois: Float32Array, batchIndices: Int32Array, y: Float32Array, n: number, c: number, h: number, w: number, outH: number, outW: number, samplingRatio: number, spatialScale: number, max: boolean, halfPixel: boolean, threads?: number): void;
   /**
+   * [sync] NonMaxSuppression's greedy pass over every (batch, class) list (see NmsSelect in kernels/NonMaxSuppression.ts):
+   * corners [boxes · 4] (y1, x1, y2, x2) and areas in double; kept [lists · cap], keptCounts [lists] are written.
+   */
+  nmsSelect?(corners: Float64Array, areas: Float64Array, orders: Int32Array, orderStarts: Int32Array, boxesPerBatch: number, classes: number, cap: number, iouThreshold: number, kept: Int32Array, keptCounts: Int32Array): void;
+  /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
    * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.

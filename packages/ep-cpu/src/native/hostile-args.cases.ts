@@ -125,6 +125,7 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   meanVariance: { kind: 'function', args: () => [f32(24), f32(24), [2, 3, 4], [0, 2], 1] },
   lrn: { kind: 'function', args: () => [f32(24), f32(24), 2, 3, 4, 3, 1e-4, 0.75, 1, 1] },
   gridSample: { kind: 'function', args: () => [f32(24), f32(12), f32(12), 1, 2, 3, 4, 2, 3, 0, 0, false, 1] },
+  nmsSelect: { kind: 'function', args: () => [Float64Array.of(0, 0, 1, 1, 0, 0, 1, 1), Float64Array.of(1, 1), Int32Array.of(1, 0), Int32Array.of(0, 2), 2, 1, 2, 0.5, new Int32Array(2), new Int32Array(1)] },
   roiAlign: { kind: 'function', args: () => [f32(24), Float32Array.of(0, 0, 2, 1, 1, 0, 3, 2), Int32Array.of(0, 0), f32(16), 1, 2, 3, 4, 2, 2, 2, 1, false, true, 1] },
   vectorIsa: { kind: 'function', args: () => [] },
   preferredChannelBlock: { kind: 'function', args: () => [] },

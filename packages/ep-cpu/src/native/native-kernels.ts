@@ -33,6 +33,7 @@ import { nativeSoftmaxKernels } from './softmax-native.js';
 import { nativeGroupNormKernels } from './group-norm-native.js';
 import { nativeGridSampleKernels } from './grid-sample-native.js';
 import { nativeRoiAlignKernels } from './roi-align-native.js';
+import { nativeNmsKernels } from './nms-native.js';
 
 /** `smallOpsInTs`: problems below native-support.ts's SMALL_* sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
@@ -67,5 +68,6 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeGroupNormKernels(binding, smallOpsInTs),
     ...nativeGridSampleKernels(binding, smallOpsInTs),
     ...nativeRoiAlignKernels(binding, smallOpsInTs),
+    ...nativeNmsKernels(binding),
   ];
 }
