@@ -17,6 +17,9 @@
 #include "topk_function.h"
 #include "nonzero_function.h"
 #include "lrn_function.h"
+#include "grid_sample_function.h"
+#include "roi_align_function.h"
+#include "nms_function.h"
 #include "lstm_function.h"
 #include "matmul_primitive.h"
 #include "mean_variance_function.h"
@@ -96,6 +99,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("lpNormalize", Napi::Function::New<switchyard::LpNormalizeJs>(env, "lpNormalize"));
   exports.Set("meanVariance", Napi::Function::New<switchyard::MeanVarianceJs>(env, "meanVariance"));
   exports.Set("lrn", Napi::Function::New<switchyard::LrnJs>(env, "lrn"));
+  exports.Set("gridSample", Napi::Function::New<switchyard::GridSampleJs>(env, "gridSample"));
+  exports.Set("roiAlign", Napi::Function::New<switchyard::RoiAlignJs>(env, "roiAlign"));
+  exports.Set("nmsSelect", Napi::Function::New<switchyard::NmsSelectJs>(env, "nmsSelect"));
   exports.Set("vectorIsa", Napi::Function::New<switchyard::VectorIsaJs>(env, "vectorIsa"));
   exports.Set("runtimeInfo", Napi::Function::New<switchyard::RuntimeInfo>(env, "runtimeInfo"));
   return exports;

@@ -744,6 +744,21 @@ export interface NativeBinding {
    */
   lrn?(x: Float32Array, y: Float32Array, n: number, c: number, spatial: number, size: number, alpha: number, beta: number, bias: number, threads?: number): void;
   /**
+   * [sync] GridSample on [n, c, h, w] float32 images: grid [n, outH, outW, 2], y [n, c, outH, outW]; mode 0 linear,
+   * 1 nearest, 2 cubic; padding 0 zeros, 1 border, 2 reflection. Bit-identical to the TS kernel.
+   */
+  gridSample?(x: Float32Array, grid: Float32Array, y: Float32Array, n: number, c: number, h: number, w: number, outH: number, outW: number, mode: number, padding: number, alignCorners: boolean, threads?: number): void;
+  /**
+   * [sync] RoiAlign on [n, c, h, w] float32 x: rois [r, 4] (x1, y1, x2, y2), batchIndices [r] in [0, n), y [r, c, outH, outW];
+   * `max` picks max pooling, `halfPixel` the opset-16 coordinate mode. Bit-identical to the TS kernel.
+   */
+  roiAlign?(x: Float32Array, rois: Float32Array, batchIndices: Int32Array, y: Float32Array, n: number, c: number, h: number, w: number, outH: number, outW: number, samplingRatio: number, spatialScale: number, max: boolean, halfPixel: boolean, threads?: number): void;
+  /**
+   * [sync] NonMaxSuppression's greedy pass over every (batch, class) list (see NmsSelect in kernels/NonMaxSuppression.ts):
+   * corners [boxes · 4] (y1, x1, y2, x2) and areas in double; kept [lists · cap], keptCounts [lists] are written.
+   */
+  nmsSelect?(corners: Float64Array, areas: Float64Array, orders: Int32Array, orderStarts: Int32Array, boxesPerBatch: number, classes: number, cap: number, iouThreshold: number, kept: Int32Array, keptCounts: Int32Array): void;
+  /**
    * [sync] Which build of the dtype-generic kernels' loops runs ('avx512', 'avx2', 'generic'; SWITCHYARD_CPU_VECTOR_ISA
    * or ONEDNN_MAX_CPU_ISA cap it). `set` first switches the whole process to that build ('auto': back to the
    * environment's choice); one this CPU cannot run throws UNSUPPORTED. For tests.

@@ -31,6 +31,9 @@ import { nativeReduceKernels } from './reduce-native.js';
 import { nativeNonZeroKernels } from './nonzero-native.js';
 import { nativeSoftmaxKernels } from './softmax-native.js';
 import { nativeGroupNormKernels } from './group-norm-native.js';
+import { nativeGridSampleKernels } from './grid-sample-native.js';
+import { nativeRoiAlignKernels } from './roi-align-native.js';
+import { nativeNmsKernels } from './nms-native.js';
 
 /** `smallOpsInTs`: problems below native-support.ts's SMALL_* sizes stay with the TS kernels. */
 export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): KernelDef[] {
@@ -63,5 +66,8 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeNonZeroKernels(binding, smallOpsInTs),
     ...nativeSoftmaxKernels(binding, smallOpsInTs),
     ...nativeGroupNormKernels(binding, smallOpsInTs),
+    ...nativeGridSampleKernels(binding, smallOpsInTs),
+    ...nativeRoiAlignKernels(binding, smallOpsInTs),
+    ...nativeNmsKernels(binding),
   ];
 }
