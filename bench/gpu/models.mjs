@@ -25,6 +25,7 @@ import { executionProviderFactory as cpuFactory } from '@switchyard/ep-cpu';
 import { executionProviderFactory as rocmFactory } from '@switchyard/ep-rocm';
 import { nativeHipBinding } from '@switchyard/native-hip';
 import { readNpy } from '../lib/npy.mjs';
+import { timeDeviceIo } from '../lib/device-io.mjs';
 import { percentile as pct } from '../lib/timing.mjs';
 
 const args = process.argv.slice(2);
@@ -204,27 +205,10 @@ async function runModel(m, binding) {
  */
 async function deviceIoP50(modelFile, eps, feeds) {
   const s = await InferenceSession.create(modelFile, { executionProviders: eps, logSeverityLevel: 3, preferredOutputLocation: 'device' });
-  const ep = s.providers.find((p) => p.name === 'rocm');
-  if (typeof ep?.uploadTensor !== 'function') {
-    await s.release();
-    return undefined;
-  }
-  const onDevice = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, ep.uploadTensor(t)]));
-  const free = (outs) => {
-    for (const t of Object.values(outs)) t.dispose();
-  };
   try {
-    for (let i = 0; i < 2; i++) free(await s.run(onDevice));
-    const times = [];
-    for (let i = 0; i < iterations; i++) {
-      const t = performance.now();
-      const outs = await s.run(onDevice);
-      times.push(performance.now() - t);
-      free(outs);
-    }
-    return pct(times, 0.5);
+    const times = await timeDeviceIo(s, feeds, { iterations });
+    return times && pct(times, 0.5);
   } finally {
-    free(onDevice);
     await s.release();
   }
 }

@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { timeDeviceIo } from '../../bench/lib/device-io.mjs';
 import { readNpy, writeNpy } from '../../bench/lib/npy.mjs';
 
 const SHAPE_ONLY = new Set(['Shape', 'Constant', 'ConstantOfShape', 'Identity']);
@@ -150,33 +151,25 @@ async function deviceIo(name, dir, feeds, r, iterations) {
   const { InferenceSession } = await import('@switchyard/core');
   const s = await InferenceSession.create(modelPath(name), { executionProviders: [{ name: 'rocm', enableHipGraph: true }, 'cpu'], preferredOutputLocation: 'device', logSeverityLevel: 3 });
   const ep = s.providers.find((p) => p.name === 'rocm');
-  const onDevice = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, ep.uploadTensor(t)]));
-  const free = (outs) => {
-    for (const t of Object.values(outs)) t.dispose();
-  };
   try {
-    for (let i = 0; i < 2; i++) free(await s.run(onDevice));
-    const times = [];
-    const budgetEnd = performance.now() + 1000 * Number(process.env.SWITCHYARD_ZOO_CASE_SECONDS ?? 20);
-    for (let i = 0; i < iterations && (i < 3 || performance.now() < budgetEnd); i++) {
-      const t = performance.now();
-      const outs = await s.run(onDevice);
-      times.push(performance.now() - t);
-      free(outs);
-    }
-    r.deviceIoP50Ms = median(times);
-    // Where the timed runs wrote the outputs (a download below moves them to the host for later runs).
-    r.deviceIoOutputs = ep.partitions.flatMap((p) => p.outputPlacement);
-    const last = await s.run(onDevice);
-    r.deviceIoDiffVsHostIo = 0;
-    for (const [o, t] of Object.entries(last)) {
-      const host = readNpy(join(dir, `${r.case}.rocm.${o}.npy`)).data;
-      const d = maxAbsDiff(await t.getData(), host);
-      r.deviceIoDiffVsHostIo = typeof d === 'number' ? Math.max(r.deviceIoDiffVsHostIo, d) : d;
-    }
-    free(last);
+    const times = await timeDeviceIo(s, feeds, {
+      iterations,
+      untilMs: performance.now() + 1000 * Number(process.env.SWITCHYARD_ZOO_CASE_SECONDS ?? 20),
+      after: async (onDevice) => {
+        // Where the timed runs wrote the outputs (the download below moves them to the host for later runs).
+        r.deviceIoOutputs = ep.partitions.flatMap((p) => p.outputPlacement);
+        const last = await s.run(onDevice);
+        r.deviceIoDiffVsHostIo = 0;
+        for (const [o, t] of Object.entries(last)) {
+          const host = readNpy(join(dir, `${r.case}.rocm.${o}.npy`)).data;
+          const d = maxAbsDiff(await t.getData(), host);
+          r.deviceIoDiffVsHostIo = typeof d === 'number' ? Math.max(r.deviceIoDiffVsHostIo, d) : d;
+          t.dispose();
+        }
+      },
+    });
+    r.deviceIoP50Ms = times && median(times);
   } finally {
-    free(onDevice);
     await s.release();
   }
 }
