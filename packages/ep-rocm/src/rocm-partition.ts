@@ -18,15 +18,8 @@ import { decidedIfs, inlineDecided } from './plan/if-branches.js';
 import { buildPlanDescription, type PlanDescription } from './plan/plan-description.js';
 import { NO_LIBRARY_WORKSPACES, planFootprint, type LibraryWorkspaces, type PlanFootprint } from './plan/plan-footprint.js';
 import type { WeightSplitter } from './plan/split-tf32.js';
-import { MAX_SHAPE_INPUT_ELEMENTS, shapeDecidingInputs } from './plan/shape-inputs.js';
+import { MAX_SHAPE_INPUT_ELEMENTS, SHAPE_INPUT_TYPES, shapeDecidingInputs } from './plan/shape-inputs.js';
 import type { ResolvedRocmOptions } from './rocm-options.js';
-
-/**
- * Types a shape-deciding input can have: shape arithmetic is int64 (int32 after a Cast), and the
- * conditions that pick between shapes (an exporter's `Where(heads differ, …)`) are bool.
- */
-const SHAPE_INPUT_TYPES: ReadonlySet<DataType> = new Set(['int64', 'int32', 'bool']);
-
 
 /**
  * How shape inference sees a node. com.microsoft FusedConv (which the CPU EP's fusion pass may

@@ -10,12 +10,11 @@
  * go through the same lookup as any node (capability.ts). Branches holding control flow of their own
  * are declined (their captures would need renaming through every level).
  */
-import { Graph, subgraphsOf, type DataType, type KnownValue, type Node, type Tensor } from '@switchyard/core';
+import { Graph, subgraphsOf, type KnownValue, type Node, type Tensor } from '@switchyard/core';
 import { VALUE_OPS, planTimeKnown } from './host-values.js';
+// The inputs the partition reads back to key its plans (rocm-partition.ts): what a condition may rest on.
+import { MAX_SHAPE_INPUT_ELEMENTS, SHAPE_INPUT_TYPES } from './shape-inputs.js';
 
-/** The most elements a graph input deciding a condition may have: a flag or a rate, not data. */
-const MAX_DECIDING_ELEMENTS = 64;
-const DECIDING_TYPES: ReadonlySet<DataType> = new Set(['int64', 'int32', 'bool']);
 
 /**
  * Whether `name` is known when a plan is built, counting small integer/bool graph inputs as known
@@ -32,9 +31,9 @@ export function planTimeDecidable(graph: Graph, name: string): boolean {
     const input = graph.inputs.find((i) => i.name === value);
     if (input) {
       const t = input.type;
-      if (t?.kind !== 'tensor' || !DECIDING_TYPES.has(t.elemType) || !t.shape) return false;
+      if (t?.kind !== 'tensor' || !SHAPE_INPUT_TYPES.has(t.elemType) || !t.shape) return false;
       const count = t.shape.reduce<number>((n, d) => (typeof d === 'number' ? n * d : Infinity), 1);
-      return count <= MAX_DECIDING_ELEMENTS;
+      return count <= MAX_SHAPE_INPUT_ELEMENTS;
     }
     const node = producers.get(value);
     // planTimeKnown's value ops: the ones whose outputs inference computes from known inputs.

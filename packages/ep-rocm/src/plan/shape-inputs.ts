@@ -5,7 +5,7 @@
  * shape; for these inputs the plan also needs their values, so they become known values of the
  * partition's shape inference and part of the plan's key.
  */
-import type { FusedPartition, Node } from '@switchyard/core';
+import type { DataType, FusedPartition, Node } from '@switchyard/core';
 
 /** Input slots whose contents are a shape, axes, pads, sizes or counts. */
 const SHAPE_SLOTS: Readonly<Record<string, readonly number[]>> = {
@@ -37,6 +37,11 @@ const SHAPE_SLOTS: Readonly<Record<string, readonly number[]>> = {
 const SHAPE_ONLY = new Set(['Shape', 'Size']);
 /** The most elements a shape-deciding input may have (a shape or an axes list, not data). */
 export const MAX_SHAPE_INPUT_ELEMENTS = 64;
+/**
+ * Types a shape-deciding input can have: shape arithmetic is int64 (int32 after a Cast), and the
+ * conditions that pick between shapes (an exporter's `Where(heads differ, …)`, an If) are bool.
+ */
+export const SHAPE_INPUT_TYPES: ReadonlySet<DataType> = new Set(['int64', 'int32', 'bool']);
 
 /** Indices into `partition.inputNames` whose values reach a shape slot inside the partition. */
 export function shapeDecidingInputs(partition: FusedPartition): number[] {
