@@ -179,6 +179,18 @@ void GemmKernel::Execute(const float* a, const float* b, const float* c, float* 
   stream.wait();
 }
 
+void GemmKernel::UnpackB(float* out) const {
+  if (!columnParts_.empty()) {
+    // Each part holds whole rows of B [N, K] (the split needs transB): row `first` starts at first·K.
+    for (size_t i = 0; i < columnParts_.size(); ++i) columnParts_[i]->UnpackB(out + columnStarts_[i] * k_);
+    return;
+  }
+  if (pointwise_) return pointwise_->UnpackB(out);
+  if (!packedB_) throw CodedError("INVALID_ARGUMENT", "Gemm: B was not packed at construction: there is nothing to unpack");
+  ThreadScope threads(params_.threads);
+  CopyIntoLayout(*packedB_, userB_, out);  // userB_ views B as given (a strided view when transB)
+}
+
 const char* GemmKernel::cMode() const {
   switch (cMode_) {
     case CMode::kBias: return "bias";

@@ -38,6 +38,9 @@ class GemmKernel {
   // `b` / `c` are read only when they were not packed at construction.
   void Execute(const float* a, const float* b, const float* c, float* y) const;
 
+  // Writes B back as it was given (params().transB: [N, K], else [K, N]) into `out`: another kernel of the
+  // same node, built for another shape after the model's copy of B was released, packs from it.
+  void UnpackB(float* out) const;
   const GemmParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
   bool bPacked() const { return packedB_.has_value() || pointwise_.has_value() || !columnParts_.empty(); }

@@ -2,8 +2,10 @@
 
 #include <array>
 #include <cstring>
+#include <vector>
 
 #include <switchyard/errors.h>
+#include <switchyard/instance_tag.h>
 #include <switchyard/js_args.h>
 #include "thread_count.h"
 
@@ -68,6 +70,26 @@ GemmPrimitive::GemmPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) 
     if (p.hasC) ElementCount(p.c, "Gemm: C");
   });
   Float32View b = ReadOptionalFloat32Array(env, options, "b", ElementCount(p.b, "B"), ctx);
+  // packedFrom: another primitive of the node holding B packed (the model's copy was released); B is
+  // unpacked from it into a scratch copy and packed for this shape.
+  std::vector<float> unpacked;
+  Napi::Value from = options.Get("packedFrom");
+  if (!IsNullish(from)) {
+    if (b.data) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.b and options.packedFrom are exclusive", true);
+    const GemmPrimitive* donor = UnwrapArgument<GemmPrimitive>(env, from, ctx + ": options.packedFrom");
+    const GemmKernel& source = donor->Kernel(env, "packedFrom");
+    if (source.params().b != p.b || source.params().transB != p.transB) {
+      ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.packedFrom holds B " + DimsToString(source.params().b) + (source.params().transB ? " (transB)" : "") +
+          ", not " + DimsToString(p.b) + (p.transB ? " (transB)" : ""), true);
+    }
+    if (!source.bPacked()) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.packedFrom did not pack its B", true);
+    GuardSync(env, ctx, [&] {
+      unpacked.resize(static_cast<size_t>(ElementCount(p.b, "B")));
+      source.UnpackB(unpacked.data());
+      return 0;
+    });
+    b.data = unpacked.data();
+  }
   Float32View c;
   if (p.hasC) c = ReadOptionalFloat32Array(env, options, "c", CCount(p.c), ctx);
   else if (!IsNullish(options.Get("c"))) ThrowJs(env, "INVALID_ARGUMENT", ctx + ": options.c given without cDims", true);

@@ -248,6 +248,12 @@ export interface GemmPrimitiveOptions {
    * `auto` (default) and `always`: there; `never`: a matmul. SWITCHYARD_CPU_CHANNEL_SPLIT overrides `auto`.
    */
   channelSplit?: 'auto' | 'always' | 'never';
+  /**
+   * Instead of `b`: another GemmPrimitive of the same `bDims` and `transB` that packed its B. B is unpacked
+   * from it and packed for these dims, so a node whose B was released (packed at session creation for one
+   * row) still builds primitives for other row counts.
+   */
+  packedFrom?: GemmPrimitive;
 }
 
 /** `c` must be null when C is absent, packed, or unused (`cMode` 'none'). `outputDims`: [M, N]. */

@@ -1,7 +1,8 @@
 /**
  * Gemm on oneDNN: Y = alpha · op(A) · op(B) + beta · C, transposes as strided views (no copies).
- * One GemmPrimitive per node and shape; a constant B is packed and a constant C copied once. Empty
- * operands (which oneDNN rejects) go to the TS kernel, built beside this one for that purpose.
+ * One GemmPrimitive per node and shape; a constant B is packed and a constant C copied once (and B
+ * released when packed at creation: see createGemm). Empty operands (which oneDNN rejects) go to the TS
+ * kernel, built beside this one for that purpose, while the model's B is still held.
  */
 import {
   AttributeReader,
@@ -11,6 +12,7 @@ import {
   type KernelInit,
   type KernelRunContext,
   type Node,
+  SwitchyardError,
 } from '@switchyard/core';
 import type { GemmPrimitive, GemmPrimitiveOptions, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors, withNodeErrors } from './native-errors.js';
@@ -26,7 +28,7 @@ import {
   staticDims,
   staticRank,
 } from './native-support.js';
-import { PrimitiveCache } from './primitive-cache.js';
+import { RepackingCache } from './primitive-cache.js';
 import { gemmKernel } from '../kernels/Gemm.js';
 
 function supportsGemm(node: Node, graph: Graph): true | string {
@@ -52,26 +54,47 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   const constC = init.constantInputs.get(2);
   const hasC = Boolean(node.inputs[2]);
   const fallback = gemmKernel.create(init);
-  const cache = new PrimitiveCache<GemmPrimitive>();
+  const cache = new RepackingCache<GemmPrimitive>((p) => p.weightsPacked);
 
+  /**
+   * B is packed at session creation when A's shape is known but for its rows (a symbolic batch: 1 is
+   * assumed), and the model's copy of B is then released (not held twice: GPT-2's 48 Linear layers are
+   * 340 MB). A primitive for a shape seen later packs from the last one built (`packedFrom`); the one
+   * built at creation for a row count no run has used is dropped once a run builds its own.
+   */
+  let packedAtCreate = false;
+  const keyOf = (aDims: readonly number[], bDims: readonly number[], cDims: readonly number[] | undefined, threads: number) =>
+    `${aDims.join(',')}|${bDims.join(',')}|${cDims?.join(',') ?? '-'}|${threads}`;
   const primitiveFor = (aDims: readonly number[], bDims: readonly number[], cDims: readonly number[] | undefined, threads: number) =>
-    cache.get(`${aDims.join(',')}|${bDims.join(',')}|${cDims?.join(',') ?? '-'}|${threads}`, () => {
+    cache.get(keyOf(aDims, bDims, cDims, threads), () => {
       const options: GemmPrimitiveOptions = {
         aDims, bDims, transA, transB, alpha, beta, cDims, threads,
-        b: constB ? float32Data(node, constB, 'B') : undefined,
+        b: constB && !packedAtCreate ? float32Data(node, constB, 'B') : undefined,
+        packedFrom: constB && packedAtCreate ? cache.donor : undefined,
         c: constC ? float32Data(node, constC, 'C') : undefined,
       };
       return new Primitive(options);
     });
 
   const aStatic = staticDims(init.inputTypes[0]);
-  if (aStatic && constB && (!hasC || constC) && !hasZeroDim(aStatic) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
-    try {
-      const [m, k] = transA ? [aStatic[1], aStatic[0]] : aStatic;
-      const n = transB ? constB.dims[0] : constB.dims[1];
-      primitiveFor(aStatic, constB.dims, constC?.dims, teamFor(binding, init.threads, m * n * k));
-    } catch (error) {
-      throw fromNativeError(node, error);
+  const aShape = init.inputTypes[0]?.kind === 'tensor' ? init.inputTypes[0].shape : undefined;
+  const rowsAxis = transA ? 1 : 0;
+  // Only A's rows symbolic (K known): packed for one row, the shape a symbolic batch is served at most.
+  const aDeclared = aStatic ?? (aShape?.length === 2 && typeof aShape[1 - rowsAxis] === 'number' ? aShape.map((d, i) => (i === rowsAxis ? 1 : (d as number))) : undefined);
+  // Worth packing: at least one row's product is over the size the TS kernel keeps (so no run falls back to it).
+  const bigEnough = constB !== undefined && (!smallOpsInTs || constB.size >= SMALL_GEMM_MACS);
+  if (aDeclared && constB && bigEnough && (!hasC || constC) && !hasZeroDim(aDeclared) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
+    const [m, k] = transA ? [aDeclared[1], aDeclared[0]] : aDeclared;
+    const [kb, n] = transB ? [constB.dims[1], constB.dims[0]] : constB.dims;
+    if (aStatic || k === kb) {
+      try {
+        const threads = teamFor(binding, init.threads, m * n * k);
+        packedAtCreate = primitiveFor(aDeclared, constB.dims, constC?.dims, threads).weightsPacked;
+        if (!aStatic) cache.markProbe(keyOf(aDeclared, constB.dims, constC?.dims, threads));
+      } catch (error) {
+        // One row cannot contradict B; a static shape that does is the model's error.
+        if (aStatic) throw fromNativeError(node, error);
+      }
     }
   }
 
@@ -90,25 +113,33 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
 
   return {
     implementation: 'onednn',
+    releasedConstants: packedAtCreate ? [1] : undefined,
     // Synchronous when the call runs inline: no promise or microtask per node.
     run(ctx: KernelRunContext) {
       const a = ctx.input(0);
       const b = constB ?? ctx.input(1);
       const c = hasC ? constC ?? ctx.input(2) : undefined;
       if (a.dims.length !== 2 || b.dims.length !== 2 || (c && c.dims.length > 2) || hasZeroDim(a.dims) || hasZeroDim(b.dims) || (c && hasZeroDim(c.dims))) {
-        return fallback.run(ctx); // odd or empty shapes: the TS kernel says what is wrong or handles them
+        // Odd or empty shapes: the TS kernel says what is wrong or handles them, unless B was released.
+        if (!packedAtCreate) return fallback.run(ctx);
+        if (a.dims.length !== 2) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (Gemm): A must be 2-D, got [${a.dims.join(', ')}]`);
+        const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
+        const [kb, n] = transB ? [b.dims[1], b.dims[0]] : b.dims;
+        if (k !== kb) throw new SwitchyardError('INVALID_ARGUMENT', `node '${node.name}' (Gemm): op(A) is ${m}×${k} but op(B) is ${kb}×${n}`);
+        return [ctx.output(0, 'float32', [m, n])]; // m = 0 (k = 0 cannot be: B is not empty): nothing to compute
       }
       const aData = float32Data(node, a, 'A');
-      const bData = float32Data(node, b, 'B');
+      // A released B (packed at creation) has no data left: primitives pack from one another.
+      const bData = constB && packedAtCreate ? undefined : float32Data(node, b, 'B');
       const cData = c ? float32Data(node, c, 'C') : null;
       const [m, k] = transA ? [a.dims[1], a.dims[0]] : a.dims;
       const n = transB ? b.dims[0] : b.dims[1];
       // A shape only the run states (a symbolic batch) that turns out tiny: the TS kernel, as session creation would have chosen.
-      if (smallOpsInTs && m * n * k < SMALL_GEMM_MACS) return fallback.run(ctx);
+      if (smallOpsInTs && !packedAtCreate && m * n * k < SMALL_GEMM_MACS) return fallback.run(ctx);
       const y = ctx.output(0, 'float32', [m, n], { uninitialized: true });
       const prepared = prepare(a.dims, b.dims, c?.dims, m * n * k, ctx.threads);
       const { primitive } = prepared;
-      const bArg = primitive.weightsPacked ? null : bData;
+      const bArg = primitive.weightsPacked ? null : bData!;
       const cArg = constC || primitive.cMode === 'none' ? null : cData;
       const yData = y.data as Float32Array;
       if (prepared.inline) {

@@ -187,18 +187,24 @@ describe.skipIf(!native.ok)(title, () => {
     }
   });
 
-  it('keeps B until the first run when more than the batch is symbolic', async () => {
+  it('packs B at creation when more than the batch is symbolic too (a sequence), and serves every shape', async () => {
+    const [k, n] = [8, 4];
+    const b = random(k * n, 41);
     const model = buildModel({
-      inputs: [['x', 'float32', ['batch', 'seq', 8]]],
+      inputs: [['x', 'float32', ['batch', 'seq', k]]],
       outputs: [['y', 'float32']],
-      initializers: { w: new Tensor('float32', random(8 * 4, 41), [8, 4]) },
+      initializers: { w: new Tensor('float32', b.slice(), [k, n]) },
       nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }],
     });
     const s = await InferenceSession.fromModel(model, { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled' });
     try {
-      expect(s.optimization.memory?.releasedConstantBytes).toBeUndefined();
-      const y = (await s.run({ x: new Tensor('float32', random(2 * 3 * 8, 42), [2, 3, 8]) })).y as Tensor;
-      expect(y.dims).toEqual([2, 3, 4]);
+      expect(s.optimization.memory?.releasedConstantBytes).toBe(4 * k * n);
+      for (const [batch, seq] of [[2, 3], [1, 1], [3, 5], [2, 3]]) {
+        const x = random(batch * seq * k, 42 + seq);
+        const y = (await s.run({ x: new Tensor('float32', x, [batch, seq, k]) })).y as Tensor;
+        expect(y.dims).toEqual([batch, seq, n]);
+        expectClose(y.data as Float32Array, referenceMatMul(x, [batch, seq, k], b, [k, n]).data);
+      }
     } finally {
       await s.release();
     }

@@ -137,11 +137,12 @@ function createMatMul(binding: NativeBinding, init: KernelInit): Kernel {
   // Session creation: pack B now when it is a constant worth packing and A's rank is known.
   const aStatic = staticDims(init.inputTypes[0]);
   const aShape = init.inputTypes[0]?.kind === 'tensor' ? init.inputTypes[0].shape : undefined;
-  // Only the leading (batch) dim symbolic: B is packed for batch 1, the shape served most. With more
-  // symbolic dims (a sequence length) the first run's shape is anyone's guess, and packing for a guess
-  // that misses holds two packed copies at the first run where the model's copy would have done.
-  const batchOnly = aShape !== undefined && aShape.length >= 2 && aShape.slice(1).every((d) => typeof d === 'number');
-  const aDeclared = aStatic ?? (batchOnly ? [1, ...(aShape.slice(1) as number[])] : undefined);
+  // Symbolic dims of A but its last (K) are taken as 1: B is packed for a batch of 1 (and one token). A run
+  // at another shape packs again from that primitive, and the probe is dropped as soon as it has: one
+  // node at a time holds a second packed copy, at its first run only, where keeping the model's copy of
+  // every B would hold it for the session's life (GPT-2's LM head alone is 154 MB).
+  const kKnown = aShape !== undefined && aShape.length >= 2 && typeof aShape[aShape.length - 1] === 'number';
+  const aDeclared = aStatic ?? (kKnown ? aShape.map((d) => (typeof d === 'number' ? d : 1)) : undefined);
   if (aDeclared && constB && !hasZeroDim(aDeclared) && !hasZeroDim(constB.dims)) {
     let shapes: MatMulShapes | undefined;
     try {
