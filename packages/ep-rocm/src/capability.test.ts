@@ -25,6 +25,39 @@ function decisions(spec: ModelSpec, steps?: string[]): Record<string, string> {
 
 const x = (shape: Array<number | string> = [2, 8]): ModelSpec['inputs'][number] => ['x', 'float32', shape];
 
+/** ConvInteger / MatMulInteger forms served and declined (plan/integer-ops.ts). */
+function integerCases(): Array<[string, ModelSpec, string]> {
+  const u8 = (dims: number[]) => new Tensor('uint8', new Uint8Array(dims.reduce((a, b) => a * b, 1)), dims);
+  const conv = (name: string, xDims: Array<number | string>, wDims: number[], extra: { attributes?: Record<string, number[] | number>; xzp?: number[]; wzp?: number[] }, expected: string): [string, ModelSpec, string] => [
+    name,
+    {
+      inputs: [['q', 'uint8', xDims], ...(extra.xzp ? [['xz', 'uint8', extra.xzp] as ModelSpec['inputs'][number]] : [])],
+      outputs: [['z', 'int32']],
+      initializers: { w: u8(wDims), ...(extra.wzp ? { wz: u8(extra.wzp) } : {}) },
+      nodes: [{ op: 'ConvInteger', inputs: ['q', 'w', extra.xzp ? 'xz' : '', extra.wzp ? 'wz' : ''], outputs: ['z'], name: 'n', attributes: extra.attributes }],
+    },
+    expected,
+  ];
+  const matmul = (name: string, bzp: number[], expected: string): [string, ModelSpec, string] => [
+    name,
+    {
+      inputs: [['a', 'uint8', [2, 3, 4]], ['b', 'int8', [4, 5]], ['bz', 'int8', bzp]],
+      outputs: [['z', 'int32']],
+      nodes: [{ op: 'MatMulInteger', inputs: ['a', 'b', '', 'bz'], outputs: ['z'], name: 'n' }],
+    },
+    expected,
+  ];
+  return [
+    conv('ConvInteger with zero points, strided, grouped', [1, 4, 8, 8], [6, 2, 3, 3], { attributes: { group: 2, strides: [2, 2], pads: [1, 1, 1, 1] }, xzp: [], wzp: [6] }, 'gpu'),
+    conv('ConvInteger with a per-channel x zero point', [1, 4, 8, 8], [6, 4, 3, 3], { xzp: [4] }, 'x_zero_point must be one value'),
+    conv('ConvInteger with a w zero point of the wrong size', [1, 4, 8, 8], [6, 4, 3, 3], { wzp: [4] }, 'w_zero_point must be one value or one per output channel (6)'),
+    conv('1-D ConvInteger', [1, 4, 8], [6, 4, 3], {}, 'only 2-D (NCHW) ConvInteger'),
+    conv('grouped ConvInteger with uneven pads', [1, 4, 8, 8], [4, 2, 3, 3], { attributes: { group: 2, pads: [0, 0, 1, 1] } }, 'a grouped Conv with uneven begin/end pads'),
+    matmul('MatMulInteger, batched A, per-column b zero point', [5], 'gpu'),
+    matmul('MatMulInteger with a b zero point per row', [4], 'b_zero_point must be one value or one per column'),
+  ];
+}
+
 describe('rocm kernel table', () => {
   it('has an encoder, a step op and a valid opset range for every row', () => {
     for (const row of ROCM_KERNEL_TABLE) {
@@ -120,7 +153,10 @@ describe('rocm capability: reasons as data', () => {
       { inputs: [x([1, 4, 6, 6])], outputs: [['z', 'float32']], initializers: { w: new Tensor('float32', new Float32Array(4 * 4 * 9), [4, 4, 3, 3]) }, nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['z'], name: 'n', attributes: { pads: [0, 0, 1, 1] } }] },
       'gpu',
     ],
-    ['Cast to uint8', { inputs: [x()], outputs: [['z', 'uint8']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 2 } }] }, 'dtype'],
+    ['Cast to uint8', { inputs: [x()], outputs: [['z', 'uint8']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 2 } }] }, 'gpu'],
+    ['Cast to float64', { inputs: [x()], outputs: [['z', 'float64']], nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { to: 11 } }] }, 'dtype'],
+    ['DynamicQuantizeLinear', { inputs: [x([1, 3, 4, 4])], outputs: [['y', 'uint8'], ['s', 'float32'], ['z', 'uint8']], nodes: [{ op: 'DynamicQuantizeLinear', inputs: ['x'], outputs: ['y', 's', 'z'], name: 'n' }] }, 'gpu'],
+    ...integerCases(),
     ['Gelu (opset 20) tanh', { opset: 20, inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { approximate: 'tanh' } }] }, 'gpu'],
     ['Gelu (opset 20) with an unknown approximation', { opset: 20, inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n', attributes: { approximate: 'cubic' } }] }, "Gelu approximate='cubic'"],
     ['Gelu at opset 17 (a contrib-style op name, not ONNX Gelu)', { inputs: [x()], outputs: [['z', 'float32']], nodes: [{ op: 'Gelu', inputs: ['x'], outputs: ['z'], name: 'n' }] }, 'opset'],

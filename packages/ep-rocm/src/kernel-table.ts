@@ -15,7 +15,9 @@ const INDICES: readonly DataType[] = ['int32', 'int64'];
 /** Types the arithmetic and comparison kernels compute in (integers in int64). */
 const NUMERIC: readonly DataType[] = [...FLOATS, 'int32', 'int64'];
 /** Pairs the cast kernel converts between. */
-const CASTABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool'];
+const CASTABLE: readonly DataType[] = ['float32', 'float16', 'int32', 'int64', 'bool', 'int8', 'uint8'];
+/** The 8-bit operand types of the integer ops. */
+const INT8S: readonly DataType[] = ['int8', 'uint8'];
 
 export interface RocmKernelRow {
   opType: string;
@@ -128,4 +130,9 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   row('BatchNormalization', 7, { T: FLOATS, T1: FLOATS, T2: FLOATS, U: FLOATS }),
   // One Lstm step (plan/lstm.ts says which forms); T1 is sequence_lens, which the limits decline.
   row('LSTM', 7, { T: FLOATS, T1: ['int32'] }, ['Lstm']),
+  // Dynamic int8 quantization (plan/integer-ops.ts): the integer ops run on the float convolution /
+  // GEMM over operands shifted into float32, exact as that module says.
+  row('DynamicQuantizeLinear', 11, { T1: ['float32'], T2: ['uint8'] }),
+  row('ConvInteger', 10, { T1: INT8S, T2: INT8S, T3: ['int32'] }, ['QuantShift', 'ConvIntegerF32', 'Cast', 'Rescale']),
+  row('MatMulInteger', 10, { T1: INT8S, T2: INT8S, T3: ['int32'] }, ['QuantShift', 'MatMul', 'Cast']),
 ];

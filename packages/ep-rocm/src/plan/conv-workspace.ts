@@ -30,13 +30,13 @@ export function asymmetricPads(step: StepLike): boolean {
 }
 
 /**
- * Bytes of im2col workspace a step should get: 0 for anything but an NCHW Conv of group 1, for a
+ * Bytes of im2col workspace a step should get: 0 for anything but an NCHW Conv (or ConvIntegerF32) of group 1, for a
  * 1x1 stride-1 unpadded Conv (its input is the GEMM operand as it is) and past MAX_IM2COL_BYTES
  * (unless the pads are asymmetric).
  * Conv attrs: [group, pad_top, pad_left, pad_bottom, pad_right, stride_h, stride_w, ...].
  */
 export function im2colBytes(step: StepLike, buffers: readonly BufferLike[]): number {
-  if (step.op !== 'Conv' || step.attrs[0] !== 1 || step.inputs.length < 2 || step.inputs[0] < 0 || step.inputs[1] < 0) return 0;
+  if ((step.op !== 'Conv' && step.op !== 'ConvIntegerF32') || step.attrs[0] !== 1 || step.inputs.length < 2 || step.inputs[0] < 0 || step.inputs[1] < 0) return 0;
   const x = buffers[step.inputs[0]].dims;
   const w = buffers[step.inputs[1]].dims;
   const y = buffers[step.outputs[0]].dims;

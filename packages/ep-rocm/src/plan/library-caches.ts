@@ -86,19 +86,19 @@ export function convProblemKey(step: PlanStepDescription, buffers: readonly Plan
   const p = convProblem(step, buffers);
   if (!p || (search !== 1 && search !== 2)) return undefined;
   const fields = [p.n, p.c, p.h, p.w, p.k, p.kh, p.kw, p.group, p.pads[0], p.pads[1], p.strides[0], p.strides[1], p.dilations[0], p.dilations[1], 0, 0];
-  return `fwd${p.nhwc ? '-nhwc' : ''}|${p.half ? 'f16' : 'f32'}|${search === 2 ? 'x' : 'h'}|${fields.map((f) => `${f},`).join('')}`;
+  return `fwd${p.nhwc ? '-nhwc' : ''}|${p.half ? 'f16' : 'f32'}|${search === 2 ? 'x' : 'h'}|${p.integer ? 'int|' : ''}${fields.map((f) => `${f},`).join('')}`;
 }
 
 /** conv_gemm.cc ConvFormKey of a Conv step up to its epilogue flags (`…|d1,1|`). */
 export function convFormProblem(step: PlanStepDescription, buffers: readonly PlanBuffer[]): string | undefined {
   const p = convProblem(step, buffers);
   if (!p) return undefined;
-  return `${p.nhwc ? 'nhwc|' : ''}${p.half ? 1 : 0}|${p.n},${p.c},${p.h},${p.w}|${p.k},${p.kh},${p.kw}|g${p.group}|p${p.pads.join(',')}|s${p.strides.join(',')}|d${p.dilations.join(',')}|`;
+  return `${p.nhwc ? 'nhwc|' : ''}${p.integer ? 'int|' : ''}${p.half ? 1 : 0}|${p.n},${p.c},${p.h},${p.w}|${p.k},${p.kh},${p.kw}|g${p.group}|p${p.pads.join(',')}|s${p.strides.join(',')}|d${p.dilations.join(',')}|`;
 }
 
 /** A Conv / ConvNHWC step's problem as step_ops_dnn.cc ConvDesc reads it from the attrs and buffers. */
 function convProblem(step: PlanStepDescription, buffers: readonly PlanBuffer[]) {
-  if ((step.op !== 'Conv' && step.op !== 'ConvNHWC') || step.inputs[0] < 0 || step.inputs[1] < 0) return undefined;
+  if ((step.op !== 'Conv' && step.op !== 'ConvNHWC' && step.op !== 'ConvIntegerF32') || step.inputs[0] < 0 || step.inputs[1] < 0) return undefined;
   const nhwc = step.op === 'ConvNHWC';
   const x = buffers[step.inputs[0]];
   const w = buffers[step.inputs[1]].dims;
@@ -106,7 +106,7 @@ function convProblem(step: PlanStepDescription, buffers: readonly PlanBuffer[]) 
   const [n, c, h, wd] = nhwc ? [x.dims[0], x.dims[3], x.dims[1], x.dims[2]] : x.dims;
   const [kh, kw] = nhwc ? [w[1], w[2]] : [w[2], w[3]];
   const a = step.attrs;
-  return { nhwc, half: x.dtype === 10, n, c, h, w: wd, k: w[0], kh, kw, group: a[0], pads: a.slice(1, 5), strides: a.slice(5, 7), dilations: a.slice(7, 9) };
+  return { nhwc, integer: step.op === 'ConvIntegerF32', half: x.dtype === 10, n, c, h, w: wd, k: w[0], kh, kw, group: a[0], pads: a.slice(1, 5), strides: a.slice(5, 7), dilations: a.slice(7, 9) };
 }
 
 /** The device memory the plan's DNN workspace takes: the sum of its growths over the Conv steps, in order. */

@@ -8,6 +8,7 @@ import { planTimeKnown } from './host-values.js';
 import { branchShapeProblem, planTimeDecidable } from './if-branches.js';
 import { lstmLimits } from './lstm.js';
 import { attentionLimits, rmsNormLimits, rotaryLimits } from './onnx-transformer-ops.js';
+import { convIntegerLimits, matMulIntegerZeroPoints } from './integer-ops.js';
 
 type Limit = (node: Node, graph: Graph) => true | string;
 
@@ -213,6 +214,16 @@ function stridedBatch(graph: Graph, node: Node): true | string {
   return true;
 }
 
+/** Operand ranks and batch dims the strided GEMM serves. */
+const matMulShapes: Limit = (node, graph) => {
+  const ra = rankOf(graph, node.inputs[0]);
+  const rb = rankOf(graph, node.inputs[1]);
+  if (ra === undefined || rb === undefined) return 'operand ranks must be known';
+  if (ra < 2 || rb < 2) return `${node.opType} with a 1-D operand is not run on rocm`;
+  if (!(ra === rb || ra === 2 || rb === 2)) return `${node.opType} operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)`;
+  return stridedBatch(graph, node);
+};
+
 const LIMITS: Record<string, Limit> = {
   Gelu: (node) => {
     const approximate = new AttributeReader(node).string('approximate', 'none');
@@ -248,15 +259,10 @@ const LIMITS: Record<string, Limit> = {
   Max: (node) => (node.inputs.length === 2 ? true : `Max of ${node.inputs.length} inputs: the kernel takes 2`),
   Min: (node) => (node.inputs.length === 2 ? true : `Min of ${node.inputs.length} inputs: the kernel takes 2`),
   Pow: (node, graph) => (elemTypeOf(graph, node.inputs[0]) === elemTypeOf(graph, node.inputs[1]) ? true : 'Pow with a base and exponent of different types'),
-  MatMul: (node, graph) => {
-    const ra = rankOf(graph, node.inputs[0]);
-    const rb = rankOf(graph, node.inputs[1]);
-    if (ra === undefined || rb === undefined) return 'operand ranks must be known';
-    if (ra < 2 || rb < 2) return 'MatMul with a 1-D operand is not run on rocm';
-    if (!(ra === rb || ra === 2 || rb === 2)) return 'MatMul operands of different ranks above 2 are not run on rocm (the strided GEMM cannot broadcast them)';
-    return stridedBatch(graph, node);
-  },
+  MatMul: matMulShapes,
+  MatMulInteger: both(matMulShapes, matMulIntegerZeroPoints),
   Conv: convRank,
+  ConvInteger: both(convIntegerLimits, groupedConvPads),
   FusedConv: (node, graph) => {
     const rank = convRank(node, graph);
     if (rank !== true) return rank;

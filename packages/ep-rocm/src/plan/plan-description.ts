@@ -34,6 +34,7 @@ import { convsToNhwc } from './nhwc-layout.js';
 import { foldableMatMulBiases, type MatMulBiasFold } from './matmul-bias-fold.js';
 import { foldableResidualNorms, type ResidualNormFold } from './residual-norm-fold.js';
 import { encodeSplit, encodeStep } from './step-encoders.js';
+import { castFolds, encodeIntegerOp, encodeRescale, INTEGER_OPS, quantizeWorkspaceBytes, rescaleFolds, type IntegerPlanBuilder } from './integer-ops.js';
 
 export interface PlanBuffer {
   offset: number;
@@ -105,6 +106,7 @@ const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
 
 /** ONNX element types a Cast may produce that pin a float format fp16 mode would change. */
 const PINNED_FLOATS = new Set([ONNX_DATA_TYPE.float16, ONNX_DATA_TYPE.float64, ONNX_DATA_TYPE.bfloat16]);
+const QUANTIZATION_OPS: ReadonlySet<string> = new Set(['DynamicQuantizeLinear', ...INTEGER_OPS]);
 
 /**
  * Whether every float value of the partition is float32 and no node pins another float type. A Cast
@@ -113,6 +115,8 @@ const PINNED_FLOATS = new Set([ONNX_DATA_TYPE.float16, ONNX_DATA_TYPE.float64, O
  */
 export function fp16Eligible(graph: Graph, nodes: readonly Node[]): true | string {
   for (const n of nodes) {
+    // Quantization reads float32 ranges and writes exact integer sums: float16 storage would change both.
+    if (QUANTIZATION_OPS.has(n.opType)) return `node '${n.name}' (${n.opType}) quantizes in float32`;
     if (n.opType === 'Cast' && PINNED_FLOATS.has(new AttributeReader(n).int('to', 0))) return `node '${n.name}' (Cast) fixes a float type`;
     for (const v of [...n.inputs, ...n.outputs]) {
       const t = v ? graph.typeOf(v) : undefined;
@@ -230,6 +234,42 @@ export function buildPlanDescription(
   // Nodes inference computed on the host (shape arithmetic, plan/host-values.ts) have their outputs
   // among the graph's initializers: their readers take them as constants, and they add no step.
   for (const n of nodes) if (n.outputs.some((o) => o !== '') && n.outputs.every((o) => o === '' || graph.initializers.has(o))) skip.add(n);
+  // ConvInteger / MatMulInteger → Cast(float32): the integer op writes the Cast's output (integer-ops.ts).
+  const integerCasts = castFolds(graph, nodes, outputNames);
+  for (const cast of integerCasts.values()) skip.add(cast);
+  // … and its Mul(scales) → Add(bias) → Relu as one Rescale step, where no earlier fold took a node of it.
+  const claimed = (n: Node) => skip.has(n) || folds.has(n) || gelus.has(n) || norms.has(n) || biases.has(n);
+  const rescales = rescaleFolds(graph, nodes, outputNames, integerCasts);
+  for (const [last, r] of [...rescales]) {
+    if (r.nodes.some(claimed)) rescales.delete(last);
+    else for (const n of r.nodes) if (n !== last) skip.add(n);
+  }
+  const integerPlan: IntegerPlanBuilder = {
+    operand,
+    known: (name) => idOf.get(name),
+    temp: (name, type, dims) => {
+      const id = addBuffer(name, type, dims);
+      region.set(id, 'temp');
+      return id;
+    },
+    constant: (name, type, dims, data) => {
+      const id = addBuffer(name, type, dims);
+      region.set(id, 'constant');
+      constants.push({ buffer: id, data });
+      idOf.set(name, id);
+      return id;
+    },
+    result: (name, type, dims) => {
+      const id = addBuffer(name, type, dims);
+      region.set(id, 'temp');
+      idOf.set(name, id);
+      return id;
+    },
+    step: (s) => {
+      steps.push(s);
+      for (const id of [...s.inputs, ...s.outputs]) if (id >= 0) touch(id, steps.length - 1);
+    },
+  };
   for (const current of nodes) {
     if (skip.has(current)) continue;
     if (current.opType === 'ConstantOfShape') {
@@ -259,6 +299,15 @@ export function buildPlanDescription(
         touch(x, steps.length - 1);
         touch(out, steps.length - 1);
       }
+      continue;
+    }
+    if (INTEGER_OPS.has(current.opType)) {
+      encodeIntegerOp(current, graph, integerPlan, { convAlgoSearch: options.convAlgoSearch }, integerCasts.get(current));
+      continue;
+    }
+    const rescale = rescales.get(current);
+    if (rescale) {
+      encodeRescale(rescale, integerPlan);
       continue;
     }
     const bias = biases.get(current);
@@ -425,7 +474,7 @@ export function buildPlanDescription(
   // Step workspaces live during their step only: every buffer the step touches is live then, so none overlaps them.
   const workspaceBytes = new Map<number, number>();
   steps.forEach((s, at) => {
-    const bytes = im2colBytes(s, buffers) || splitWorkspaceBytes(s, buffers) || lstmWorkspaceBytes(s);
+    const bytes = im2colBytes(s, buffers) || splitWorkspaceBytes(s, buffers) || lstmWorkspaceBytes(s) || quantizeWorkspaceBytes(s);
     if (bytes === 0) return;
     workspaceBytes.set(at, bytes);
     requests.push({ name: `workspace:${at}`, bytes: alignUp(bytes, alignment), start: at, end: at });

@@ -50,7 +50,7 @@ const BLAS_STEPS: ReadonlySet<string> = new Set(['MatMul', 'MatMulStrided', 'Mat
  * only unpadded 1x1 stride 1. Attrs [group, pads t l b r, strides h w, ...]; W [k, kh, kw, c/g] in NHWC.
  */
 function hasGemmForm(step: PlanStepDescription, buffers: readonly PlanBuffer[]): boolean {
-  if (step.op === 'Conv') return step.attrs[0] === 1;
+  if (step.op === 'Conv' || step.op === 'ConvIntegerF32') return step.attrs[0] === 1;
   if (step.op !== 'ConvNHWC' || step.attrs[0] !== 1 || step.inputs[1] < 0) return false;
   const w = buffers[step.inputs[1]].dims;
   return w[1] === 1 && w[2] === 1 && step.attrs.slice(1, 5).every((p) => p === 0) && step.attrs[5] === 1 && step.attrs[6] === 1;
@@ -74,7 +74,7 @@ export function planFootprint(description: PlanDescription, libraries: LibraryWo
   for (const c of description.constants) weightsBytes += description.buffers[c.buffer].bytes;
   let stepWorkspaceBytes = 0;
   for (const s of description.steps) stepWorkspaceBytes = Math.max(stepWorkspaceBytes, s.workspace?.bytes ?? 0);
-  const hasConv = description.steps.some((s) => s.op === 'Conv' || s.op === 'ConvNHWC');
+  const hasConv = description.steps.some((s) => s.op === 'Conv' || s.op === 'ConvNHWC' || s.op === 'ConvIntegerF32');
   const forms = hasConv ? libraries.convFormCache() : new Map<string, Set<string>>();
   const callsBlas = description.steps.some((s) => mayCallBlas(s, description.buffers, description.tuning, forms));
   const handles = callsBlas || hasConv ? libraries.handleBytes?.() : undefined;

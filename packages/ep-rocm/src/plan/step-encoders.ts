@@ -284,6 +284,7 @@ const ENCODERS: Record<string, Encoder> = {
   RMSNormalization: encodeRmsNorm,
   RotaryEmbedding: encodeRotary,
   LSTM: (n, g) => encodeLstm(n, g),
+  DynamicQuantizeLinear: () => ({ op: 'DynamicQuantizeLinear', attrs: [], inputs: [0], outputs: [0, 1, 2] }),
   LayerNormalization: (n, g, a) => {
     const dims = dimsOf(g, n.inputs[0]);
     return simple('LayerNormalization', given(n, 2) ? [0, 1, 2] : [0, 1], [product(dims, 0, dims.length - 1), dims[dims.length - 1] ?? 1, a.float('epsilon', 1e-5)]);
@@ -297,5 +298,8 @@ export function encodeStep(node: Node, graph: Graph, options: EncodeOptions = {}
   return encoder(node, graph, new AttributeReader(node), options);
 }
 
-/** Ops with an encoder: one step each, and Split's one Slice step per output (encodeSplit). */
-export const ENCODED_OPS: readonly string[] = [...Object.keys(ENCODERS), 'Split'];
+/**
+ * Ops with an encoder: one step each, Split's one Slice step per output (encodeSplit), and the
+ * integer ops' shift, product and Cast steps (integer-ops.ts encodeIntegerOp).
+ */
+export const ENCODED_OPS: readonly string[] = [...Object.keys(ENCODERS), 'Split', 'ConvInteger', 'MatMulInteger'];

@@ -49,6 +49,10 @@ struct Conv2dDesc {
   int stride_h = 1, stride_w = 1;
   int dilation_h = 1, dilation_w = 1;
   int output_padding_h = 0, output_padding_w = 0;  // ConvTranspose only
+  // float32 operands that hold integers of magnitude at most 2^11 (ConvInteger's shifted operands): the
+  // library may multiply them on TF32 tensor cores, which represent them exactly, and only algorithms
+  // that sum the products as they are serve it -- Winograd and FFT transform the operands and round.
+  bool integer_operands = false;
 };
 
 // Output height/width of a Conv (transposed = false) or ConvTranspose; -1 when the shape is invalid.

@@ -161,8 +161,10 @@ Status MakeProblem(const Conv2dDesc& d, bool transposed, ConvProblem* p, TensorL
   CUDNN_TRY(cudnnSetConvolution2dDescriptor(p->conv.value, d.pad_top, d.pad_left, d.stride_h, d.stride_w, d.dilation_h,
                                             d.dilation_w, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   CUDNN_TRY(cudnnSetConvolutionGroupCount(p->conv.value, d.group));
-  // fp32 stays fp32 (no TF32), matching the CPU EP; fp16 may use tensor cores.
-  CUDNN_TRY(cudnnSetConvolutionMathType(p->conv.value, d.dtype == DataType::kFloat16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+  // fp32 stays fp32 (no TF32), matching the CPU EP; fp16 may use tensor cores, and so may fp32
+  // operands TF32 holds exactly (integer_operands).
+  const bool tensor_ops = d.dtype == DataType::kFloat16 || d.integer_operands;
+  CUDNN_TRY(cudnnSetConvolutionMathType(p->conv.value, tensor_ops ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
   return Status{};
 }
 
@@ -171,6 +173,7 @@ std::string ProblemKey(const char* op, const Conv2dDesc& d, AlgoSearch search, T
   if (layout == TensorLayout::kNHWC) key += "-nhwc";  // NCHW keys stay as earlier caches wrote them
   key += d.dtype == DataType::kFloat16 ? "|f16|" : "|f32|";
   key += search == AlgoSearch::kExhaustive ? "x|" : "h|";
+  if (d.integer_operands) key += "int|";
   const int fields[] = {d.n, d.c, d.h, d.w, d.k, d.kh, d.kw, d.group, d.pad_top, d.pad_left,
                         d.stride_h, d.stride_w, d.dilation_h, d.dilation_w, d.output_padding_h, d.output_padding_w};
   for (int f : fields) key += std::to_string(f) + ",";
@@ -178,6 +181,13 @@ std::string ProblemKey(const char* op, const Conv2dDesc& d, AlgoSearch search, T
 }
 
 std::string CacheStem(const Handle& h) { return h.arch + "-cudnn" + std::to_string(cudnnGetVersion()); }
+
+// The algorithms that add the products of the operands as they are (integer_operands needs one):
+// Winograd and FFT transform the operands first, with roundings that break an exact integer sum.
+bool SumsProductsDirectly(cudnnConvolutionFwdAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
 
 // Largest workspace an exhaustive search may try: what the device arena can give, capped.
 constexpr size_t kSearchWorkspaceBytes = size_t{256} << 20;
@@ -227,6 +237,7 @@ Status PickForwardAlgo(Handle* h, hipStream_t stream, const Conv2dDesc& d, ConvP
   }
   for (int i = 0; i < found; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (d.integer_operands && !SumsProductsDirectly(perf[i].algo)) continue;
     out->algo = perf[i].algo;
     out->workspace = perf[i].memory;
     StoreAlgo(dir, CacheStem(*h), key, *out);

@@ -254,6 +254,7 @@ std::string ProblemKey(const char* op, const Conv2dDesc& d, AlgoSearch search) {
   std::string key = op;
   key += d.dtype == DataType::kFloat16 ? "|f16|" : "|f32|";
   key += search == AlgoSearch::kExhaustive ? "x|" : "h|";
+  if (d.integer_operands) key += "int|";
   const int fields[] = {d.n, d.c, d.h, d.w, d.k, d.kh, d.kw, d.group, d.pad_top, d.pad_left,
                         d.stride_h, d.stride_w, d.dilation_h, d.dilation_w, d.output_padding_h, d.output_padding_w};
   for (int f : fields) key += std::to_string(f) + ",";
@@ -267,7 +268,7 @@ constexpr size_t kSearchWorkspaceBytes = size_t{256} << 20;
 
 // MIOpen's ranking of the immediate-mode solutions (by the find-db's measured times when a Find ran
 // for this problem, else by its heuristics): the first one's id and workspace.
-Status RankedSolution(Handle* h, ConvProblem& p, CachedAlgo* out) {
+Status RankedSolution(Handle* h, ConvProblem& p, bool integer_operands, CachedAlgo* out) {
   size_t count = 0;
   MIOPEN_TRY(miopenConvolutionForwardGetSolutionCount, h->handle, p.w.value, p.x.value, p.conv.value, p.y.value, &count);
   if (count == 0) return Status{false, "MIOpen has no solution for this convolution", true};
@@ -276,10 +277,18 @@ Status RankedSolution(Handle* h, ConvProblem& p, CachedAlgo* out) {
   MIOPEN_TRY(miopenConvolutionForwardGetSolution, h->handle, p.w.value, p.x.value, p.conv.value, p.y.value, count, &returned,
              solutions.data());
   if (returned == 0) return Status{false, "MIOpen has no solution for this convolution", true};
+  // Integer-valued operands (ConvInteger) need a solution that sums the products as they are: Winograd
+  // and FFT transform the operands with roundings that break the exact integer result.
+  size_t pick = 0;
+  while (integer_operands && pick < returned &&
+         (solutions[pick].algorithm == miopenConvolutionAlgoWinograd || solutions[pick].algorithm == miopenConvolutionAlgoFFT)) {
+    ++pick;
+  }
+  if (pick == returned) return Status{false, "MIOpen has no solution that sums this convolution's products directly", true};
   // Solver ids are small registry indices; the cache stores an int.
-  if (solutions[0].solution_id > static_cast<uint64_t>(INT_MAX)) return Status{false, "MIOpen solution id out of range"};
-  out->algo = static_cast<int>(solutions[0].solution_id);
-  out->workspace = solutions[0].workspace_size;
+  if (solutions[pick].solution_id > static_cast<uint64_t>(INT_MAX)) return Status{false, "MIOpen solution id out of range"};
+  out->algo = static_cast<int>(solutions[pick].solution_id);
+  out->workspace = solutions[pick].workspace_size;
   return Status{};
 }
 
@@ -291,7 +300,7 @@ Status PickSolution(Handle* h, hipStream_t stream, const Conv2dDesc& d, bool tra
       *out = it->second;
       return Status{};
     }
-    Status s = RankedSolution(h, p, out);
+    Status s = RankedSolution(h, p, d.integer_operands, out);
     if (s.ok) h->default_picks[key] = *out;
     return s;
   }
@@ -315,7 +324,7 @@ Status PickSolution(Handle* h, hipStream_t stream, const Conv2dDesc& d, bool tra
                8, &found, perf, h->workspace, h->workspace_bytes, true);
     if (found == 0) return Status{false, "MIOpen's search found no algorithm for this convolution", true};
   }
-  Status s = RankedSolution(h, p, out);
+  Status s = RankedSolution(h, p, d.integer_operands, out);
   if (!s.ok) return s;
   StoreAlgo(dir, CacheStem(*h), key, *out);
   return Status{};

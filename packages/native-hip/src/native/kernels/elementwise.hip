@@ -309,6 +309,8 @@ template <> struct StorageOf<DType::kFloat16> { using type = __half; };
 template <> struct StorageOf<DType::kInt32> { using type = int32_t; };
 template <> struct StorageOf<DType::kInt64> { using type = int64_t; };
 template <> struct StorageOf<DType::kBool> { using type = uint8_t; };
+template <> struct StorageOf<DType::kInt8> { using type = int8_t; };
+template <> struct StorageOf<DType::kUint8> { using type = uint8_t; };
 
 template <DType kFrom, DType kTo>
 __device__ __forceinline__ typename StorageOf<kTo>::type ConvertValue(typename StorageOf<kFrom>::type v) {
@@ -318,7 +320,10 @@ __device__ __forceinline__ typename StorageOf<kTo>::type ConvertValue(typename S
     const float f = ToFloat(v);
     if constexpr (kTo == DType::kBool) return f != 0.0f ? 1 : 0;
     else if constexpr (kTo == DType::kFloat16) return __float2half(f);
-    else return static_cast<To>(f);  // float -> int truncates toward zero
+    // float -> int truncates toward zero; to 8 bits through int64, so out-of-range values wrap as the
+    // CPU EP's typed-array stores do rather than hitting an undefined narrowing.
+    else if constexpr (sizeof(To) == 1) return static_cast<To>(static_cast<int64_t>(f));
+    else return static_cast<To>(f);
   } else {
     const int64_t n = static_cast<int64_t>(v);
     if constexpr (kTo == DType::kBool) return n != 0 ? 1 : 0;
@@ -352,6 +357,8 @@ hipError_t DispatchCastTo(DType to, const void* x, void* out, int64_t count, hip
     case DType::kInt32: return LaunchCastTyped<kFrom, DType::kInt32>(x, out, count, stream);
     case DType::kInt64: return LaunchCastTyped<kFrom, DType::kInt64>(x, out, count, stream);
     case DType::kBool: return LaunchCastTyped<kFrom, DType::kBool>(x, out, count, stream);
+    case DType::kInt8: return LaunchCastTyped<kFrom, DType::kInt8>(x, out, count, stream);
+    case DType::kUint8: return LaunchCastTyped<kFrom, DType::kUint8>(x, out, count, stream);
     default: return hipErrorInvalidValue;
   }
 }
@@ -441,6 +448,8 @@ hipError_t LaunchCast(DType from, DType to, const void* x, void* out, int64_t co
     case DType::kInt32: return DispatchCastTo<DType::kInt32>(to, x, out, count, stream);
     case DType::kInt64: return DispatchCastTo<DType::kInt64>(to, x, out, count, stream);
     case DType::kBool: return DispatchCastTo<DType::kBool>(to, x, out, count, stream);
+    case DType::kInt8: return DispatchCastTo<DType::kInt8>(to, x, out, count, stream);
+    case DType::kUint8: return DispatchCastTo<DType::kUint8>(to, x, out, count, stream);
     default: return hipErrorInvalidValue;
   }
 }

@@ -101,7 +101,7 @@ hipError_t LaunchUnary(UnaryOp op, DType dtype, const void* x, void* out, int64_
 hipError_t LaunchNot(const uint8_t* x, uint8_t* out, int64_t count, hipStream_t stream);
 
 // out[i] = (to)x[i] for i < count. Float -> int truncates toward zero; anything -> bool is x != 0;
-// pairs among f32, f16, i32, i64, bool.
+// pairs among f32, f16, i32, i64, bool, i8, u8 (float -> 8-bit truncates, then wraps modulo 256).
 hipError_t LaunchCast(DType from, DType to, const void* x, void* out, int64_t count, hipStream_t stream);
 
 // The first cut's same-shape float32 entry, kept for src/native/elementwise.cc.
@@ -317,6 +317,33 @@ hipError_t LaunchLstm(DType dtype, DType weight_dtype, const void* x, const void
 // which gets the TF32 low part x - hi. The activation side of a 3xTF32 product. Every index below 2^31.
 hipError_t LaunchSplitTf32(const float* src, int64_t rows, int64_t cols, int64_t ld_src, float* dst, int64_t ld_dst,
                            int64_t part_stride, int lo_part, hipStream_t stream);
+
+// ---------------------------------------------------------------- quantize.hip
+
+// Blocks of DynamicQuantizeLinear's range pass: its scratch holds 2 floats per block.
+constexpr int kQuantRangeBlocks = 1024;
+constexpr size_t kQuantRangeScratchBytes = 2 * kQuantRangeBlocks * sizeof(float);
+
+// DynamicQuantizeLinear (opset 11, uint8) of float32 x [count]: the range [min(0, min x), max(0, max x)]
+// (NaN skipped), scale = range / 255 and zero point = saturate(round(-min / scale)) in float32 with
+// rounding half to even, y = saturate(round(x / scale) + zero point). An all-zero range gives scale 0,
+// zero point 0 and y 0 (no division by zero), as the CPU EP does. `scratch` is kQuantRangeScratchBytes of
+// device memory. Three launches, none synchronizing.
+hipError_t LaunchDynamicQuantize(const float* x, int64_t count, uint8_t* y, float* scale, uint8_t* zero_point, float* scratch,
+                                 hipStream_t stream);
+
+// out[i] = float(x[i]) - float(zero_point[(i / inner) % channels]) for x int8 or uint8 (the zero point
+// of x's type, nullptr for none): the operand of ConvInteger/MatMulInteger as exact float32 integers in
+// [-255, 255]. channels = 1 for a per-tensor zero point.
+hipError_t LaunchQuantShift(DType dtype, const void* x, const void* zero_point, int64_t count, int64_t channels, int64_t inner,
+                            float* out, hipStream_t stream);
+
+// The rescale after an integer convolution, on float32 x viewed as [planes, inner] (plane p in channel
+// p % channels): out = x * scale[0], then + bias[channel] when bias is given, then max(., 0) when
+// relu -- each operation rounded on its own (no fused multiply-add), so the result is the Mul, Add and
+// Relu ops' one by one. out may equal x.
+hipError_t LaunchRescale(const float* x, const float* scale, const float* bias, float* out, int64_t planes, int64_t channels, int64_t inner,
+                         bool relu, hipStream_t stream);
 
 // ---------------------------------------------------------------- host helpers
 

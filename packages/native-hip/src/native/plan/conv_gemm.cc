@@ -74,6 +74,9 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
   if (needed < 0) return nhwc ? "channels-last, only an unpadded 1x1 stride-1 convolution is one GEMM" : "grouped, or too large for one GEMM per image";
   blas::GemmDesc& g = out->gemm;
   g.dtype = x.dtype == kFloat16 ? blas::DataType::kFloat16 : blas::DataType::kFloat32;
+  // Integers TF32 holds exactly (ConvInteger's shifted operands) may use its tensor cores; im2col only
+  // moves them (and pads with 0, the shifted zero point).
+  g.tf32 = d.integer_operands && g.dtype == blas::DataType::kFloat32;
   if (nhwc) {
     // Every pixel of the batch is a row: [n*h*w, c] x [k, c]^T -> [n*h*w, k], the output's own layout.
     g.m = int64_t{d.n} * oh * ow;
@@ -148,8 +151,8 @@ hipError_t LaunchConvGemm(const StepArgs& args, const ConvGemm& g) {
 
 std::string ConvFormKey(const dnn::Conv2dDesc& d, dnn::TensorLayout layout, bool bias, bool residual, int activation) {
   char key[200];
-  std::snprintf(key, sizeof key, "%s%d|%d,%d,%d,%d|%d,%d,%d|g%d|p%d,%d,%d,%d|s%d,%d|d%d,%d|b%d r%d a%d",
-                layout == dnn::TensorLayout::kNHWC ? "nhwc|" : "", static_cast<int>(d.dtype), d.n, d.c,
+  std::snprintf(key, sizeof key, "%s%s%d|%d,%d,%d,%d|%d,%d,%d|g%d|p%d,%d,%d,%d|s%d,%d|d%d,%d|b%d r%d a%d",
+                layout == dnn::TensorLayout::kNHWC ? "nhwc|" : "", d.integer_operands ? "int|" : "", static_cast<int>(d.dtype), d.n, d.c,
                 d.h, d.w, d.k, d.kh, d.kw, d.group, d.pad_top, d.pad_left, d.pad_bottom, d.pad_right, d.stride_h, d.stride_w,
                 d.dilation_h, d.dilation_w, bias ? 1 : 0, residual ? 1 : 0, activation);
   return key;

@@ -16,6 +16,10 @@
 //   (plan/conv_gemm.h) with the epilogue kernel: the check times both forms on the step's buffers and
 //   keeps the faster (SWITCHYARD_CONV_GEMM: auto, the default; always; never). im2col's buffer is the step's workspace, which the TS side gives
 //   every Conv that may need one (plan-description.ts); the step's note says what was chosen and why.
+//   ConvIntegerF32: the Conv blob with activation 0; inputs X, W only, float32 holding integers of at most
+//         2^11 (ConvInteger's shifted operands, ep-rocm plan/integer-ops.ts): the convolution may run on
+//         TF32 tensor cores (exact for them) and only with algorithms that sum the products as they are
+//         (dnn::Conv2dDesc::integer_operands), in either form (library or im2col + GEMM).
 //   BatchNormalization [epsilon]; inputs X, scale, B, mean, var
 #include <cstdlib>
 #include <cstdio>
@@ -220,10 +224,13 @@ void ChooseConvForm(StepArgs* args, const dnn::Conv2dDesc& d, dnn::TensorLayout 
   if (library_ms >= 0 && gemm_ms >= 0) StoreConvForm(args->device, key, ConvForm{gemm_wins, args->note});
 }
 
-std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
-  std::string p = ExpectArity(*args, 2, 4, 1);
+std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout, bool integer_operands = false) {
+  std::string p = ExpectArity(*args, 2, integer_operands ? 2 : 4, 1);
   if (p.empty()) p = FloatSame(*args);
   if (!p.empty()) return p;
+  if (integer_operands && (args->in(0).dtype != kFloat32 || args->attrs.size() != 11 || I(*args, 10) != 0)) {
+    return "ConvIntegerF32 takes float32 operands and no bias or activation";
+  }
   if (args->in(0).dims.size() != 4 || args->in(1).dims.size() != 4 || args->out(0).dims.size() != 4) return "only 2-D convolution";
   if (args->inputs.size() > 3 && args->inputs[3] != nullptr && args->inputs[3]->dims != args->out(0).dims) return "the residual Z must have Y's shape";
   if (args->attrs.size() != 11 && args->attrs.size() != 14) return "needs 11 or 14 attributes";
@@ -232,7 +239,8 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
     return "a fused activation other than ReLU needs [unary op, alpha, beta] and the epilogue kernel";
   }
   if (layout == dnn::TensorLayout::kNHWC && args->in(0).dtype != kFloat16) return "NHWC convolution is for float16 plans";
-  const dnn::Conv2dDesc d = ConvDesc(*args, layout);
+  dnn::Conv2dDesc d = ConvDesc(*args, layout);
+  d.integer_operands = integer_operands;
   const Axes ax = AxesOf(layout);
   const TensorRef& y = args->out(0);
   if (dnn::ConvOutputSize(d, true, false) != y.dims[ax.h] || dnn::ConvOutputSize(d, false, false) != y.dims[ax.w] || y.dims[ax.c] != d.k ||
@@ -285,6 +293,7 @@ std::string CheckConvIn(StepArgs* args, dnn::TensorLayout layout) {
 
 std::string CheckConv(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayout::kNCHW); }
 std::string CheckConvNhwc(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayout::kNHWC); }
+std::string CheckConvIntegerF32(StepArgs* args) { return CheckConvIn(args, dnn::TensorLayout::kNCHW, true); }
 
 hipError_t LaunchConv(const StepArgs& a) {
   const auto* state = static_cast<const ConvState*>(a.state.get());
@@ -362,6 +371,7 @@ hipError_t LaunchBatchNorm(const StepArgs& a) {
 
 SWITCHYARD_STEP_OP("Conv", CheckConv, LaunchConv, DnnLinked());
 SWITCHYARD_STEP_OP("ConvNHWC", CheckConvNhwc, LaunchConv, DnnLinked());
+SWITCHYARD_STEP_OP("ConvIntegerF32", CheckConvIntegerF32, LaunchConv, DnnLinked());
 SWITCHYARD_STEP_OP("Pool", CheckPool, LaunchPool, DnnLinked());
 SWITCHYARD_STEP_OP("PoolNHWC", CheckPoolNhwc, LaunchPool, DnnLinked());
 SWITCHYARD_STEP_OP("BatchNormalization", CheckBatchNorm, LaunchBatchNorm, DnnLinked());
