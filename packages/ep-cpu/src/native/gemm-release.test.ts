@@ -105,7 +105,7 @@ describe.skipIf(!hasNative)('Gemm with symbolic rows in a session', () => {
         nodes: [{ op: 'Gemm', inputs: form.c === 'none' ? ['x', 'w'] : ['x', 'w', 'c'], outputs: ['y'], attributes: { transB: form.transB, alpha: { float: alpha }, beta: { float: beta } } }],
       });
       for (const threads of [1, 2]) {
-        const s = await InferenceSession.fromModel(model(), { executionProviders: [new CpuExecutionProvider({ threads })], graphOptimizationLevel: 'disabled' });
+        const s = await InferenceSession.fromModel(model(), { executionProviders: [new CpuExecutionProvider()], graphOptimizationLevel: 'disabled', intraOpNumThreads: threads });
         try {
           expect(s.placement.nodes[0].implementation).toBe('onednn');
           expect(s.optimization.memory?.releasedConstantBytes).toBe(4 * k * n);
