@@ -102,7 +102,7 @@ function publish(results) {
 
 /** Both engines on one case at one thread count. An engine that fails is recorded, the other still runs. */
 async function benchCase(c, modelPath, inputs, threads) {
-  const entry = { id: c.id, label: c.label, ...(c.level && { level: c.level }), threads, loadavg: os.loadavg()[0], engines: {}, createMs: {}, firstRunMs: {} };
+  const entry = { id: c.id, label: c.label, ...(c.level && { level: c.level }), ...(c.agreeWithin && { agreeWithin: c.agreeWithin }), threads, loadavg: os.loadavg()[0], engines: {}, createMs: {}, firstRunMs: {} };
   const contestants = [];
   for (const name of ENGINES) {
     try {

@@ -18,7 +18,8 @@ export const CHAIN_NODES = 1000;
 /**
  * One benchmark case. `manifest` names a model and case in models/manifest.json; `family` lets
  * `--models resnet50` pick both batch sizes. A case with `optIn` (why) runs only when `--models`
- * names it: one of its runs takes minutes on an engine.
+ * names it: one of its runs takes minutes on an engine. `agreeWithin` ({tolerance, why}) replaces the
+ * 1e-3 agreement bound for a model whose engines cannot agree closer, with the reason shown in the table.
  */
 export const CASES = [
   { id: 'tiny-cnn', family: 'tiny-cnn', label: 'tiny-cnn (demo) b1', file: 'examples/models/tiny-cnn.onnx', inputs: { input: 'examples/models/tiny-cnn.input.npy' } },
@@ -54,7 +55,12 @@ export const CASES = [
     family: 'unet-int8',
     label: 'UNet 1024x1024 int8 (dynamic)',
     manifest: ['unet_1024_int8', 'b1'],
-    optIn: "Switchyard's ConvInteger is TypeScript: one run takes minutes",
+    // Each DynamicQuantizeLinear is bit-exact with onnxruntime's on the same input (scale, zero point and
+    // every level), and ConvInteger's int32 sums are exact; but the float ops between the quantized
+    // convolutions (ConvTranspose, pools, Concat) differ in the last bits, which moves a value across a
+    // rounding boundary of the next quantization in places, and 19 quantized layers carry that on
+    // (measured: 0.47 on outputs up to 15.7; onnxruntime itself is 1.37 from PyTorch's float output).
+    agreeWithin: { tolerance: 1, why: 'int8 dynamic quantization: a float difference in the last bits moves a value one quantization level in places' },
   },
 ];
 

@@ -51,7 +51,10 @@ export function renderMarkdown(r) {
     lines.push('');
     lines.push('| threads | models | geometric mean | worst | all outputs agree (max abs diff ≤ 1e-3) |');
     lines.push('| ---: | ---: | ---: | --- | --- |');
-    for (const x of summary) lines.push(`| ${x.threads} | ${x.count} | ${x.geomean.toFixed(2)}× | ${x.worst.ratio.toFixed(2)}× (${x.worst.label}) | ${x.agree ? 'yes' : `no: ${x.disagree.join(', ')}`} |`);
+    for (const x of summary) {
+      const agree = x.agree ? `yes${x.looser.length ? ` (${x.looser.join('; ')})` : ''}` : `no: ${x.disagree.join(', ')}`;
+      lines.push(`| ${x.threads} | ${x.count} | ${x.geomean.toFixed(2)}× | ${x.worst.ratio.toFixed(2)}× (${x.worst.label}) | ${agree} |`);
+    }
     lines.push('');
   }
 
@@ -127,11 +130,12 @@ export function summarize(r) {
     const o = x.engines.ort?.p50Ms;
     if (s === undefined || o === undefined) continue;
     const list = byThreads.get(x.threads) ?? [];
-    list.push({ label: x.label, ratio: s / o, diff: x.maxAbsDiff });
+    list.push({ label: x.label, ratio: s / o, diff: x.maxAbsDiff, bound: x.agreeWithin?.tolerance ?? 1e-3, why: x.agreeWithin?.why });
     byThreads.set(x.threads, list);
   }
   return [...byThreads].map(([threads, list]) => {
-    const disagree = list.filter((e) => !(e.diff <= 1e-3)).map((e) => `${e.label} (${e.diff?.toExponential(1) ?? 'not compared'})`);
+    const disagree = list.filter((e) => !(e.diff <= e.bound)).map((e) => `${e.label} (${e.diff?.toExponential(1) ?? 'not compared'})`);
+    const looser = list.filter((e) => e.bound !== 1e-3 && e.diff <= e.bound).map((e) => `${e.label} within ${e.bound}: ${e.why}`);
     return {
       threads,
       count: list.length,
@@ -139,6 +143,7 @@ export function summarize(r) {
       worst: list.reduce((a, e) => (e.ratio > a.ratio ? e : a)),
       agree: disagree.length === 0,
       disagree,
+      looser,
     };
   });
 }
