@@ -42,6 +42,7 @@ export {
   type ReturnType as InferenceSessionReturnType,
 } from './session/inference-session.js';
 export { DEFAULT_MAX_TENSOR_BYTES, type SessionOptions, type RunOptions } from './session/session-options.js';
+export { HOST_BUFFER_MIN_BYTES } from './session/run-context.js';
 export type { OptimizationSummary } from './session/optimize-model.js';
 export type { SessionMemoryPlan, DeviceMemory, ShapesByInput } from './session/memory-estimate.js';
 export type { ProfileEvent } from './session/profiler.js';

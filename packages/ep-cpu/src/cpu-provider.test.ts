@@ -13,6 +13,15 @@ describe('cpu EP factory', () => {
   it('refuses unknown options and non-boolean values, naming them', () => {
     expect(() => executionProviderFactory.create({ useNatve: true })).toThrow(/unknown option\(s\) useNatve; it takes useNative, smallOpsInTs/);
     expect(() => executionProviderFactory.create({ smallOpsInTs: 'no' })).toThrow(/smallOpsInTs must be a boolean, got string/);
+    expect(() => executionProviderFactory.create({ recycleOutputs: 1 })).toThrow(/recycleOutputs must be a boolean, got number/);
+  });
+
+  it('offers recycled host memory for outputs with the addon, unless recycleOutputs is false', async () => {
+    const p = (await executionProviderFactory.create({})) as CpuExecutionProvider;
+    expect(typeof p.hostBuffer).toBe(p.nativeUnavailable ? 'undefined' : 'function');
+    const off = (await executionProviderFactory.create({ recycleOutputs: false })) as CpuExecutionProvider;
+    expect(off.hostBuffer).toBeUndefined();
+    expect(new CpuExecutionProvider({ useNative: false }).hostBuffer).toBeUndefined();
   });
 
   it('reports what the addon runs on when it loads', () => {

@@ -18,6 +18,13 @@ export interface CpuProviderOptions {
    * true; false sends every problem the addon supports to it (its tests do).
    */
   smallOpsInTs?: boolean;
+  /**
+   * Give large run outputs (64 KiB and up, outside the session's arena) memory the addon recycles once
+   * their buffers are collected, rather than a fresh ArrayBuffer per run: no page faults on reused
+   * memory, and no collection pressure from outputs (a decoder's present key/values). Default true;
+   * needs the addon and a runtime that allows external ArrayBuffers.
+   */
+  recycleOutputs?: boolean;
 }
 
 /** The native addon's runtime, as `CpuExecutionProvider.native` reports it. */
@@ -39,6 +46,8 @@ export class CpuExecutionProvider implements ExecutionProvider {
   readonly nativeUnavailable: string | undefined;
   /** What the addon runs on, when it is in use: oneDNN's version and the instruction set it uses here. */
   readonly native: NativeRuntime | undefined;
+  /** Recycled host memory for large outputs (ExecutionProvider.hostBuffer); absent without the addon or with recycleOutputs: false. */
+  readonly hostBuffer?: (bytes: number, zeroed: boolean) => ArrayBuffer | undefined;
 
   constructor(options: CpuProviderOptions = {}) {
     this.options = options;
@@ -50,6 +59,8 @@ export class CpuExecutionProvider implements ExecutionProvider {
     if (native.ok) {
       const info = native.binding.runtimeInfo();
       this.native = { onednnVersion: info.onednnVersion, cpuIsa: info.cpuIsa, channelBlock: native.binding.preferredChannelBlock?.() ?? 0 };
+      const hostBuffer = native.binding.hostBuffer;
+      if (hostBuffer && options.recycleOutputs !== false) this.hostBuffer = (bytes, zeroed) => hostBuffer(bytes, zeroed);
     }
   }
 
@@ -62,21 +73,21 @@ export class CpuExecutionProvider implements ExecutionProvider {
 }
 
 /** Why onnxruntime's CPU arena flag changes nothing here. */
-const NO_SHARED_ARENA = 'host memory is planned per session (SessionOptions.enableMemPattern), not drawn from a shared arena';
+const NO_SHARED_ARENA = 'intermediate values are planned per session (SessionOptions.enableMemPattern); large outputs come from a recycled pool unless recycleOutputs is false';
 
 export const executionProviderFactory: ExecutionProviderFactory = {
   name: 'cpu',
   priority: -Infinity,
-  optionTypes: { useNative: 'boolean', smallOpsInTs: 'boolean' },
+  optionTypes: { useNative: 'boolean', smallOpsInTs: 'boolean', recycleOutputs: 'boolean' },
   // onnxruntime-node's CPU option, and its C/Python spelling.
   inertOptions: { useArena: NO_SHARED_ARENA, use_arena: NO_SHARED_ARENA },
   create(options) {
-    const { useNative, smallOpsInTs, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
+    const { useNative, smallOpsInTs, recycleOutputs, ...rest } = options as CpuProviderOptions & Record<string, unknown>;
     const unknown = Object.keys(rest);
-    if (unknown.length) throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: unknown option(s) ${unknown.join(', ')}; it takes useNative, smallOpsInTs`);
-    for (const [name, value] of Object.entries({ useNative, smallOpsInTs })) {
+    if (unknown.length) throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: unknown option(s) ${unknown.join(', ')}; it takes useNative, smallOpsInTs, recycleOutputs`);
+    for (const [name, value] of Object.entries({ useNative, smallOpsInTs, recycleOutputs })) {
       if (value !== undefined && typeof value !== 'boolean') throw new SwitchyardError('INVALID_ARGUMENT', `cpu EP: ${name} must be a boolean, got ${typeof value}`);
     }
-    return new CpuExecutionProvider({ useNative, smallOpsInTs });
+    return new CpuExecutionProvider({ useNative, smallOpsInTs, recycleOutputs });
   },
 };

@@ -83,6 +83,14 @@ export interface ExecutionProvider {
   /** A short line for `inspect` about what this EP found (device name, library versions). */
   describe?(): string;
   /**
+   * Host memory for a large run output (a graph output, a value no arena slot holds): an ArrayBuffer
+   * of exactly `bytes`, zero-filled when `zeroed`, or undefined to let the session allocate as usual.
+   * An EP offers this when it can recycle the memory once the buffer is collected, which spares each
+   * run the page faults of fresh memory and the collector the churn. The session asks the first EP in
+   * its priority list that has it; only CPU tensors of at least `HOST_BUFFER_MIN_BYTES` use it.
+   */
+  hostBuffer?(bytes: number, zeroed: boolean): ArrayBuffer | undefined;
+  /**
    * What this EP's share needs in memory, when its plans know it (session.memoryPlan). Called after
    * partitioning, never during a run; it must be cheap and must not allocate device memory.
    */

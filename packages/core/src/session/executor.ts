@@ -32,6 +32,8 @@ export interface RunEnvironment {
   checkAlive(): void;
   /** Largest single output a kernel may allocate through its context (SessionOptions.maxTensorBytes). */
   maxTensorBytes: number;
+  /** Recycled host memory for large outputs outside the arena (ExecutionProvider.hostBuffer). */
+  hostBuffer?: (bytes: number, zeroed: boolean) => ArrayBuffer | undefined;
   /** Set for a timed run: step times of the main graph are added to it. */
   phases?: PhaseClock;
 }
@@ -80,6 +82,7 @@ class PlanRun implements SubgraphRunner, RunOutputs {
   readonly layout: OutputLayout;
   readonly views: ArenaViews;
   readonly maxTensorBytes: number;
+  readonly hostBuffer: ((bytes: number, zeroed: boolean) => ArrayBuffer | undefined) | undefined;
 
   constructor(
     readonly plan: ExecutionPlan,
@@ -95,6 +98,7 @@ class PlanRun implements SubgraphRunner, RunOutputs {
     this.layout = program.layout;
     this.views = viewsOf(arena, program);
     this.maxTensorBytes = env.maxTensorBytes;
+    this.hostBuffer = env.hostBuffer;
   }
 
   read(slot: number): RuntimeValue | undefined {

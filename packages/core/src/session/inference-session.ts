@@ -303,7 +303,9 @@ export class InferenceSession {
   /** What every run of this session shares: made once, so a run allocates no closures for it. */
   #runEnvironment(): RunEnvironment {
     const pool = this.#arenas;
+    const host = this.#providers.find((p) => typeof p.hostBuffer === 'function');
     return {
+      hostBuffer: host ? (bytes, zeroed) => host.hostBuffer!(bytes, zeroed) : undefined,
       threads: this.#threads,
       profiler: this.#profiler,
       // Layouts differ in size between bindings of symbolic dims: a pooled arena must be big enough.

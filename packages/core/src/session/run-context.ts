@@ -49,7 +49,16 @@ export interface RunOutputs {
   readonly views: ArenaViews;
   /** Largest output (bytes) a kernel may ask for (SessionOptions.maxTensorBytes). */
   readonly maxTensorBytes: number;
+  /** Recycled host memory for large outputs outside the arena (ExecutionProvider.hostBuffer). */
+  readonly hostBuffer?: (bytes: number, zeroed: boolean) => ArrayBuffer | undefined;
 }
+
+/**
+ * Outputs at least this big that miss the arena take an EP's recycled host memory when one offers it.
+ * Smaller ones stay ordinary typed arrays: V8 allocates those cheaply, and a finalizer per buffer
+ * would cost more than it saves.
+ */
+export const HOST_BUFFER_MIN_BYTES = 64 * 1024;
 
 function describe(v: RuntimeValue | undefined): string {
   if (v === undefined) return 'missing';
@@ -153,6 +162,11 @@ export class NodeRunContext implements KernelRunContext {
       return t;
     }
     if (layout.observed !== undefined && type !== 'string') layout.observed[at] = size * BYTES_PER_ELEMENT[type];
+    const outBytes = type === 'string' ? 0 : size * BYTES_PER_ELEMENT[type];
+    if (outBytes >= HOST_BUFFER_MIN_BYTES && out.hostBuffer) {
+      const buffer = out.hostBuffer(outBytes, !options?.uninitialized);
+      if (buffer) return Tensor.trusted(type, viewData(type as NumericDataType, buffer, 0, size) as DataTypeMap[T], dims, size, frozen);
+    }
     return Tensor.trusted(type, allocateData(type, size), dims, size, frozen);
   }
 

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "gather_function.h"
 #include "gemm_primitive.h"
+#include "host_buffer_pool.h"
 #include "int8_conv_primitive.h"
 #include "int8_matmul_primitive.h"
 #include "sgemm_recurrence_function.h"
@@ -44,6 +45,8 @@ namespace {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   switchyard::DefaultThreads();  // capture OpenMP's default before any ThreadScope runs
   switchyard::SetExceptionTranslator(switchyard::TranslateOneDnnError);
+  exports.Set("hostBuffer", Napi::Function::New<switchyard::HostBufferJs>(env, "hostBuffer"));
+  exports.Set("hostBufferStats", Napi::Function::New<switchyard::HostBufferStatsJs>(env, "hostBufferStats"));
   exports.Set("ConvPrimitive", switchyard::ConvPrimitive::Define(env));
   exports.Set("ConvDwPrimitive", switchyard::ConvDwPrimitive::Define(env));
   exports.Set("MatMulPrimitive", switchyard::MatMulPrimitive::Define(env));

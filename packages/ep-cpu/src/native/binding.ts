@@ -825,6 +825,14 @@ export interface NativeBinding {
   ): Promise<void>;
   /** [sync] */
   runtimeInfo(): NativeRuntimeInfo;
+  /**
+   * [sync] An ArrayBuffer of `bytes` over pooled native memory that goes back to the pool when the
+   * buffer is collected (host_buffer_pool.h); undefined for sizes it does not serve or where the
+   * runtime forbids external buffers.
+   */
+  hostBuffer?(bytes: number, zeroed: boolean): ArrayBuffer | undefined;
+  /** [sync] The pool's counters, for tests and diagnostics. */
+  hostBufferStats?(): { pooledBytes: number; liveBytes: number; reused: number; allocated: number };
 }
 
 /** Checks that a loaded module has the binding's exports (a stale build may not). */

@@ -139,4 +139,6 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   quantizedAdd: { kind: 'function', args: quantizedAddArgs },
   quantizedAddAsync: { kind: 'function', args: quantizedAddArgs },
   runtimeInfo: { kind: 'function', args: () => [] },
+  hostBuffer: { kind: 'function', args: () => [65_536, true] },
+  hostBufferStats: { kind: 'function', args: () => [] },
 };

@@ -1,0 +1,171 @@
+#include "host_buffer_pool.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "tensor_args.h"
+
+namespace switchyard {
+namespace {
+
+constexpr size_t kPage = 4096;
+// Idle memory a pool keeps for reuse; blocks coming back beyond it are freed.
+constexpr size_t kMaxPooledBytes = size_t{512} << 20;
+// Larger requests are not pooled: one of them would take most of the pool.
+constexpr size_t kMaxBlockBytes = size_t{256} << 20;
+
+size_t SizeClass(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+
+void AdjustExternal(napi_env env, int64_t delta) {
+  int64_t total = 0;
+  napi_adjust_external_memory(env, delta, &total);
+}
+
+// One pool per environment (the main thread, each worker): its buffers are collected, and their
+// finalizers run, on that environment's thread, so the pool needs no lock.
+//
+// What V8 is told. V8 counts a new ArrayBuffer's bytes as external memory and uncounts them when it
+// collects the buffer, and it starts marking when that count has grown by about the old generation's
+// headroom since the last mark-compact. A pooled buffer's memory is not freed when it is collected,
+// so the count is cancelled at both ends (after making the buffer; in the finalizer, which runs after
+// V8's uncounting). Between those two moments the count sits below the truth by the collected
+// buffers' bytes; so that it can never go below zero, every block the pool owns, live or idle, is
+// counted once for as long as the pool owns it: memory the pool holds is external memory, and that
+// count changes only when the pool grows or shrinks, not with every run.
+struct EnvPool {
+  napi_env env = nullptr;
+  std::unordered_map<size_t, std::vector<void*>> idle;
+  size_t pooledBytes = 0;
+  size_t liveBytes = 0;
+  double reused = 0;
+  double allocated = 0;
+  // The environment's reference plus one per live buffer: the last one to go deletes the pool.
+  size_t refs = 1;
+  // Set when the environment is torn down: buffers collected after that free their memory.
+  bool closed = false;
+};
+
+thread_local EnvPool* currentPool = nullptr;
+
+void Unref(EnvPool* pool) {
+  if (--pool->refs == 0) delete pool;
+}
+
+void ClosePool(void* arg) {
+  auto* pool = static_cast<EnvPool*>(arg);
+  for (auto& [cls, blocks] : pool->idle) {
+    for (void* block : blocks) std::free(block);
+  }
+  pool->idle.clear();
+  pool->pooledBytes = 0;
+  pool->closed = true;
+  if (currentPool == pool) currentPool = nullptr;
+  Unref(pool);
+}
+
+EnvPool* PoolFor(napi_env env) {
+  if (currentPool == nullptr) {
+    currentPool = new EnvPool();
+    currentPool->env = env;
+    napi_add_env_cleanup_hook(env, ClosePool, currentPool);
+  }
+  return currentPool;
+}
+
+void* Take(EnvPool* pool, size_t cls) {
+  auto it = pool->idle.find(cls);
+  if (it != pool->idle.end() && !it->second.empty()) {
+    void* block = it->second.back();
+    it->second.pop_back();
+    pool->pooledBytes -= cls;
+    pool->reused++;
+    return block;
+  }
+  void* block = nullptr;
+  if (posix_memalign(&block, 64, cls) != 0) return nullptr;
+  AdjustExternal(pool->env, static_cast<int64_t>(cls));
+  pool->allocated++;
+  return block;
+}
+
+// Returns a block that has no buffer (any more) to the idle lists, or frees it beyond the cap.
+void Return(EnvPool* pool, void* block, size_t cls) {
+  if (pool->pooledBytes + cls <= kMaxPooledBytes) {
+    pool->idle[cls].push_back(block);
+    pool->pooledBytes += cls;
+    return;
+  }
+  std::free(block);
+  AdjustExternal(pool->env, -static_cast<int64_t>(cls));
+}
+
+// What a buffer's finalizer needs: its pool and its exact byte length.
+struct Ticket {
+  EnvPool* pool;
+  size_t bytes;
+};
+
+void Finalize(napi_env env, void* data, void* hint) {
+  auto* ticket = static_cast<Ticket*>(hint);
+  EnvPool* pool = ticket->pool;
+  const size_t bytes = ticket->bytes;
+  delete ticket;
+  const size_t cls = SizeClass(bytes);
+  pool->liveBytes -= cls;
+  if (pool->closed) {
+    std::free(data);
+  } else {
+    AdjustExternal(env, static_cast<int64_t>(bytes));  // V8 uncounted the buffer's bytes: count them back
+    Return(pool, data, cls);
+  }
+  Unref(pool);
+}
+
+}  // namespace
+
+Napi::Value HostBufferJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsNumber()) ThrowArgument(env, "hostBuffer", "bytes must be a number");
+  if (!info[1].IsBoolean()) ThrowArgument(env, "hostBuffer", "zeroed must be a boolean");
+  const double requested = info[0].As<Napi::Number>().DoubleValue();
+  if (!(requested >= 1 && requested <= static_cast<double>(kMaxBlockBytes)) || requested != static_cast<double>(static_cast<size_t>(requested))) {
+    return env.Undefined();
+  }
+  const size_t bytes = static_cast<size_t>(requested);
+  const size_t cls = SizeClass(bytes);
+  EnvPool* pool = PoolFor(env);
+  void* block = Take(pool, cls);
+  if (block == nullptr) return env.Undefined();
+  // Kernels expect fresh outputs to read as zeros, as a new ArrayBuffer does.
+  if (info[1].As<Napi::Boolean>().Value()) std::memset(block, 0, bytes);
+  auto* ticket = new Ticket{pool, bytes};
+  napi_value buffer;
+  if (napi_create_external_arraybuffer(env, block, bytes, Finalize, ticket, &buffer) != napi_ok) {
+    // A runtime with a V8 sandbox refuses external buffers: clear the pending error, keep the block.
+    delete ticket;
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+    Return(pool, block, cls);
+    return env.Undefined();
+  }
+  pool->liveBytes += cls;
+  pool->refs++;
+  AdjustExternal(env, -static_cast<int64_t>(bytes));  // counted already, as a block the pool owns
+  return Napi::Value(env, buffer);
+}
+
+Napi::Value HostBufferStatsJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const EnvPool* pool = currentPool;
+  Napi::Object stats = Napi::Object::New(env);
+  stats.Set("pooledBytes", pool ? static_cast<double>(pool->pooledBytes) : 0.0);
+  stats.Set("liveBytes", pool ? static_cast<double>(pool->liveBytes) : 0.0);
+  stats.Set("reused", pool ? pool->reused : 0.0);
+  stats.Set("allocated", pool ? pool->allocated : 0.0);
+  return stats;
+}
+
+}  // namespace switchyard
