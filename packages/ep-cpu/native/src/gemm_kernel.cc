@@ -65,6 +65,7 @@ GemmKernel::GemmKernel(const GemmParams& params, const float* constB, const floa
     cMode_ = (p.alpha == 1.0f && p.beta == 1.0f && c[0] == 1 && c[1] == n_) ? CMode::kBias : CMode::kSum;
   }
 
+  if (TrySkinny(constB, constC)) return;
   if (TrySplitColumns(constB, constC)) return;
   if (constB && !p.transA && p.alpha == 1.0f && cMode_ != CMode::kSum && PointwiseSplitsWell(m_, p.threads)) {
     PointwiseGemmParams pw;
@@ -122,6 +123,16 @@ void GemmKernel::FillBroadcastC(const float* c, float* y) const {
   }
 }
 
+bool GemmKernel::TrySkinny(const float* constB, const float* constC) {
+  const GemmParams& p = params_;
+  const AlgorithmMode mode = WithEnvironment(p.skinny, "SWITCHYARD_CPU_SKINNY_GEMM");
+  // A Linear layer (constant B, A as given, alpha 1, C absent or a constant row) of few rows.
+  const bool linear = constB && !p.transA && p.alpha == 1.0f && (cMode_ == CMode::kNone || (cMode_ == CMode::kBias && constC));
+  if (mode == AlgorithmMode::kNever || !linear || m_ > SkinnyGemm::kMaxRows) return false;
+  skinny_ = std::make_unique<SkinnyGemm>(k_, n_, p.transB, constB, cMode_ == CMode::kBias ? constC : nullptr, p.threads);
+  return true;
+}
+
 bool GemmKernel::TrySplitColumns(const float* constB, const float* constC) {
   const GemmParams& p = params_;
   const int threads = p.threads > 0 ? p.threads : DefaultThreads();
@@ -153,6 +164,7 @@ bool GemmKernel::TrySplitColumns(const float* constB, const float* constC) {
 }
 
 void GemmKernel::Execute(const float* a, const float* b, const float* c, float* y) const {
+  if (skinny_) return skinny_->Execute(a, m_, y);
   if (!columnParts_.empty()) {
     RunParts(columnParts_, [&](const PointwiseGemm& part, int i) { part.Execute(a, nullptr, y + columnStarts_[i]); });
     return;
@@ -180,6 +192,7 @@ void GemmKernel::Execute(const float* a, const float* b, const float* c, float* 
 }
 
 void GemmKernel::UnpackB(float* out) const {
+  if (skinny_) return skinny_->UnpackB(out);
   if (!columnParts_.empty()) {
     // Each part holds whole rows of B [N, K] (the split needs transB): row `first` starts at first·K.
     for (size_t i = 0; i < columnParts_.size(); ++i) columnParts_[i]->UnpackB(out + columnStarts_[i] * k_);
@@ -200,6 +213,7 @@ const char* GemmKernel::cMode() const {
 }
 
 std::string GemmKernel::implementation() const {
+  if (skinny_) return skinny_->implementation();
   if (!columnParts_.empty()) {
     return columnParts_[0]->implementation() + " (as 1x1 conv) x" + std::to_string(columnParts_.size()) + " (output-channel split)";
   }

@@ -14,6 +14,7 @@
 #include "memory_desc.h"
 #include "pointwise_gemm.h"
 #include "scratchpad.h"
+#include "skinny_gemm.h"
 
 namespace switchyard {
 
@@ -28,6 +29,7 @@ struct GemmParams {
   Dims c;  // rank 0–2, unidirectionally broadcast to [M, N]
   int threads = 0;
   AlgorithmMode channelSplit = AlgorithmMode::kAuto;  // one row at 2+ threads: a 1x1 conv per thread over its columns
+  AlgorithmMode skinny = AlgorithmMode::kAuto;        // at most SkinnyGemm::kMaxRows rows: the addon's streaming kernel
 };
 
 class GemmKernel {
@@ -43,8 +45,8 @@ class GemmKernel {
   void UnpackB(float* out) const;
   const GemmParams& params() const { return params_; }
   const Dims& outputDims() const { return outputDims_; }
-  bool bPacked() const { return packedB_.has_value() || pointwise_.has_value() || !columnParts_.empty(); }
-  bool cPacked() const { return !packedC_.empty() || (pointwise_ && pointwise_->biasPacked()) || !columnParts_.empty(); }
+  bool bPacked() const { return skinny_ != nullptr || packedB_.has_value() || pointwise_.has_value() || !columnParts_.empty(); }
+  bool cPacked() const { return skinny_ != nullptr || !packedC_.empty() || (pointwise_ && pointwise_->biasPacked()) || !columnParts_.empty(); }
   // How C enters: none, as oneDNN's bias (alpha = beta = 1, C a row), or pre-filled dst + sum post-op.
   const char* cMode() const;
   std::string implementation() const;
@@ -69,8 +71,12 @@ class GemmKernel {
   // output-channel split of channel_split.h), instead of a matmul. Parts' first columns in columnStarts_.
   std::vector<std::unique_ptr<PointwiseGemm>> columnParts_;
   std::vector<int64_t> columnStarts_;
+  // A few rows times a constant B (a batch-1 classifier, a decoder at one token): a stream over B in
+  // panels (skinny_gemm.h), far ahead of oneDNN's blocking for reuse that is not there.
+  std::unique_ptr<SkinnyGemm> skinny_;
 
   bool TrySplitColumns(const float* constB, const float* constC);
+  bool TrySkinny(const float* constB, const float* constC);
 };
 
 // Validates shapes; returns [M, N]. Throws CodedError('INVALID_ARGUMENT').

@@ -65,6 +65,8 @@ GemmPrimitive::GemmPrimitive(const Napi::CallbackInfo& info) : KernelWrap(info) 
   p.threads = ThreadsOption(env, options, ctx);
   const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");
   p.channelSplit = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(split, "channelSplit", ctx); });
+  const std::string skinny = ReadString(env, options, "skinny", ctx, "auto");
+  p.skinny = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(skinny, "skinny", ctx); });
   GuardSync(env, ctx, [&] {
     GemmOutputDims(p);
     if (p.hasC) ElementCount(p.c, "Gemm: C");

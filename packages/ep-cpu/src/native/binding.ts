@@ -249,6 +249,12 @@ export interface GemmPrimitiveOptions {
    */
   channelSplit?: 'auto' | 'always' | 'never';
   /**
+   * At most 4 rows, B constant, A not transposed, alpha 1, C absent or a constant row: the addon's
+   * streaming kernel over B packed in 16-column panels (skinny_gemm.h), ahead of the other routes.
+   * `auto` (default) and `always`: there; `never`: the other routes. SWITCHYARD_CPU_SKINNY_GEMM overrides `auto`.
+   */
+  skinny?: 'auto' | 'always' | 'never';
+  /**
    * Instead of `b`: another GemmPrimitive of the same `bDims` and `transB` that packed its B. B is unpacked
    * from it and packed for these dims, so a node whose B was released (packed at session creation for one
    * row) still builds primitives for other row counts.

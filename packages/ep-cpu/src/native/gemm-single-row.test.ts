@@ -1,6 +1,7 @@
 /**
- * A single-row product with constant B (a batch-1 classifier's Gemm). One 1x1 convolution cannot split
- * one row between threads, so with several threads it runs as one single-threaded 1x1 convolution per
+ * A single-row product with constant B (a batch-1 classifier's Gemm). It streams B through the addon's
+ * skinny kernel (skinny_gemm.h). Without that (`skinny: 'never'`): one 1x1 convolution cannot split one
+ * row between threads, so with several threads it runs as one single-threaded 1x1 convolution per
  * thread over its own columns (the output-channel split), or, without that, as a matmul. Every route
  * must match a reference loop.
  */
@@ -26,8 +27,8 @@ describe.skipIf(!binding)('single-row Gemm with constant B', () => {
   // matmul is brgemm-based and as fast, and the 1x1 conv would be channels-last brgconv: matmul it is.
   const isa = isaFamily(binding);
   /** Runs one configuration against the reference; returns its implementation. */
-  function check(threads: number, channelSplit: 'auto' | 'never', withC = true): string {
-    const gemm = new binding!.GemmPrimitive!({ aDims: [1, k], bDims: [n, k], transB: true, threads, b, channelSplit, ...(withC ? { cDims: [n], c } : {}) });
+  function check(threads: number, channelSplit: 'auto' | 'never', withC = true, skinny: 'auto' | 'never' = 'never'): string {
+    const gemm = new binding!.GemmPrimitive!({ aDims: [1, k], bDims: [n, k], transB: true, threads, b, channelSplit, skinny, ...(withC ? { cDims: [n], c } : {}) });
     try {
       const y = new Float32Array(n).fill(Number.NaN); // a column left unwritten fails
       gemm.runSync(a, null, null, y);
@@ -41,7 +42,13 @@ describe.skipIf(!binding)('single-row Gemm with constant B', () => {
     }
   }
 
-  it('matches the reference at 1 thread: one 1x1 conv on AVX2, a brgemm matmul on AVX-512', () => {
+  it('streams B through the skinny kernel by default, at 1 and 2 threads', () => {
+    for (const threads of [1, 2]) {
+      for (const withC of [true, false]) expect(check(threads, 'auto', withC, 'auto')).toBe(`switchyard:skinny_gemm:${binding!.vectorIsa!()}`);
+    }
+  });
+
+  it('without it, matches the reference at 1 thread: one 1x1 conv on AVX2, a brgemm matmul on AVX-512', () => {
     for (const withC of [true, false]) {
       const implementation = check(1, 'auto', withC);
       expect(implementation).not.toMatch(/split/);
@@ -50,7 +57,7 @@ describe.skipIf(!binding)('single-row Gemm with constant B', () => {
     }
   });
 
-  it('matches the reference at 2 threads: on AVX2 a 1x1 conv per thread over its columns (70 = 32 + 38)', () => {
+  it('without it, matches the reference at 2 threads: on AVX2 a 1x1 conv per thread over its columns (70 = 32 + 38)', () => {
     for (const withC of [true, false]) {
       const implementation = check(2, 'auto', withC);
       if (isa === 'avx2') expect(implementation).toMatch(/as 1x1 conv\) x2 \(output-channel split\)/);
@@ -58,7 +65,7 @@ describe.skipIf(!binding)('single-row Gemm with constant B', () => {
     }
   });
 
-  it('matches the reference at 2 threads without the split, as a matmul', () => {
+  it('without it, matches the reference at 2 threads without the split, as a matmul', () => {
     expect(check(2, 'never')).not.toMatch(/as 1x1 conv|split/);
   });
 });
