@@ -5,7 +5,8 @@
 // NaN and an all-zero input; zero points per tensor and per channel, computed or constant operands,
 // groups, strides, dilations, pads (uneven too) and SAME padding; both sides of the 2^24 bound below
 // which the float path's sums are exact; and onnxruntime's quantize_dynamic chain DynamicQuantizeLinear
-// → ConvInteger → Cast → Mul → Add. Every node must run on rocm (HIP graph capture on, two runs).
+// → ConvInteger → Cast → Mul → Add (→ Relu), which the plan runs as a convolution into the Cast's
+// output and one Rescale step. Every node must run on rocm (HIP graph capture on, two runs).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InferenceSession, Tensor } from '@switchyard/core';
@@ -233,33 +234,47 @@ describe('the float path\'s exactness bound, Σ|products| ≤ 2^24', { skip }, (
 });
 
 describe('onnxruntime quantize_dynamic\'s Conv chain', { skip }, () => {
-  it('DynamicQuantizeLinear → ConvInteger → Cast → Mul → Add equals the ops one by one', async () => {
-    const [c, m] = [16, 24];
-    const x = new Tensor('float32', seeded(2 * c * 20 * 20, 31).map((v) => v * 3 + 0.4), [2, c, 20, 20]);
-    const w = bytes('uint8', [m, c, 3, 3], 32);
-    const wzp = new Tensor('uint8', Uint8Array.from([127]), []);
-    const wScale = new Tensor('float32', Float32Array.from([0.0037]), []);
-    const bias = new Tensor('float32', seeded(m, 33), [1, m, 1, 1]);
-    const spec = {
-      inputs: [['x', 'float32', [2, c, 20, 20]]], outputs: [['y', 'float32']], initializers: { w, wzp, wScale, bias },
-      nodes: [
+  // On rocm the Cast is folded into the convolution and Mul → Add → Relu into one Rescale step
+  // (plan/integer-ops.ts): the values must still be the ops' one by one, bit for bit.
+  for (const [withBias, withRelu] of [[true, false], [true, true], [false, true]]) {
+    it(`DynamicQuantizeLinear → ConvInteger → Cast → Mul${withBias ? ' → Add' : ''}${withRelu ? ' → Relu' : ''} equals the ops one by one`, async () => {
+      const [c, m] = [16, 24];
+      const x = new Tensor('float32', seeded(2 * c * 20 * 20, 31).map((v) => v * 3 + 0.4), [2, c, 20, 20]);
+      const w = bytes('uint8', [m, c, 3, 3], 32);
+      const wzp = new Tensor('uint8', Uint8Array.from([127]), []);
+      const wScale = new Tensor('float32', Float32Array.from([0.0037]), []);
+      const bias = new Tensor('float32', seeded(m, 33), [1, m, 1, 1]);
+      const nodes = [
         { op: 'DynamicQuantizeLinear', inputs: ['x'], outputs: ['xq', 'xs', 'xz'], name: 'dql' },
         { op: 'ConvInteger', inputs: ['xq', 'w', 'xz', 'wzp'], outputs: ['int'], name: 'conv', attributes: { pads: [1, 1, 1, 1], strides: [2, 2] } },
         { op: 'Cast', inputs: ['int'], outputs: ['f'], name: 'cast', attributes: { to: 1 } },
         { op: 'Mul', inputs: ['xs', 'wScale'], outputs: ['scale'], name: 'scales' },
         { op: 'Mul', inputs: ['f', 'scale'], outputs: ['scaled'], name: 'rescale' },
-        { op: 'Add', inputs: ['scaled', 'bias'], outputs: ['y'], name: 'bias' },
-      ],
-    };
-    const { model, out } = await onRocm(spec, { x });
-    // The ops one by one, in float32 as each one rounds.
-    const q = dqlReference(x.data);
-    const acc = convIntegerReference(new Tensor('uint8', q.y, x.dims), new Tensor('uint8', Uint8Array.from([q.zp]), []), w, wzp, { pads: [1, 1, 1, 1], strides: [2, 2] });
-    const scale = Math.fround(q.scale * wScale.data[0]);
-    const [, , oh, ow] = acc.dims;
-    const want = Float32Array.from(acc.data, (v, i) => Math.fround(Math.fround(v * scale) + bias.data[Math.floor(i / (oh * ow)) % m]));
-    assertClose(out.y.data, want, 0, 0, 'y');
-    // And the CPU EP agrees (its own kernels for each op).
-    assertClose(out.y.data, (await reference(model, { x })).y.data, 0, 0, 'y against the CPU EP');
-  });
+      ];
+      let last = 'scaled';
+      if (withBias) {
+        nodes.push({ op: 'Add', inputs: [last, 'bias'], outputs: ['biased'], name: 'bias' });
+        last = 'biased';
+      }
+      if (withRelu) {
+        nodes.push({ op: 'Relu', inputs: [last], outputs: ['relu'], name: 'relu' });
+        last = 'relu';
+      }
+      const spec = { inputs: [['x', 'float32', [2, c, 20, 20]]], outputs: [[last, 'float32']], initializers: { w, wzp, wScale, ...(withBias ? { bias } : {}) }, nodes };
+      const { model, out } = await onRocm(spec, { x });
+      // The ops one by one, in float32 as each one rounds.
+      const q = dqlReference(x.data);
+      const acc = convIntegerReference(new Tensor('uint8', q.y, x.dims), new Tensor('uint8', Uint8Array.from([q.zp]), []), w, wzp, { pads: [1, 1, 1, 1], strides: [2, 2] });
+      const scale = Math.fround(q.scale * wScale.data[0]);
+      const [, , oh, ow] = acc.dims;
+      const want = Float32Array.from(acc.data, (v, i) => {
+        let y = Math.fround(v * scale);
+        if (withBias) y = Math.fround(y + bias.data[Math.floor(i / (oh * ow)) % m]);
+        return withRelu && y < 0 ? 0 : y;
+      });
+      assertClose(out[last].data, want, 0, 0, last);
+      // And the CPU EP agrees (its own kernels for each op).
+      assertClose(out[last].data, (await reference(model, { x }))[last].data, 0, 0, `${last} against the CPU EP`);
+    });
+  }
 });

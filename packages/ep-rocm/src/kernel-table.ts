@@ -133,6 +133,6 @@ export const ROCM_KERNEL_TABLE: readonly RocmKernelRow[] = [
   // Dynamic int8 quantization (plan/integer-ops.ts): the integer ops run on the float convolution /
   // GEMM over operands shifted into float32, exact as that module says.
   row('DynamicQuantizeLinear', 11, { T1: ['float32'], T2: ['uint8'] }),
-  row('ConvInteger', 10, { T1: INT8S, T2: INT8S, T3: ['int32'] }, ['QuantShift', 'ConvIntegerF32', 'Cast']),
+  row('ConvInteger', 10, { T1: INT8S, T2: INT8S, T3: ['int32'] }, ['QuantShift', 'ConvIntegerF32', 'Cast', 'Rescale']),
   row('MatMulInteger', 10, { T1: INT8S, T2: INT8S, T3: ['int32'] }, ['QuantShift', 'MatMul', 'Cast']),
 ];

@@ -40,8 +40,10 @@ function planOf(spec: ModelSpec, feeds: Tensor[], fp16 = false) {
 describe('ConvInteger / MatMulInteger plans', () => {
   it('runs the quantize_dynamic chain as quantize, shift, float convolution into the Cast output, rescale', () => {
     const { d, name } = planOf(quantizedConv(), [Tensor.zeros('float32', [1, 4, 6, 6])]);
-    expect(d.steps.map((s) => s.op)).toEqual(['DynamicQuantizeLinear', 'QuantShift', 'ConvIntegerF32', 'Mul', 'Mul', 'Add']);
-    const [dql, shift, conv] = d.steps;
+    expect(d.steps.map((s) => s.op)).toEqual(['DynamicQuantizeLinear', 'QuantShift', 'ConvIntegerF32', 'Mul', 'Rescale']);
+    const [dql, shift, conv, , rescale] = d.steps;
+    // Mul by the scales, bias Add: one pass, [channels, inner, relu].
+    expect([rescale.attrs, rescale.inputs.map(name), rescale.outputs.map(name)]).toEqual([[3, 36, 0], ['f', 'scale', 'bias'], ['y']]);
     expect(dql.outputs.map(name)).toEqual(['xq', 'xs', 'xz']);
     expect(dql.workspace?.bytes).toBe(2 * 1024 * 4);
     expect(shift.inputs.map(name)).toEqual(['xq', 'xz']);
@@ -60,8 +62,32 @@ describe('ConvInteger / MatMulInteger plans', () => {
   it('casts to int32 when the integer result leaves the plan', () => {
     const { d, name } = planOf(quantizedConv(true), [Tensor.zeros('float32', [1, 4, 6, 6])]);
     expect(d.steps.map((s) => s.op)).toEqual(['DynamicQuantizeLinear', 'QuantShift', 'ConvIntegerF32', 'Cast', 'Cast', 'Mul', 'Mul', 'Add']);
+    // No Cast folded, so no rescale fold either.
     expect(d.steps[3].outputs.map(name)).toEqual(['int']);
     expect(d.buffers[d.steps[3].outputs[0]].dtype).toBe(6);
+  });
+
+  it('takes a Relu into the rescale, and a bias-less rescale', () => {
+    const relu = quantizedConv();
+    relu.nodes[5].outputs = ['biased'];
+    relu.nodes.push({ op: 'Relu', inputs: ['biased'], outputs: ['y'], name: 'relu' });
+    const withRelu = planOf(relu, [Tensor.zeros('float32', [1, 4, 6, 6])]);
+    expect(withRelu.d.steps.map((s) => s.op)).toEqual(['DynamicQuantizeLinear', 'QuantShift', 'ConvIntegerF32', 'Mul', 'Rescale']);
+    expect(withRelu.d.steps[4].attrs).toEqual([3, 36, 1]);
+    expect(withRelu.d.steps[4].node).toBe('rescale + bias + relu');
+    const bare = quantizedConv();
+    bare.nodes.pop();
+    bare.nodes[4].outputs = ['y'];
+    const noBias = planOf(bare, [Tensor.zeros('float32', [1, 4, 6, 6])]);
+    expect(noBias.d.steps.at(-1)!.inputs.map(noBias.name)).toEqual(['f', 'scale']);
+  });
+
+  it('ends the rescale where a value of the chain leaves the plan', () => {
+    const spec = quantizedConv();
+    spec.outputs.push(['scaled', 'float32']);
+    const { d, name } = planOf(spec, [Tensor.zeros('float32', [1, 4, 6, 6])]);
+    expect(d.steps.map((s) => s.op)).toEqual(['DynamicQuantizeLinear', 'QuantShift', 'ConvIntegerF32', 'Mul', 'Rescale', 'Add']);
+    expect(d.steps[4].outputs.map(name)).toEqual(['scaled']);
   });
 
   it('folds the Cast only while a sum cannot leave int32', () => {

@@ -21,10 +21,14 @@
  * When the op's only reader is a Cast to float32 (onnxruntime's quantize_dynamic writes exactly
  * that), the float result is written straight into the Cast's output and both conversions vanish:
  * the same value either way while the sum stays inside int32, which `castFolds` checks from the
- * sizes alone (products per output · 255² < 2^31).
+ * sizes alone (products per output · 255² < 2^31). After such a ConvInteger, quantize_dynamic's
+ * rescale -- Mul by x_scale·w_scale, Add of the bias [1, C, 1, 1], and a Relu where the model had
+ * one -- becomes one Rescale step (`rescaleFolds`): each operation still rounded on its own, so the
+ * values are the ops' one by one, in one pass over the output instead of three (the broadcasting
+ * bias Add alone took 1.6 ms per full-resolution layer of a 1024x1024 UNet on an H200).
  */
 import { AttributeReader, SwitchyardError, type DataType, type Graph, type Node, type Tensor } from '@switchyard/core';
-import { constantOf, given, product, staticDims } from './graph-values.js';
+import { constantOf, elemTypeOf, given, product, staticDims } from './graph-values.js';
 import type { PlanStepDescription } from './plan-description.js';
 import { encodeStep, type EncodeOptions } from './step-encoders.js';
 
@@ -101,8 +105,7 @@ function productsPerOutput(node: Node, graph: Graph): number | undefined {
  */
 export function castFolds(graph: Graph, nodes: readonly Node[], outputNames: readonly string[]): Map<Node, Node> {
   const inPlan = new Set(nodes);
-  const readers = new Map<string, Node[]>();
-  for (const n of graph.nodes) for (const i of n.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), n]);
+  const readers = readersOf(graph);
   const folds = new Map<Node, Node>();
   for (const n of nodes) {
     if (!INTEGER_OPS.has(n.opType) || outputNames.includes(n.outputs[0])) continue;
@@ -113,6 +116,85 @@ export function castFolds(graph: Graph, nodes: readonly Node[], outputNames: rea
     if (k !== undefined && k * MAX_PRODUCT < 2 ** 31) folds.set(n, cast);
   }
   return folds;
+}
+
+/** A ConvInteger's rescale chain as one Rescale step: Mul by one value, then optionally a per-channel bias Add and a Relu. */
+export interface RescaleFold {
+  /** The folded Cast's output, which the ConvIntegerF32 step writes. */
+  input: string;
+  scale: string;
+  bias?: string;
+  relu: boolean;
+  /** The chain's nodes in order; the step takes the last one's place and makes its output. */
+  nodes: Node[];
+  output: string;
+  /** The output's [N, C, H, W]. */
+  dims: number[];
+  channels: number;
+  inner: number;
+}
+
+/** Readers of every value, for the folds' "only read by" checks. */
+function readersOf(graph: Graph): Map<string, Node[]> {
+  const readers = new Map<string, Node[]>();
+  for (const n of graph.nodes) for (const i of n.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), n]);
+  return readers;
+}
+
+/** A float32 constant holding one value per channel of a [N, C, H, W] output ([1, C, 1, 1], [C, 1, 1]). */
+function perChannelBias(graph: Graph, name: string, y: readonly number[]): boolean {
+  const b = constantOf(graph, name);
+  if (!b || b.type !== 'float32' || b.dims.length > 4 || b.size !== y[1]) return false;
+  const offset = 4 - b.dims.length;
+  return b.dims.every((d, i) => (i + offset === 1 ? d === y[1] : d === 1));
+}
+
+/**
+ * The Mul → Add → Relu chains after the Cast-folded ConvIntegers (`casts`, from castFolds), keyed
+ * by the chain's last node. Each intermediate value must be read only by the next node, inside the
+ * plan, and leave no partition output.
+ */
+export function rescaleFolds(graph: Graph, nodes: readonly Node[], outputNames: readonly string[], casts: ReadonlyMap<Node, Node>): Map<Node, RescaleFold> {
+  const inPlan = new Set(nodes);
+  const readers = readersOf(graph);
+  const onlyReader = (value: string): Node | undefined => {
+    const r = readers.get(value) ?? [];
+    return !outputNames.includes(value) && r.length === 1 && inPlan.has(r[0]) ? r[0] : undefined;
+  };
+  const other = (n: Node, value: string) => (n.inputs[0] === value ? n.inputs[1] : n.inputs[0]);
+  const folds = new Map<Node, RescaleFold>();
+  for (const [conv, cast] of casts) {
+    const input = cast.outputs[0];
+    const y = staticDims(graph, input);
+    const mul = onlyReader(input);
+    if (conv.opType !== 'ConvInteger' || !y || y.length !== 4 || mul?.opType !== 'Mul' || mul.inputs.length !== 2) continue;
+    const scale = other(mul, input);
+    const sameDims = (v: string) => staticDims(graph, v)?.join() === y.join();
+    if (scale === input || elemTypeOf(graph, scale) !== 'float32' || countOf(graph, scale) !== 1 || !sameDims(mul.outputs[0])) continue;
+    const chain = [mul];
+    let output = mul.outputs[0];
+    let bias: string | undefined;
+    const add = onlyReader(output);
+    if (add?.opType === 'Add' && add.inputs.length === 2 && other(add, output) !== output && perChannelBias(graph, other(add, output), y) && sameDims(add.outputs[0])) {
+      bias = other(add, output);
+      chain.push(add);
+      output = add.outputs[0];
+    }
+    const relu = onlyReader(output);
+    if (relu?.opType === 'Relu') {
+      chain.push(relu);
+      output = relu.outputs[0];
+    }
+    folds.set(chain[chain.length - 1], { input, scale, bias, relu: relu?.opType === 'Relu', nodes: chain, output, dims: y, channels: y[1], inner: y[2] * y[3] });
+  }
+  return folds;
+}
+
+/** The Rescale step of a fold, in the place of its chain's last node. */
+export function encodeRescale(fold: RescaleFold, b: IntegerPlanBuilder): void {
+  const ins = [b.operand(fold.input), b.operand(fold.scale), ...(fold.bias ? [b.operand(fold.bias)] : [])];
+  const out = b.result(fold.output, 'float32', fold.dims);
+  b.step({ op: 'Rescale', attrs: [fold.channels, fold.inner, fold.relu ? 1 : 0], inputs: ins, outputs: [out], node: fold.nodes.map((n) => n.name || n.opType).join(' + ') });
 }
 
 /** What the encoder needs of the plan being built (plan-description.ts). */

@@ -34,7 +34,7 @@ import { convsToNhwc } from './nhwc-layout.js';
 import { foldableMatMulBiases, type MatMulBiasFold } from './matmul-bias-fold.js';
 import { foldableResidualNorms, type ResidualNormFold } from './residual-norm-fold.js';
 import { encodeSplit, encodeStep } from './step-encoders.js';
-import { castFolds, encodeIntegerOp, INTEGER_OPS, quantizeWorkspaceBytes, type IntegerPlanBuilder } from './integer-ops.js';
+import { castFolds, encodeIntegerOp, encodeRescale, INTEGER_OPS, quantizeWorkspaceBytes, rescaleFolds, type IntegerPlanBuilder } from './integer-ops.js';
 
 export interface PlanBuffer {
   offset: number;
@@ -237,6 +237,13 @@ export function buildPlanDescription(
   // ConvInteger / MatMulInteger → Cast(float32): the integer op writes the Cast's output (integer-ops.ts).
   const integerCasts = castFolds(graph, nodes, outputNames);
   for (const cast of integerCasts.values()) skip.add(cast);
+  // … and its Mul(scales) → Add(bias) → Relu as one Rescale step, where no earlier fold took a node of it.
+  const claimed = (n: Node) => skip.has(n) || folds.has(n) || gelus.has(n) || norms.has(n) || biases.has(n);
+  const rescales = rescaleFolds(graph, nodes, outputNames, integerCasts);
+  for (const [last, r] of [...rescales]) {
+    if (r.nodes.some(claimed)) rescales.delete(last);
+    else for (const n of r.nodes) if (n !== last) skip.add(n);
+  }
   const integerPlan: IntegerPlanBuilder = {
     operand,
     known: (name) => idOf.get(name),
@@ -296,6 +303,11 @@ export function buildPlanDescription(
     }
     if (INTEGER_OPS.has(current.opType)) {
       encodeIntegerOp(current, graph, integerPlan, { convAlgoSearch: options.convAlgoSearch }, integerCasts.get(current));
+      continue;
+    }
+    const rescale = rescales.get(current);
+    if (rescale) {
+      encodeRescale(rescale, integerPlan);
       continue;
     }
     const bias = biases.get(current);

@@ -338,6 +338,13 @@ hipError_t LaunchDynamicQuantize(const float* x, int64_t count, uint8_t* y, floa
 hipError_t LaunchQuantShift(DType dtype, const void* x, const void* zero_point, int64_t count, int64_t channels, int64_t inner,
                             float* out, hipStream_t stream);
 
+// The rescale after an integer convolution, on float32 x viewed as [planes, inner] (plane p in channel
+// p % channels): out = x * scale[0], then + bias[channel] when bias is given, then max(., 0) when
+// relu -- each operation rounded on its own (no fused multiply-add), so the result is the Mul, Add and
+// Relu ops' one by one. out may equal x.
+hipError_t LaunchRescale(const float* x, const float* scale, const float* bias, float* out, int64_t planes, int64_t channels, int64_t inner,
+                         bool relu, hipStream_t stream);
+
 // ---------------------------------------------------------------- host helpers
 
 // Numpy broadcast of two shapes into *out; false when incompatible.

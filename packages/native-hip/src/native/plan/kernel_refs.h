@@ -42,6 +42,7 @@ hipError_t LaunchRotary(DType, const void*, const void*, const void*, const int6
     __attribute__((weak));
 hipError_t LaunchDynamicQuantize(const float*, int64_t, uint8_t*, float*, uint8_t*, float*, hipStream_t) __attribute__((weak));
 hipError_t LaunchQuantShift(DType, const void*, const void*, int64_t, int64_t, int64_t, float*, hipStream_t) __attribute__((weak));
+hipError_t LaunchRescale(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, bool, hipStream_t) __attribute__((weak));
 }  // namespace switchyard::kernels
 
 namespace switchyard::plan {

@@ -4,6 +4,10 @@
 //   QuantShift [channels, inner]; inputs x int8/uint8, zero point of x's type (1 or `channels` values, or
 //     absent); output float32 of x's size: x - zero point[(i / inner) % channels]. The EP's ConvInteger
 //     and MatMulInteger read their operands through it (ep-rocm plan/integer-ops.ts).
+//   Rescale [channels, inner, relu]; inputs x float32, scale float32 (one value), bias float32
+//     (`channels` values, or absent); output float32 of x's size: the Mul by the scales, the bias Add
+//     and the Relu after a ConvInteger, as one pass (x viewed as [planes, inner], plane p in channel
+//     p % channels).
 #include "plan/kernel_refs.h"
 #include "plan/step_op.h"
 
@@ -55,9 +59,34 @@ hipError_t LaunchQuantShiftStep(const StepArgs& a) {
                                    static_cast<int64_t>(a.attrs[1]), static_cast<float*>(a.out(0).data), a.stream);
 }
 
+std::string CheckRescale(StepArgs* args) {
+  std::string p = ExpectArity(*args, 2, 3, 1);
+  if (p.empty()) p = ExpectDType(args->in(0), kFloat32, "x");
+  if (p.empty()) p = ExpectDType(args->in(1), kFloat32, "the scale");
+  if (p.empty()) p = ExpectDType(args->out(0), kFloat32, "the output");
+  if (!p.empty()) return p;
+  if (args->attrs.size() != 3 || args->attrs[0] < 1 || args->attrs[1] < 1) return "needs [channels, inner, relu]";
+  const int64_t channels = static_cast<int64_t>(args->attrs[0]), inner = static_cast<int64_t>(args->attrs[1]);
+  const int64_t count = args->in(0).count();
+  if (args->out(0).count() != count || count % (channels * inner) != 0) return "x and the output must be [planes, inner] of the same size";
+  if (args->in(1).count() != 1) return "the scale holds one value";
+  const TensorRef* bias = args->inputs.size() > 2 ? args->inputs[2] : nullptr;
+  if (bias != nullptr && (bias->dtype != kFloat32 || bias->count() != channels)) return "the bias must be float32, one value per channel";
+  return "";
+}
+
+hipError_t LaunchRescaleStep(const StepArgs& a) {
+  const TensorRef* bias = a.inputs.size() > 2 ? a.inputs[2] : nullptr;
+  const int64_t channels = static_cast<int64_t>(a.attrs[0]), inner = static_cast<int64_t>(a.attrs[1]);
+  return kernels::LaunchRescale(static_cast<const float*>(a.in(0).data), static_cast<const float*>(a.in(1).data),
+                                bias != nullptr ? static_cast<const float*>(bias->data) : nullptr, static_cast<float*>(a.out(0).data),
+                                a.in(0).count() / inner, channels, inner, a.attrs[2] != 0, a.stream);
+}
+
 }  // namespace
 
 SWITCHYARD_STEP_OP("DynamicQuantizeLinear", CheckDynamicQuantize, LaunchDynamicQuantizeStep, &kernels::LaunchDynamicQuantize != nullptr);
 SWITCHYARD_STEP_OP("QuantShift", CheckQuantShift, LaunchQuantShiftStep, &kernels::LaunchQuantShift != nullptr);
+SWITCHYARD_STEP_OP("Rescale", CheckRescale, LaunchRescaleStep, &kernels::LaunchRescale != nullptr);
 
 }  // namespace switchyard::plan
