@@ -9,7 +9,7 @@ import { buildModel } from '@switchyard/core/testing';
 import { CpuExecutionProvider } from '../cpu-provider.js';
 import type { GemmPrimitive } from './binding.js';
 import { loadNative } from './load-native.js';
-import { seededFloats } from './test-data.test-util.js';
+import { expectCloseArrays, seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && native.binding.GemmPrimitive ? native.binding : undefined;
@@ -27,13 +27,6 @@ function referenceGemm(o: { a: Float32Array; m: number; k: number; b: Float32Arr
     }
   }
   return y;
-}
-
-function expectClose(actual: Float32Array, expected: Float32Array, what: string): void {
-  expect(actual.length).toBe(expected.length);
-  for (let i = 0; i < expected.length; i++) {
-    if (!(Math.abs(actual[i] - expected[i]) <= 1e-4 * (1 + Math.abs(expected[i])))) throw new Error(`${what}: y[${i}] = ${actual[i]}, expected ${expected[i]}`);
-  }
 }
 
 describe.skipIf(!binding)('GemmPrimitive packedFrom', () => {
@@ -56,7 +49,7 @@ describe.skipIf(!binding)('GemmPrimitive packedFrom', () => {
           const a = seededFloats(rows * k, 10 + rows);
           const y = new Float32Array(rows * n).fill(Number.NaN);
           gemm.runSync(a, null, null, y);
-          expectClose(y, referenceGemm({ a, m: rows, k, b, n, transB, c }), `${rows} rows (${gemm.implementation})`);
+          expectCloseArrays(y, referenceGemm({ a, m: rows, k, b, n, transB, c }), 1e-4, `${rows} rows (${gemm.implementation})`);
         }
       } finally {
         for (const [gemm] of chain) gemm.dispose();
@@ -114,7 +107,7 @@ describe.skipIf(!hasNative)('Gemm with symbolic rows in a session', () => {
             const y = (await s.run({ x: new Tensor('float32', x, [rows, k]) })).y as Tensor;
             expect(y.dims).toEqual([rows, n]);
             const expected = referenceGemm({ a: x, m: rows, k, b, n, transB: form.transB === 1, c: form.c === 'none' ? undefined : c, alpha, beta });
-            expectClose(y.data as Float32Array, expected, `${threads} threads, ${rows} rows`);
+            expectCloseArrays(y.data as Float32Array, expected, 1e-4, `${threads} threads, ${rows} rows`);
           }
           await expect(s.run({ x: new Tensor('float32', seededFloats(2 * (k + 1), 40), [2, k + 1]) })).rejects.toThrow(/expects shape \[rows, 48\], got \[2, 49\]/);
         } finally {

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadNative } from './load-native.js';
-import { seededFloats } from './test-data.test-util.js';
+import { expectCloseArrays, seededFloats } from './test-data.test-util.js';
 
 const native = loadNative({ env: { SWITCHYARD_CPU_ADDON: process.env.SWITCHYARD_CPU_ADDON } });
 const binding = native.ok && native.binding.GemmPrimitive && native.binding.vectorIsa ? native.binding : undefined;
@@ -22,13 +22,6 @@ function reference(a: Float32Array, m: number, k: number, b: Float32Array, n: nu
     }
   }
   return y;
-}
-
-function expectClose(actual: Float32Array, expected: Float32Array, what: string): void {
-  expect(actual.length).toBe(expected.length);
-  for (let i = 0; i < expected.length; i++) {
-    if (!(Math.abs(actual[i] - expected[i]) <= 1e-4 * (1 + Math.abs(expected[i])))) throw new Error(`${what}: y[${i}] = ${actual[i]}, expected ${expected[i]}`);
-  }
 }
 
 describe.skipIf(!binding)('skinny Gemm', () => {
@@ -59,7 +52,7 @@ describe.skipIf(!binding)('skinny Gemm', () => {
                   expect(gemm.implementation).toBe(`switchyard:skinny_gemm:${isa}`);
                   const y = new Float32Array(m * n).fill(Number.NaN);
                   gemm.runSync(a, null, null, y);
-                  expectClose(y, reference(a, m, k, b, n, transB, withC ? c : undefined), `${isa} k${k} n${n} transB ${transB} C ${withC} m${m} t${threads}`);
+                  expectCloseArrays(y, reference(a, m, k, b, n, transB, withC ? c : undefined), 1e-4, `${isa} k${k} n${n} transB ${transB} C ${withC} m${m} t${threads}`);
                 } finally {
                   gemm.dispose();
                 }
@@ -85,7 +78,7 @@ describe.skipIf(!binding)('skinny Gemm', () => {
           const a = seededFloats(m * k, m);
           const y = new Float32Array(m * n);
           gemm.runSync(a, null, null, y);
-          expectClose(y, reference(a, m, k, b, n, transB, c), `packedFrom transB ${transB} m${m}`);
+          expectCloseArrays(y, reference(a, m, k, b, n, transB, c), 1e-4, `packedFrom transB ${transB} m${m}`);
         } finally {
           gemm.dispose();
         }

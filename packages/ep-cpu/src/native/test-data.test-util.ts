@@ -83,11 +83,12 @@ export function referenceConv(t: ReferenceConv, x: Float32Array, w: Float32Array
   return y;
 }
 
-/** Every element within `tol` · (1 + |expected|); names the first that is not (NaN included). */
-export function expectCloseArrays(actual: Float32Array, expected: Float32Array, tol: number): void {
-  if (actual.length !== expected.length) throw new Error(`length ${actual.length}, expected ${expected.length}`);
+/** Every element within `tol` · (1 + |expected|); names the first that is not (NaN included), after `what`. */
+export function expectCloseArrays(actual: Float32Array, expected: Float32Array, tol: number, what = ''): void {
+  const at = what ? `${what}: ` : '';
+  if (actual.length !== expected.length) throw new Error(`${at}length ${actual.length}, expected ${expected.length}`);
   for (let i = 0; i < expected.length; i++) {
-    if (!(Math.abs(actual[i] - expected[i]) <= tol * (1 + Math.abs(expected[i])))) throw new Error(`[${i}]: ${actual[i]} vs ${expected[i]}`);
+    if (!(Math.abs(actual[i] - expected[i]) <= tol * (1 + Math.abs(expected[i])))) throw new Error(`${at}[${i}]: ${actual[i]} vs ${expected[i]}`);
   }
 }
 
