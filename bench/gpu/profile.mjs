@@ -1,6 +1,7 @@
 // Per-step device time of a model's plan (eager runs with SWITCHYARD_PLAN_PROFILE=1: an event after
 // every step), summed by step op and listed for the costliest steps: where a model's GPU time goes.
 //   node bench/gpu/profile.mjs OUT_DIR name:case:precision...   (precision fp32 | fp16; run.sh stage `profile`)
+// SWITCHYARD_PROFILE_ROCM_OPTIONS (JSON) adds rocm options to every case, e.g. '{"fp16ConvLayout":"NHWC"}'.
 // Writes OUT_DIR/profile.json. Eager timing includes launch gaps: read it for GPU-bound cases (batch 32).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,8 @@ registerExecutionProvider(rocmFactory);
 const [out = '.', ...specs] = process.argv.slice(2);
 const manifest = readManifest();
 const results = [];
-for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, specs, core)) {
+const rocmOptions = JSON.parse(process.env.SWITCHYARD_PROFILE_ROCM_OPTIONS ?? '{}');
+for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, specs, core, rocmOptions)) {
   await s.run(feeds);
   const runs = [];
   const copies = [];
@@ -46,7 +48,7 @@ for await (const { spec, feeds, session: s, parts } of rocmSessions(manifest, sp
   console.log(`  by op: ${ops.map((o) => `${o.op}×${o.count} ${o.ms.toFixed(2)}`).join(', ')}`);
   console.log(`  top: ${top.map((t) => `${t.op}(${t.node.slice(0, 40)}) ${t.ms.toFixed(3)}`).join('; ')}`);
   if (choices.length > 0) console.log(`  choices: ${gemmConvs} of ${choices.length} noted steps run as GEMM`);
-  results.push({ spec, totalMs: total, byOp: ops, top, choices, copies: copies[copies.length - 1] });
+  results.push({ spec, rocmOptions, totalMs: total, byOp: ops, top, choices, steps: steps.map((st, i) => ({ op: st.op, ms: median[i], note: notes[i] })), copies: copies[copies.length - 1] });
   await s.release();
 }
 writeFileSync(join(out, 'profile.json'), JSON.stringify(results, null, 1));

@@ -83,13 +83,18 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   const aDeclared = aStatic ?? (aShape?.length === 2 && typeof aShape[1 - rowsAxis] === 'number' ? aShape.map((d, i) => (i === rowsAxis ? 1 : (d as number))) : undefined);
   // Worth packing: at least one row's product is over the size the TS kernel keeps (so no run falls back to it).
   const bigEnough = constB !== undefined && (!smallOpsInTs || constB.size >= SMALL_GEMM_MACS);
+  // What the placement names: the addon's skinny kernel when the one shape runs will see (A static) takes
+  // it; oneDNN otherwise (a symbolic batch may bring more rows than the skinny kernel serves).
+  let implementation = 'onednn';
   if (aDeclared && constB && bigEnough && (!hasC || constC) && !hasZeroDim(aDeclared) && !hasZeroDim(constB.dims) && !(constC && hasZeroDim(constC.dims))) {
     const [m, k] = transA ? [aDeclared[1], aDeclared[0]] : aDeclared;
     const [kb, n] = transB ? [constB.dims[1], constB.dims[0]] : constB.dims;
     if (aStatic || k === kb) {
       try {
         const threads = teamFor(binding, init.threads, m * n * k);
-        packedAtCreate = primitiveFor(aDeclared, constB.dims, constC?.dims, threads).weightsPacked;
+        const primitive = primitiveFor(aDeclared, constB.dims, constC?.dims, threads);
+        packedAtCreate = primitive.weightsPacked;
+        if (aStatic && primitive.implementation.includes('skinny_gemm')) implementation = 'skinny';
         if (!aStatic) cache.markProbe(keyOf(aDeclared, constB.dims, constC?.dims, threads));
       } catch (error) {
         // One row cannot contradict B; a static shape that does is the model's error.
@@ -112,7 +117,7 @@ function createGemm(binding: NativeBinding, Primitive: NonNullable<NativeBinding
   };
 
   return {
-    implementation: 'onednn',
+    implementation,
     releasedConstants: packedAtCreate ? [1] : undefined,
     // Synchronous when the call runs inline: no promise or microtask per node.
     run(ctx: KernelRunContext) {

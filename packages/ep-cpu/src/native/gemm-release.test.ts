@@ -117,3 +117,25 @@ describe.skipIf(!hasNative)('Gemm with symbolic rows in a session', () => {
     });
   }
 });
+
+describe.skipIf(!hasNative)('the Gemm placement names the route', () => {
+  const [k, n] = [48, 80];
+  const model = (rows: number | string, alpha: number) => buildModel({
+    inputs: [['x', 'float32', [rows, k]]],
+    outputs: [['y', 'float32']],
+    initializers: { w: new Tensor('float32', seededFloats(k * n, 5), [k, n]), c: new Tensor('float32', seededFloats(n, 6), [n]) },
+    nodes: [{ op: 'Gemm', inputs: ['x', 'w', 'c'], outputs: ['y'], attributes: { alpha: { float: alpha } } }],
+  });
+
+  // The skinny kernel takes up to 4 rows at alpha 1; a symbolic batch may bring more, so oneDNN is named there.
+  for (const [rows, alpha, expected] of [[2, 1, 'skinny'], [2, 0.5, 'onednn'], [9, 1, 'onednn'], ['rows', 1, 'onednn']] as const) {
+    it(`${rows} rows, alpha ${alpha}: ${expected}`, async () => {
+      const s = await InferenceSession.fromModel(model(rows, alpha), { executionProviders: [new CpuExecutionProvider({ smallOpsInTs: false })], graphOptimizationLevel: 'disabled' });
+      try {
+        expect(s.placement.nodes[0].implementation).toBe(expected);
+      } finally {
+        await s.release();
+      }
+    });
+  }
+});
