@@ -33,16 +33,17 @@ async function run(spec: ModelSpec, options: ConstructorParameters<typeof CpuExe
 }
 
 describe.skipIf(!hasNative)('small Gemm and Softmax problems run in TypeScript', () => {
-  it('leaves a classifier head below the sizes to the TS kernels, and the same head larger to oneDNN', async () => {
+  it('leaves a classifier head below the sizes to the TS kernels, and the same head larger to the addon', async () => {
     expect(1 * 64 * 10).toBeLessThan(SMALL_GEMM_MACS);
     expect(10).toBeLessThan(SMALL_SOFTMAX_ELEMENTS);
     expect((await run(head(1, 64, 10), {})).implementations).toEqual({ gemm: 'ts', softmax: 'ts' });
-    expect((await run(head(4, 256, 128), {})).implementations).toEqual({ gemm: 'onednn', softmax: 'native' });
+    // The larger head's 4 static rows go to the addon's skinny Gemm kernel.
+    expect((await run(head(4, 256, 128), {})).implementations).toEqual({ gemm: 'skinny', softmax: 'native' });
   });
 
-  it('sends every size to oneDNN with smallOpsInTs: false, with the same results', async () => {
+  it('sends every size to the addon with smallOpsInTs: false, with the same results', async () => {
     const native = await run(head(1, 64, 10), { smallOpsInTs: false });
-    expect(native.implementations).toEqual({ gemm: 'onednn', softmax: 'native' });
+    expect(native.implementations).toEqual({ gemm: 'skinny', softmax: 'native' });
     const ts = await run(head(1, 64, 10), {});
     native.y.forEach((v, i) => expect(v).toBeCloseTo(ts.y[i], 6));
   });
