@@ -18,7 +18,9 @@
 // rocBLAS/MIOpen headers (AMD; the libraries are loaded at run time) in the toolchain's prefix,
 // $ROCM_PATH, /opt/rocm and the prefixes in SWITCHYARD_ROCM_PATH / SWITCHYARD_VENDOR_ROOTS
 // (:- or ;-lists, each with include/ and lib/). They are cmake settings, so a change reconfigures the
-// tree; what was found is printed (build/cmake-<platform>/switchyard_vendor.json).
+// tree; what was found, and which backend file each seam compiles, is printed
+// (build/cmake-<platform>/switchyard_vendor.json). SWITCHYARD_BLAS_BACKEND=none / SWITCHYARD_DNN_BACKEND=none
+// build a seam without its library even where it is installed (to check the "none" backends).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { buildAddon } from '@switchyard/native-toolkit/build-addon';
@@ -47,6 +49,7 @@ function reportVendors(cmakeOut) {
       const how = entry.mode === 'dlopen' ? `loaded at run time${entry.library ? `, ${entry.library} first` : ''}` : `linked: ${entry.library}`;
       console.log(`build-native: ${name}: ${entry.found ? `<${entry.header}> in ${entry.include} (${how})` : `not found (<${entry.header}>); its seam reports why`}`);
     }
+    console.log(`build-native: backends: BLAS ${report.blasBackend}, DNN ${report.dnnBackend}`);
   } catch {
     // only a report
   }
@@ -91,6 +94,8 @@ await buildAddon(
       SWITCHYARD_GPU_COMPILER: compiler,
       SWITCHYARD_GPU_ARCHS: archs,
       SWITCHYARD_VENDOR_ROOTS: vendorRoots,
+      SWITCHYARD_BLAS_BACKEND: env.SWITCHYARD_BLAS_BACKEND || 'auto',
+      SWITCHYARD_DNN_BACKEND: env.SWITCHYARD_DNN_BACKEND || 'auto',
       ...(sanitize ? { SWITCHYARD_SANITIZE: 'ON' } : {}),
     },
     describe: `for ${platform} (${archs})${sanitize ? ' (ASan + UBSan)' : ''}`,
