@@ -8,13 +8,15 @@
  */
 import type { ArgumentCallOptions } from '@switchyard/native-toolkit/testing';
 import type { DeviceBuffer, NativeHipBinding } from './binding.js';
+import type { NativeHipTestBinding } from './load-test-addon.js';
 
 /** What a valid call needs beyond the addon: a device, and for the seams their vendor library. */
 export type Need = 'nothing' | 'device' | 'blas' | 'dnn';
 
 /** What the cases build their arguments from. */
 export interface HipContext {
-  binding: NativeHipBinding & Record<string, unknown>;
+  /** The test addon: every export of switchyard_hip.node, and kernelsJs. */
+  binding: NativeHipTestBinding & Record<string, unknown>;
   hasDevice: boolean;
   /** A DeviceBuffer of `bytes` on device 0; without a device a zero-byte one (constructible anywhere, too small for any use). */
   buffer(bytes: number): DeviceBuffer;

@@ -20,9 +20,9 @@ export interface KernelRunSpec {
   device?: number;
 }
 
-export interface NativeHipTestBinding extends NativeHipBinding {
+export type NativeHipTestBinding = NativeHipBinding & {
   kernelsJs: { run(name: string, spec: KernelRunSpec): { outputs: unknown[]; ms: number } };
-}
+};
 
 function isTestBinding(value: unknown): value is NativeHipTestBinding {
   return isNativeHipBinding(value) && typeof (value as { kernelsJs?: { run?: unknown } }).kernelsJs?.run === 'function';
