@@ -4,7 +4,8 @@
 #   1. puts the carried Node runtime on PATH (.gpu/node, made by bundle-node.sh)
 #   2. builds native-hip for the platform it finds (nvcc -> NVIDIA sm_90 + cuBLAS/cuDNN when their
 #      headers exist; hipcc -> AMD) with plain cmake, using the carried node-addon-api headers and the
-#      shared C++ toolkit of packages/native-toolkit (tracked sources; its dist is bundled into the others)
+#      shared C++ toolkit of packages/native-toolkit (tracked sources; its dist is bundled into the others),
+#      then the test addon switchyard_hip_test.node beside it (kernelsJs, for the kernel GPU tests)
 #   3. links the workspace packages (packages/*/dist must be carried: dist is git-ignored)
 #   4. runs the stages named in STAGES (default "tests"): tests (node:test GPU tests), backend
 #      (ONNX backend data under .gpu/onnx-data), models (models/manifest.json), torch (PyTorch
@@ -62,6 +63,15 @@ if [ $rc -ne 0 ]; then log "build failed (rc $rc); tail of build.log:"; tail -40
 addon=$(find "$build" -name switchyard_hip.node | head -1)
 mkdir -p packages/native-hip/build/Release && cp "$addon" packages/native-hip/build/Release/switchyard_hip.node
 log "built in $(( $(date +%s) - t0 )) s: $(du -h "$addon" | cut -f1)"
+# The test addon (the addon plus kernelsJs, which the kernel GPU tests call) is a target outside the
+# default build: a failure here leaves the addon in place, and those tests then skip (or fail, with
+# SWITCHYARD_GPU_REQUIRED=1) saying it is missing.
+rm -f packages/native-hip/build/Release/switchyard_hip_test.node
+if cmake --build "$build" -j "$(nproc)" --target switchyard_hip_test >>"$out/build.log" 2>&1; then
+  cp "$(find "$build" -name switchyard_hip_test.node | head -1)" packages/native-hip/build/Release/switchyard_hip_test.node
+else
+  log "the test addon (switchyard_hip_test) did not build; tail of build.log:"; tail -20 "$out/build.log" | tee -a "$out/run.log"
+fi
 
 # 3. Workspace links (the host has no node_modules)
 mkdir -p node_modules/@switchyard

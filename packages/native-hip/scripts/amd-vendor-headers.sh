@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Puts rocBLAS and MIOpen headers under a scratch folder, WITHOUT installing anything system-wide,
-# so the AMD vendor branches (src/native/blas/blas_backend.cc, src/native/dnn/dnn_miopen.cc) can be
+# so the AMD vendor backends (src/native/blas/blas_rocblas.cc, src/native/dnn/dnn_miopen.cc) can be
 # compiled on a machine without ROCm -- e.g. Debian 12, whose archive has neither. Nothing here is
 # committed; the headers are only read by the compiler.
 #

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Builds build/Release/switchyard_hip.node, for AMD (hipcc) or NVIDIA (nvcc), with the shared build
 // script of @switchyard/native-toolkit (flags: --force, --clean, and --no-install: compile and link in
-// build/cmake-<platform> only, e.g. checking the NVIDIA path on an AMD machine).
+// build/cmake-<platform> only, e.g. checking the NVIDIA path on an AMD machine). In the repository it
+// then builds build/Release/switchyard_hip_test.node too (the addon plus kernelsJs, for the package's
+// tests; src/native/test_addon is not published); when that fails, the addon is still installed.
 //
 //   --sanitize   the host code with AddressSanitizer + UndefinedBehaviorSanitizer (-DSWITCHYARD_SANITIZE=ON)
 //                into build-sanitize/, never over the production addon (the kernels are not instrumented;
@@ -18,14 +20,21 @@
 // rocBLAS/MIOpen headers (AMD; the libraries are loaded at run time) in the toolchain's prefix,
 // $ROCM_PATH, /opt/rocm and the prefixes in SWITCHYARD_ROCM_PATH / SWITCHYARD_VENDOR_ROOTS
 // (:- or ;-lists, each with include/ and lib/). They are cmake settings, so a change reconfigures the
-// tree; what was found is printed (build/cmake-<platform>/switchyard_vendor.json).
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+// tree; what was found, and which backend file each seam compiles, is printed
+// (build/cmake-<platform>/switchyard_vendor.json). SWITCHYARD_BLAS_BACKEND=none / SWITCHYARD_DNN_BACKEND=none
+// build a seam without its library even where it is installed (to check the "none" backends).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildAddon } from '@switchyard/native-toolkit/build-addon';
 
 const env = process.env;
 const argv = process.argv.slice(2);
 const sanitize = argv.includes('--sanitize');
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TEST_ADDON = 'switchyard_hip_test';
 
 function findExecutable(name, extraDirs) {
   const dirs = [...(env.PATH ?? '').split(delimiter), ...extraDirs].filter(Boolean);
@@ -47,9 +56,37 @@ function reportVendors(cmakeOut) {
       const how = entry.mode === 'dlopen' ? `loaded at run time${entry.library ? `, ${entry.library} first` : ''}` : `linked: ${entry.library}`;
       console.log(`build-native: ${name}: ${entry.found ? `<${entry.header}> in ${entry.include} (${how})` : `not found (<${entry.header}>); its seam reports why`}`);
     }
+    console.log(`build-native: backends: BLAS ${report.blasBackend}, DNN ${report.dnnBackend}`);
   } catch {
     // only a report
   }
+}
+
+// The test addon is a cmake target outside the default build (CMakeLists.txt), built here after the
+// production addon. A failure only warns, and removes an older test addon so no test runs a stale one.
+function buildTestAddon(cmakeOut) {
+  if (!existsSync(join(packageRoot, 'src', 'native', 'test_addon'))) return;  // an installed package
+  const installed = join(dirname(cmakeOut), 'Release', `${TEST_ADDON}.node`);
+  try {
+    execFileSync('cmake', ['--build', cmakeOut, '--config', 'Release', '--target', TEST_ADDON, '--parallel', String(availableParallelism())], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const output = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
+    console.warn(`build-native: ${TEST_ADDON}.node was not built (switchyard_hip.node is unaffected; the tests that need kernelsJs skip):\n${output || error.message}`);
+    if (!argv.includes('--no-install')) rmSync(installed, { force: true });
+    return;
+  }
+  const built = join(cmakeOut, 'Release', `${TEST_ADDON}.node`);
+  if (argv.includes('--no-install')) {
+    console.log(`build-native: ${TEST_ADDON}.node built, not installed (${built})`);
+    return;
+  }
+  mkdirSync(dirname(installed), { recursive: true });
+  const temporary = `${installed}.${process.pid}.tmp`;
+  copyFileSync(built, temporary);
+  renameSync(temporary, installed);
+  console.log(`build-native: ${TEST_ADDON}.node built (${installed})`);
 }
 
 const rocmPath = env.ROCM_PATH ?? '/opt/rocm';
@@ -91,11 +128,16 @@ await buildAddon(
       SWITCHYARD_GPU_COMPILER: compiler,
       SWITCHYARD_GPU_ARCHS: archs,
       SWITCHYARD_VENDOR_ROOTS: vendorRoots,
+      SWITCHYARD_BLAS_BACKEND: env.SWITCHYARD_BLAS_BACKEND || 'auto',
+      SWITCHYARD_DNN_BACKEND: env.SWITCHYARD_DNN_BACKEND || 'auto',
       ...(sanitize ? { SWITCHYARD_SANITIZE: 'ON' } : {}),
     },
     describe: `for ${platform} (${archs})${sanitize ? ' (ASan + UBSan)' : ''}`,
     ...(sanitize ? { buildDir: 'build-sanitize' } : {}),
-    afterBuild: reportVendors,
+    afterBuild: (cmakeOut) => {
+      reportVendors(cmakeOut);
+      buildTestAddon(cmakeOut);
+    },
     hint:
       platform === 'amd'
         ? 'apt-get install hipcc libamdhip64-dev cmake g++ | npm install --no-save cmake-js node-addon-api (build-time only)'

@@ -1,5 +1,5 @@
 /**
- * Hostile calls over every export of `switchyard_hip.node`, derived from the valid ones in
+ * Hostile calls over every export of `switchyard_hip.node` and the test addon's `kernelsJs`, derived from the valid ones in
  * hostile-args.cases.ts with the toolkit's hostile values (@switchyard/native-toolkit/testing): each
  * argument and option replaced in turn; DeviceBuffer arguments replaced by look-alikes (an object made from
  * DeviceBuffer.prototype, another class's object, a freed buffer); no arguments; every method and getter on

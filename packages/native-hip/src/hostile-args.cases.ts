@@ -1,6 +1,6 @@
 /**
  * One valid call of every export of `switchyard_hip.node` (binding.ts, binding-runtime.ts and the plan
- * exports ep-rocm declares), from which hostile-args.calls.ts derives the hostile ones. A valid call may
+ * exports ep-rocm declares) and of the test addon's `kernelsJs.run`, from which hostile-args.calls.ts derives the hostile ones. A valid call may
  * need a GPU (or a vendor library seam): without one it must fail with a coded error instead (the GPU
  * runtime's status, or INVALID_ARGUMENT for a zero-byte stand-in buffer that is too small), never crash.
  * The table is typed by the binding's keys, so an export declared without a case fails `pnpm typecheck`;
@@ -8,13 +8,15 @@
  */
 import type { ArgumentCallOptions } from '@switchyard/native-toolkit/testing';
 import type { DeviceBuffer, NativeHipBinding } from './binding.js';
+import type { NativeHipTestBinding } from './load-test-addon.js';
 
 /** What a valid call needs beyond the addon: a device, and for the seams their vendor library. */
 export type Need = 'nothing' | 'device' | 'blas' | 'dnn';
 
 /** What the cases build their arguments from. */
 export interface HipContext {
-  binding: NativeHipBinding & Record<string, unknown>;
+  /** The test addon: every export of switchyard_hip.node, and kernelsJs. */
+  binding: NativeHipTestBinding & Record<string, unknown>;
   hasDevice: boolean;
   /** A DeviceBuffer of `bytes` on device 0; without a device a zero-byte one (constructible anywhere, too small for any use). */
   buffer(bytes: number): DeviceBuffer;

@@ -1,5 +1,6 @@
 /**
- * Every export of the HIP addon called with hostile arguments — missing, mistyped, too short or too long,
+ * Every export of the HIP addon (loaded as the test addon, switchyard_hip_test.node: the same exports plus
+ * kernelsJs) called with hostile arguments — missing, mistyped, too short or too long,
  * huge numbers, look-alike and freed DeviceBuffers, another class's object as `this` — must throw a coded
  * error, never crash; without a GPU the calls that need one must fail with a coded error too (the runtime's
  * status name). The calls (hostile-args.calls.ts, from the valid ones in hostile-args.cases.ts) run in a
@@ -9,9 +10,9 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runHostileWorker } from '@switchyard/native-toolkit/testing';
-import { loadNativeHip } from './load-native.js';
+import { loadNativeHipTest } from './load-test-addon.js';
 
-const native = loadNativeHip({ env: { SWITCHYARD_HIP_ADDON: process.env.SWITCHYARD_HIP_ADDON } });
+const native = loadNativeHipTest();
 const worker = fileURLToPath(new URL('./hostile-args.worker.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 

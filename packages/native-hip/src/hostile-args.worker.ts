@@ -1,13 +1,13 @@
 /**
- * Child process of hostile-args.test.ts: makes every hostile call on the HIP addon (SWITCHYARD_HIP_ADDON,
- * else the local build or the prebuilt package) through the toolkit's driver, which prints per call what
+ * Child process of hostile-args.test.ts: makes every hostile call on the HIP test addon (every export of
+ * switchyard_hip.node plus kernelsJs; load-test-addon.ts says where it is found) through the toolkit's driver, which prints per call what
  * the parent needs to name the call during which the process died.
  */
 import { runHostileCalls } from '@switchyard/native-toolkit/testing';
 import type { DeviceBuffer } from './binding.js';
 import { hostileCalls } from './hostile-args.calls.js';
 import type { HipContext } from './hostile-args.cases.js';
-import { loadNativeHip } from './load-native.js';
+import { loadNativeHipTest } from './load-test-addon.js';
 
 /**
  * The codes the addon may give: core ErrorCodes, the seams' own (binding-runtime.ts), and the GPU
@@ -16,7 +16,7 @@ import { loadNativeHip } from './load-native.js';
 const CODES = new Set(['INVALID_ARGUMENT', 'UNSUPPORTED', 'OUT_OF_MEMORY', 'RELEASED', 'RUNTIME', 'BLAS_UNAVAILABLE', 'DNN_UNAVAILABLE', 'DNN_UNSUPPORTED', 'DNN_ERROR', 'GPU_ERROR']);
 const GPU_STATUS = /^(hip|cuda)Error[A-Za-z]+$/;
 
-const native = loadNativeHip({ env: { SWITCHYARD_HIP_ADDON: process.env.SWITCHYARD_HIP_ADDON } });
+const native = loadNativeHipTest();
 if (!native.ok) {
   process.stdout.write(`SKIP ${native.reason}\n`);
 } else {

@@ -2,19 +2,19 @@
  * What of the kernel library can be checked without a GPU:
  *  - the JS references the GPU tests compare against (gpu-tests/lib/kernels-reference.mjs) agree with
  *    the CPU EP's independent TypeScript kernels and with core's float16 conversion;
- *  - kernelsJs.run (the addon's test entry) rejects bad specs before touching a device, and reports
+ *  - kernelsJs.run (the test addon's entry, switchyard_hip_test.node) rejects bad specs before touching a device, and reports
  *    the runtime's status when there is no device;
  *  - the GPU test scripts skip cleanly here.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { float16BitsToFloat32, float32ToFloat16Bits, Tensor, type DataType, type KernelDef } from '@switchyard/core';
 import { runKernel } from '@switchyard/core/testing';
 import { typescriptKernels } from '@switchyard/ep-cpu';
+import { loadNativeHipTest, type NativeHipTestBinding } from './load-test-addon.js';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const gpuTests = join(packageRoot, 'gpu-tests');
@@ -166,26 +166,21 @@ describe('kernel references agree with independent implementations', () => {
   });
 });
 
-// ---- the addon's test entry, when the addon is built with it
+// ---- the test addon's kernelsJs, when switchyard_hip_test.node is built
 
-// SWITCHYARD_HIP_ADDON names another build (scripts/sanitize.sh: the ASan + UBSan one).
-const addonPath = process.env.SWITCHYARD_HIP_ADDON || join(packageRoot, 'build', 'Release', 'switchyard_hip.node');
-type RunSpec = { inputs: unknown[]; outputs: unknown[]; attrs?: Record<string, unknown> };
-type KernelsJs = { run(name: string, spec: RunSpec): { outputs: unknown[]; ms: number } };
-function loadKernelsJs(): { run?: KernelsJs['run']; hasDevice: boolean } {
-  if (!existsSync(addonPath)) return { hasDevice: false };
-  try {
-    const binding = createRequire(import.meta.url)(addonPath) as { kernelsJs?: KernelsJs; deviceCount(): { count: number } };
-    return { run: binding.kernelsJs?.run, hasDevice: binding.deviceCount().count > 0 };
-  } catch {
-    return { hasDevice: false };
-  }
+// SWITCHYARD_HIP_ADDON names another build (scripts/sanitize.sh: the ASan + UBSan one): its test addon is
+// the one beside it (load-test-addon.ts).
+type KernelsJsRun = NativeHipTestBinding['kernelsJs']['run'];
+function loadKernelsJs(): { run?: KernelsJsRun; hasDevice: boolean } {
+  const loaded = loadNativeHipTest();
+  if (!loaded.ok) return { hasDevice: false };
+  return { run: loaded.binding.kernelsJs.run, hasDevice: loaded.binding.deviceCount().count > 0 };
 }
 const addon = loadKernelsJs();
 const tensorSpec = (dtype: DataType, dims: number[], data: ArrayBufferView) => ({ dtype, dims, data });
 
-describe.skipIf(addon.run === undefined)('kernelsJs.run (built addon)', () => {
-  const run = addon.run as KernelsJs['run'];
+describe.skipIf(addon.run === undefined)('kernelsJs.run (built test addon)', () => {
+  const run = addon.run as KernelsJsRun;
   const a = tensorSpec('float32', [2, 3], new Float32Array(6));
 
   it('rejects unknown kernels, ops and dtypes with TypeErrors', () => {

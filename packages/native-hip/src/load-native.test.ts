@@ -5,6 +5,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NativeHipBinding } from './binding.js';
 import { defaultAddonPath, loadNativeHip } from './load-native.js';
+import { loadNativeHipTest, testAddonPath } from './load-test-addon.js';
 import { probeDevices } from './devices.js';
 
 const packageRoot = join(import.meta.dirname, '..');
@@ -73,6 +74,15 @@ describe.skipIf(!hasCompiler)('switchyard_hip.node (built here)', () => {
     expect(() => binding.elementwise('Add', fake, fake, fake, 1)).toThrow(/a must be a DeviceBuffer/);
     expect(() => binding.elementwise('Relu', fake, null, fake, -1)).toThrow(/count must be a non-negative integer/);
   });
+
+  it('leaves the test-only kernelsJs to the test addon built beside it', () => {
+    expect(binding).not.toHaveProperty('kernelsJs');
+    const test = loadNativeHipTest();
+    if (!test.ok) throw new Error(`the test addon did not load: ${test.reason}`);
+    expect(test.path).toBe(join(dirname(loadedPath), 'switchyard_hip_test.node'));
+    expect(typeof test.binding.kernelsJs.run).toBe('function');
+    expect(Object.keys(test.binding).filter((k) => k !== 'kernelsJs').sort()).toEqual(Object.keys(binding).sort());
+  });
 });
 
 describe.runIf(!hasCompiler)('switchyard_hip.node (no GPU compiler here)', () => {
@@ -118,5 +128,13 @@ describe('loadNativeHip', () => {
 
   it('looks for the addon inside the package', () => {
     expect(defaultAddonPath()).toBe(join(packageRoot, 'build', 'Release', 'switchyard_hip.node'));
+  });
+
+  it('looks for the test addon beside the addon, or where SWITCHYARD_HIP_TEST_ADDON says', () => {
+    expect(testAddonPath({})).toBe(join(packageRoot, 'build', 'Release', 'switchyard_hip_test.node'));
+    expect(testAddonPath({ SWITCHYARD_HIP_ADDON: '/x/build-sanitize/Release/switchyard_hip.node' })).toBe('/x/build-sanitize/Release/switchyard_hip_test.node');
+    expect(testAddonPath({ SWITCHYARD_HIP_ADDON: '/x/a.node', SWITCHYARD_HIP_TEST_ADDON: '/y/t.node' })).toBe('/y/t.node');
+    const missing = loadNativeHipTest({ SWITCHYARD_HIP_TEST_ADDON: join(tmpdir(), 'no-such-dir', 'switchyard_hip_test.node') });
+    expect(missing.ok || missing.reason).toMatch(/^the HIP test addon named by the path given does not exist .*build:native/);
   });
 });

@@ -17,7 +17,8 @@ const INSTALL_HIP = 'apt-get install hipcc libamdhip64-dev cmake g++ (or install
 /** The HIP runtime the prebuilt addon links (it bundles none: the machine's ROCm provides it, see its README). */
 export const PREBUILT_HIP_RUNTIME = 'libamdhip64.so.5';
 
-const SPEC: AddonSpec<NativeHipBinding> = {
+/** How the addon is found and explained; the test addon's loader (load-test-addon.ts) starts from it. */
+export const NATIVE_HIP_SPEC: AddonSpec<NativeHipBinding> = {
   packageName: PACKAGE,
   addon: 'switchyard_hip.node',
   from: import.meta.url,
@@ -46,13 +47,13 @@ const SPEC: AddonSpec<NativeHipBinding> = {
 };
 
 export function defaultAddonPath(): string {
-  return addonPathOf(SPEC);
+  return addonPathOf(NATIVE_HIP_SPEC);
 }
 
 /** Loads the addon; the result, success or reason, is data, never an exception. */
 export function loadNativeHip(options: LoadNativeHipOptions = {}): NativeHipLoadResult {
-  return loadAddon(SPEC, options);
+  return loadAddon(NATIVE_HIP_SPEC, options);
 }
 
 /** The default load, done once per process. */
-export const nativeHipBinding: () => NativeHipLoadResult = addonOnce(SPEC);
+export const nativeHipBinding: () => NativeHipLoadResult = addonOnce(NATIVE_HIP_SPEC);

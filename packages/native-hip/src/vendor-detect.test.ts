@@ -2,8 +2,8 @@
  * Build-time detection of the vendor libraries behind the BLAS and DNN seams (CMakeLists.txt,
  * scripts/build-native.mjs): CMake is configured against a fake ROCm prefix holding only
  * rocblas/rocblas.h, miopen/miopen.h and a librocblas.so, and must turn each on (with the library
- * to dlopen first) -- then, reconfigured without it, off again. The addon built here must report
- * what its own build tree found.
+ * to dlopen first, and that library's backend file in the build) -- then, reconfigured without it, or
+ * with a seam set to none, off again. The addon built here must report what its own build tree found.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ interface VendorEntry {
   library: string;
 }
 type VendorReport = Record<string, VendorEntry | string>;
+// Host sources are compiled once, for both addons, by this object library.
+const HOST_OBJECTS = 'switchyard_hip_objects';
 
 const readReport = (buildDir: string): VendorReport => JSON.parse(readFileSync(join(buildDir, 'switchyard_vendor.json'), 'utf8')) as VendorReport;
 const entry = (report: VendorReport, name: string): VendorEntry => {
@@ -35,7 +37,7 @@ const entry = (report: VendorReport, name: string): VendorEntry => {
 };
 /** The host sources' compile flags as the generator wrote them (Ninja or Makefiles). */
 function compileFlags(buildDir: string): string {
-  const candidates = [join(buildDir, 'build.ninja'), join(buildDir, 'CMakeFiles', 'switchyard_hip.dir', 'flags.make')];
+  const candidates = [join(buildDir, 'build.ninja'), join(buildDir, 'CMakeFiles', `${HOST_OBJECTS}.dir`, 'flags.make')];
   return candidates.filter((path) => existsSync(path)).map((path) => readFileSync(path, 'utf8')).join('\n');
 }
 
@@ -43,11 +45,12 @@ describe.skipIf(!hipcc || !cmake)('vendor library detection (cmake configure, AM
   let work: string;
   let fakeRocm: string;
   let buildDir: string;
-  const configure = (env: Record<string, string>) => {
+  const configure = (env: Record<string, string>, backends: { blas?: string; dnn?: string } = {}) => {
     const clean = { ...process.env, SWITCHYARD_ROCM_PATH: '', SWITCHYARD_VENDOR_ROOTS: '', ...env };
+    const seams = [`-DSWITCHYARD_BLAS_BACKEND=${backends.blas ?? 'auto'}`, `-DSWITCHYARD_DNN_BACKEND=${backends.dnn ?? 'auto'}`];
     execFileSync(
       cmake as string,
-      ['-S', packageRoot, '-B', buildDir, '-DSWITCHYARD_GPU_PLATFORM=amd', `-DSWITCHYARD_GPU_COMPILER=${hipcc}`, '-DSWITCHYARD_GPU_ARCHS=gfx90a'],
+      ['-S', packageRoot, '-B', buildDir, '-DSWITCHYARD_GPU_PLATFORM=amd', `-DSWITCHYARD_GPU_COMPILER=${hipcc}`, '-DSWITCHYARD_GPU_ARCHS=gfx90a', ...seams],
       { env: clean, stdio: 'pipe' },
     );
   };
@@ -77,12 +80,22 @@ describe.skipIf(!hipcc || !cmake)('vendor library detection (cmake configure, AM
     expect(flags).toContain(`SWITCHYARD_ROCBLAS_LIBRARY=\\"${join(fakeRocm, 'lib/librocblas.so')}\\"`);
     expect(flags).not.toMatch(/SWITCHYARD_MIOPEN_LIBRARY=/);
     expect(flags).toContain(`-I${join(fakeRocm, 'include')}`);
+    expect(report).toMatchObject({ blasBackend: 'blas/blas_rocblas.cc', dnnBackend: 'dnn/dnn_miopen.cc' });
+
+    // The prefix still there, but the BLAS seam set to none: rocBLAS is not searched, MIOpen still is.
+    configure({ SWITCHYARD_ROCM_PATH: fakeRocm }, { blas: 'none' });
+    report = readReport(buildDir);
+    expect(entry(report, 'ROCBLAS')).toMatchObject({ found: false, include: '' });
+    expect(entry(report, 'MIOPEN')).toMatchObject({ found: true });
+    expect(report).toMatchObject({ blasBackend: 'blas/blas_none.cc', dnnBackend: 'dnn/dnn_miopen.cc' });
+    expect(compileFlags(buildDir)).not.toMatch(/SWITCHYARD_HAVE_ROCBLAS/);
 
     // The same tree, reconfigured without the prefix: the search runs again and finds nothing.
     configure({});
     report = readReport(buildDir);
     expect(entry(report, 'ROCBLAS')).toMatchObject({ found: false, include: '' });
     expect(entry(report, 'MIOPEN')).toMatchObject({ found: false });
+    expect(report).toMatchObject({ blasBackend: 'blas/blas_none.cc', dnnBackend: 'dnn/dnn_none.cc' });
     flags = compileFlags(buildDir);
     expect(flags).not.toMatch(/SWITCHYARD_HAVE_(ROCBLAS|MIOPEN)/);
     expect(flags).not.toContain(fakeRocm);

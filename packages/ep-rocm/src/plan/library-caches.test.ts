@@ -30,7 +30,7 @@ function convChain(convAlgoSearch: 'EXHAUSTIVE' | 'HEURISTIC' | 'DEFAULT' = 'EXH
   return buildPlanDescription(g, p.nodes, p.inputNames, p.outputNames, { deviceId: 0, captureGraph: false, fp16: false, convAlgoSearch });
 }
 
-// dnn_backend.cc ProblemKey's fields: n, c, h, w, k, kh, kw, group, pad_top, pad_left, stride_h, stride_w, dilation_h, dilation_w, output padding h, w.
+// dnn_cudnn.cc ProblemKey's fields: n, c, h, w, k, kh, kw, group, pad_top, pad_left, stride_h, stride_w, dilation_h, dilation_w, output padding h, w.
 const KEY_A = 'fwd|f32|x|1,4,10,10,8,3,3,1,1,1,1,1,1,1,0,0,';
 const KEY_B = 'fwd|f32|x|1,8,10,10,8,3,3,2,1,1,2,2,1,1,0,0,';
 const KEY_C = 'fwd|f32|x|1,8,5,5,4,1,1,1,0,0,1,1,1,1,0,0,';

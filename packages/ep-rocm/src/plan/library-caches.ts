@@ -77,7 +77,7 @@ export function readConvFormCache(dir: string, deviceName: string): ConvFormCach
 }
 
 /**
- * dnn_backend.cc ProblemKey of a Conv / ConvNHWC step (attrs [group, pads t l b r, strides h w,
+ * dnn_cudnn.cc ProblemKey of a Conv / ConvNHWC step (attrs [group, pads t l b r, strides h w,
  * dilations h w, search, ...]; X [n,c,h,w] or [n,h,w,c]; W [k,c/g,kh,kw] or [k,kh,kw,c/g]), or
  * undefined for other steps and for convAlgoSearch DEFAULT (which the cache does not keep).
  */

@@ -2,7 +2,7 @@
  * The device memory one execution plan takes, read from its description before anything is
  * allocated: the plan's own arena (one hipMalloc of `arenaBytes` holding its weights, its inputs and
  * outputs, the intermediates and the step workspaces) and the BLAS workspace its stream's cuBLAS
- * handle gets from the device's default arena (blas_backend.cc: 32 MiB, when a step may call the
+ * handle gets from the device's default arena (blas_cublas.cc: 32 MiB, when a step may call the
  * BLAS library), and the DNN library's workspace as far as the algorithm cache knows the algorithms
  * the convolutions will pick (library-caches.ts). The plan build itself measures what the libraries
  * took (rocm-partition.ts); this is the figure before it.
@@ -10,7 +10,7 @@
 import { convFormProblem, dnnWorkspaceBytes, type ConvAlgoCache, type ConvFormCache } from './library-caches.js';
 import type { PlanBuffer, PlanDescription, PlanStepDescription } from './plan-description.js';
 
-/** blas_backend.cc's kWorkspaceBytes: the workspace every cuBLAS handle (one per plan stream) is given. */
+/** blas_cublas.cc's kWorkspaceBytes: the workspace every cuBLAS handle (one per plan stream) is given. */
 export const CUBLAS_WORKSPACE_BYTES = 32 * 2 ** 20;
 
 export interface PlanFootprint {

@@ -1,4 +1,5 @@
-// Shared harness of the kernel GPU tests (gpu-tests/kernels-*.mjs): loads the built addon, decides
+// Shared harness of the kernel GPU tests (gpu-tests/kernels-*.mjs): loads the built test addon
+// (switchyard_hip_test.node: the addon plus kernelsJs; found as src/load-test-addon.ts finds it), decides
 // whether a device is there (skip otherwise, or fail when SWITCHYARD_GPU_REQUIRED=1), turns number
 // arrays into the typed arrays kernelsJs.run takes and back, and runs one kernel against a reference.
 import assert from 'node:assert/strict';
@@ -10,9 +11,15 @@ import { compare, f16BitsToF32, f32ToF16Bits, roundF16 } from './kernels-referen
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+function testAddonPath(env = process.env) {
+  if (env.SWITCHYARD_HIP_TEST_ADDON) return env.SWITCHYARD_HIP_TEST_ADDON;
+  const addon = env.SWITCHYARD_HIP_ADDON || join(packageRoot, 'build', 'Release', 'switchyard_hip.node');
+  return join(dirname(addon), 'switchyard_hip_test.node');
+}
+
 function loadKernels() {
-  const path = process.env.SWITCHYARD_HIP_ADDON ?? join(packageRoot, 'build', 'Release', 'switchyard_hip.node');
-  if (!existsSync(path)) return { skip: `no addon at ${path} (pnpm --filter @switchyard/native-hip run build:native)` };
+  const path = testAddonPath();
+  if (!existsSync(path)) return { skip: `no test addon at ${path} (pnpm --filter @switchyard/native-hip run build:native builds it beside the addon)` };
   let binding;
   try {
     binding = createRequire(import.meta.url)(path);

@@ -1,5 +1,5 @@
 // Per-environment state of the addon (Node may load it into several worker threads, each with its
-// own env): constructors needed for instanceof checks. Set once in main.cc.
+// own env): constructors needed for instanceof checks. Set once in modules.cc (InitModules).
 #pragma once
 
 #include <napi.h>

@@ -1,6 +1,8 @@
 // The BLAS seam: GEMM on device buffers through the vendor library found at build time -- cuBLAS
 // on NVIDIA, rocBLAS on AMD -- or, when the build found no headers/library, a seam that only
-// reports why (Unavailable()), so the EP can decline the ops that need it with that reason.
+// reports why (Unavailable()), so the EP can decline the ops that need it with that reason. One file
+// per backend (blas_cublas.cc, blas_rocblas.cc, blas_none.cc): CMakeLists.txt compiles the one whose
+// library it found; blas_common.cc is shared by all three.
 //
 // Layout is ROW-MAJOR, as ONNX tensors are: C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C,
 // where op(X) = X or X^T. The row-major problem is handed to the column-major library as

@@ -53,7 +53,7 @@ Status HandleFor(int device, cublasLtHandle_t* out) {
 }
 
 // A prepared problem's descriptors. The library's A is our B and its B our A (row-major C = AB is
-// column-major C^T = B^T A^T, as blas_backend.cc hands it to cublasGemmEx).
+// column-major C^T = B^T A^T, as blas_cublas.cc hands it to cublasGemmEx).
 struct LtGemm {
   cublasLtHandle_t handle = nullptr;
   cublasLtMatmulDesc_t op = nullptr;

@@ -1,7 +1,8 @@
 // The DNN seam: 2-D convolution (with bias, ReLU and residual add fused where the library can),
 // transposed convolution, pooling and batch-norm inference on NCHW device tensors, through cuDNN
-// on NVIDIA (MIOpen on AMD is not written yet) -- or, when the build found no library, a seam
-// that only reports why (Unavailable()).
+// on NVIDIA or MIOpen on AMD -- or, when the build found no library, a seam that only reports why
+// (Unavailable()). One file per backend (dnn_cudnn.cc, dnn_miopen.cc, dnn_none.cc): CMakeLists.txt
+// compiles the one whose library it found.
 //
 // Convolution algorithms are picked per problem by `AlgoSearch` and remembered in memory and in an
 // on-disk cache (AlgoCache), keyed by device arch + library version + problem, so a second process
@@ -99,7 +100,7 @@ Status BatchNormInference(int device, hipStream_t stream, DataType dtype, int n,
 // Plans run the same convolution and pooling every replay: PrepareConv/PreparePool build the
 // library's descriptors, pick the algorithm and size its workspace ONCE (at plan build), and Run
 // only launches. ConvForward/Pool2dForward above stay for one-off callers (dnn_js.cc); a backend
-// without a prepared path gets a fallback that calls them on every Run (see dnn_backend.cc).
+// without a prepared path gets a fallback that calls them on every Run (dnn_prepared_fallback.cc).
 
 // Memory order of x, y (and the residual). kNHWC: x is [n,h,w,c], y [n,oh,ow,k], and the filter
 // [k,kh,kw,c/group] (KRSC) -- the tensor-core layout for float16; Conv2dDesc keeps the logical sizes.
@@ -131,7 +132,7 @@ void ReleaseStream(int device, hipStream_t stream);
 
 // nullptr when the seam works in this build; else why not.
 const char* Unavailable();
-const char* BackendName();  // "cuDNN" | "none"
+const char* BackendName();  // "cuDNN" | "MIOpen" | "none"
 int LibraryVersion();       // e.g. 91400 for cuDNN 9.14.0; 0 when none
 
 // Algorithm-cache counters (for tests and profiling).

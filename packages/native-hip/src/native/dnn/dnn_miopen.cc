@@ -1,6 +1,6 @@
-// The DNN seam on AMD: MIOpen (see dnn.h). Compiled only when CMake found <miopen/miopen.h>
-// (SWITCHYARD_HAVE_MIOPEN); dnn_backend.cc then leaves out its "none" branch and adds the
-// prepared-problem fallback on top of these functions.
+// The DNN seam on AMD: MIOpen (see dnn.h). CMakeLists.txt compiles this file instead of dnn_none.cc
+// only when it found <miopen/miopen.h> (SWITCHYARD_HAVE_MIOPEN), with dnn_prepared_fallback.cc for
+// plans' prepared problems on top of these functions.
 //
 // MIOpen is loaded at run time (dlopen), like rocBLAS: the header is all the build needs, and an
 // addon built with it still loads where MIOpen is missing -- the seam then says why.
@@ -13,8 +13,6 @@
 //                the kernels and records them in MIOpen's find-db, so the ranking that follows is by
 //                measured time; the winner's id goes to the algorithm cache
 // The cache file is keyed by device arch + "miopen<version>", each line by the problem.
-#if !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_MIOPEN) && __has_include(<miopen/miopen.h>)
-
 #include <dlfcn.h>
 #include <miopen/miopen.h>
 
@@ -470,5 +468,3 @@ Status BatchNormInference(int device, hipStream_t stream, DataType dtype, int n,
 }
 
 }  // namespace switchyard::dnn
-
-#endif  // MIOpen found at build time

@@ -1,6 +1,6 @@
 // The kernel library's launch API: plain C++ functions over device pointers, called by execution
-// plans (src/native/plan) and by the JS test entry (kernels_js.cc). Host code built with g++
-// includes this header, so it names only host types and vendor-header types.
+// plans (src/native/plan) and by the test addon's JS entry (test_addon/kernels_js.cc). Host code
+// built with g++ includes this header, so it names only host types and vendor-header types.
 //
 // Conventions shared by every function:
 //   - Tensors are dense and row-major unless a function takes strides. Shapes are `TensorShape`

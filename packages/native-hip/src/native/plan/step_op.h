@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/plan_gpu.h"
+#include "vendor/gpu.h"
 
 namespace switchyard::plan {
 

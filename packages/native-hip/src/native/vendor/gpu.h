@@ -84,6 +84,17 @@
 #define hipEventElapsedTime cudaEventElapsedTime
 #define hipEventDestroy cudaEventDestroy
 
+// Graph capture (plans: a prepared run is captured once and replayed)
+#define hipGraph_t cudaGraph_t
+#define hipGraphExec_t cudaGraphExec_t
+#define hipStreamBeginCapture cudaStreamBeginCapture
+#define hipStreamEndCapture cudaStreamEndCapture
+#define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define hipGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#define hipGraphLaunch cudaGraphLaunch
+#define hipGraphExecDestroy cudaGraphExecDestroy
+#define hipGraphDestroy cudaGraphDestroy
+
 // Pinned host memory (hipHostMalloc and cudaHostAlloc take the same arguments)
 #define hipHostMalloc cudaHostAlloc
 #define hipHostMallocDefault cudaHostAllocDefault

@@ -1,5 +1,5 @@
-// The DNN seam's backend, chosen at build time (see dnn.h). CMake defines SWITCHYARD_HAVE_CUDNN only
-// when it found libcudnn to link; __has_include guards against a define without the header.
+// The DNN seam on NVIDIA: cuDNN (see dnn.h). CMakeLists.txt compiles this file instead of
+// dnn_none.cc only when it found <cudnn.h> and libcudnn to link (SWITCHYARD_HAVE_CUDNN).
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,8 +12,6 @@
 #include "dnn.h"
 #include "runtime/stream_handles.h"
 
-#if defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_CUDNN) && __has_include(<cudnn.h>)
-#define SWITCHYARD_DNN_CUDNN 1
 // Pooling, activation and batch-norm inference are "legacy" (deprecated) in cuDNN 9 but present;
 // the graph API would be far more code for the same kernels.
 #define CUDNN_NO_DEPRECATED_WARNINGS 1
@@ -21,13 +19,8 @@
 
 #include "runtime/device_arena.h"
 #include "runtime/runtime.h"
-#elif !defined(SWITCHYARD_GPU_NVIDIA) && defined(SWITCHYARD_HAVE_MIOPEN) && __has_include(<miopen/miopen.h>)
-#define SWITCHYARD_DNN_MIOPEN 1  // the backend is dnn_miopen.cc; this file adds only the prepared fallback
-#endif
 
 namespace switchyard::dnn {
-
-#if defined(SWITCHYARD_DNN_CUDNN)
 
 namespace {
 
@@ -558,77 +551,5 @@ Status PreparePool(int device, hipStream_t stream, const Pool2dDesc& d, TensorLa
   *out = std::move(pool);
   return Status{};
 }
-
-#elif !defined(SWITCHYARD_DNN_MIOPEN)  // no vendor DNN library in this build
-
-namespace {
-#if defined(SWITCHYARD_GPU_NVIDIA)
-const char* const kMissing = "built without <cudnn.h> headers (or libcudnn): install cuDNN and rebuild";
-#elif defined(SWITCHYARD_HAVE_MIOPEN) && __has_include(<miopen/miopen.h>)
-const char* const kMissing = "MIOpen was found, but this build's MIOpen backend is not written yet";
-#else
-const char* const kMissing = "built without <miopen/miopen.h> headers (or libMIOpen): install MIOpen and rebuild";
-#endif
-Status Missing() { return Status{false, kMissing, true}; }
-}  // namespace
-
-const char* Unavailable() { return kMissing; }
-const char* BackendName() { return "none"; }
-void ReleaseStream(int, hipStream_t) {}
-int LibraryVersion() { return 0; }
-Status ConvForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) { return Missing(); }
-Status ConvTransposeForward(int, hipStream_t, const Conv2dDesc&, const ConvArgs&, const ConvOptions&) { return Missing(); }
-Status Pool2dForward(int, hipStream_t, const Pool2dDesc&, const void*, void*) { return Missing(); }
-Status BatchNormInference(int, hipStream_t, DataType, int, int, int64_t, const void*, const void*, const void*, const void*,
-                          const void*, double, void*) {
-  return Missing();
-}
-
-#endif
-
-#if !defined(SWITCHYARD_DNN_CUDNN)
-// No prepared path in this backend: prepared problems call the one-off functions on every run (NCHW
-// only), so a backend written against the free functions (MIOpen) serves plans unchanged.
-namespace {
-class OneOffConv final : public PreparedConv {
- public:
-  OneOffConv(int device, hipStream_t stream, const Conv2dDesc& d, const ConvOptions& options)
-      : device_(device), stream_(stream), d_(d), options_(options) {}
-  Status Run(const ConvArgs& args) override { return ConvForward(device_, stream_, d_, args, options_); }
-
- private:
-  int device_;
-  hipStream_t stream_;
-  Conv2dDesc d_;
-  ConvOptions options_;
-};
-
-class OneOffPool final : public PreparedPool {
- public:
-  OneOffPool(int device, hipStream_t stream, const Pool2dDesc& d) : device_(device), stream_(stream), d_(d) {}
-  Status Run(const void* x, void* y) override { return Pool2dForward(device_, stream_, d_, x, y); }
-
- private:
-  int device_;
-  hipStream_t stream_;
-  Pool2dDesc d_;
-};
-}  // namespace
-
-Status PrepareConv(int device, hipStream_t stream, const Conv2dDesc& d, TensorLayout layout, const ConvArgs&,
-                   const ConvOptions& options, std::unique_ptr<PreparedConv>* out) {
-  if (Unavailable() != nullptr) return Status{false, Unavailable(), true};
-  if (layout != TensorLayout::kNCHW) return Status{false, std::string(BackendName()) + " backend: NCHW convolution only", true};
-  *out = std::make_unique<OneOffConv>(device, stream, d, options);
-  return Status{};
-}
-
-Status PreparePool(int device, hipStream_t stream, const Pool2dDesc& d, TensorLayout layout, std::unique_ptr<PreparedPool>* out) {
-  if (Unavailable() != nullptr) return Status{false, Unavailable(), true};
-  if (layout != TensorLayout::kNCHW) return Status{false, std::string(BackendName()) + " backend: NCHW pooling only", true};
-  *out = std::make_unique<OneOffPool>(device, stream, d);
-  return Status{};
-}
-#endif
 
 }  // namespace switchyard::dnn

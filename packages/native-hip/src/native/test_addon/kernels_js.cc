@@ -1,6 +1,7 @@
 // kernelsJs: a test entry into the kernel library (kernels/launch.h), so every launcher can be
 // checked against a JavaScript reference on a GPU host (gpu-tests/kernels-*.mjs). Not a production
-// path: it allocates, uploads, launches, waits and downloads per call.
+// path: it allocates, uploads, launches, waits and downloads per call, and lives only in the test
+// addon, switchyard_hip_test.node (test_addon/main.cc).
 //
 // [sync] kernelsJs.run(name, spec) -> { outputs: (TypedArray | null)[], ms }
 //   spec.inputs:  ({ data: TypedArray, dims: number[], dtype: string } | null)[]
