@@ -48,6 +48,8 @@ export class CpuExecutionProvider implements ExecutionProvider {
   readonly native: NativeRuntime | undefined;
   /** Recycled host memory for large outputs (ExecutionProvider.hostBuffer); absent without the addon or with recycleOutputs: false. */
   readonly hostBuffer?: (bytes: number, zeroed: boolean) => ArrayBuffer | undefined;
+  /** Takes a hostBuffer back before it is collected (ExecutionProvider.releaseHostBuffer); with hostBuffer. */
+  readonly releaseHostBuffer?: (buffer: ArrayBuffer) => boolean;
 
   constructor(options: CpuProviderOptions = {}) {
     this.options = options;
@@ -60,7 +62,11 @@ export class CpuExecutionProvider implements ExecutionProvider {
       const info = native.binding.runtimeInfo();
       this.native = { onednnVersion: info.onednnVersion, cpuIsa: info.cpuIsa, channelBlock: native.binding.preferredChannelBlock?.() ?? 0 };
       const hostBuffer = native.binding.hostBuffer;
-      if (hostBuffer && options.recycleOutputs !== false) this.hostBuffer = (bytes, zeroed) => hostBuffer(bytes, zeroed);
+      if (hostBuffer && options.recycleOutputs !== false) {
+        this.hostBuffer = (bytes, zeroed) => hostBuffer(bytes, zeroed);
+        const release = native.binding.releaseHostBuffer;
+        if (release) this.releaseHostBuffer = (buffer) => release(buffer);
+      }
     }
   }
 

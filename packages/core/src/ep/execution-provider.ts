@@ -91,6 +91,15 @@ export interface ExecutionProvider {
    */
   hostBuffer?(bytes: number, zeroed: boolean): ArrayBuffer | undefined;
   /**
+   * Takes back a buffer `hostBuffer` gave, before it is collected: the session calls it for a run's
+   * intermediate values once their last reader has run and no other value of the run shares the buffer,
+   * so the next output of the same run can reuse the memory (a model with no arena slots for its values,
+   * such as one with data-dependent shapes, then peaks at what one run holds live rather than at
+   * everything it allocated). The EP detaches the buffer and returns true, or does nothing and returns
+   * false. Offered together with `hostBuffer`, by the same EP.
+   */
+  releaseHostBuffer?(buffer: ArrayBuffer): boolean;
+  /**
    * What this EP's share needs in memory, when its plans know it (session.memoryPlan). Called after
    * partitioning, never during a run; it must be cheap and must not allocate device memory.
    */

@@ -14,6 +14,7 @@ import type { ExecutionPlan, KernelStep } from './execution-plan.js';
 import type { Profiler } from './profiler.js';
 import type { PhaseClock } from './timings.js';
 import { NodeRunContext, type ArenaViews, type OutputLayout, type RunOutputs, type SubgraphRunner } from './run-context.js';
+import { PooledBuffers } from './pooled-buffers.js';
 import { StepKind, programOf, type RunProgram } from './run-program.js';
 import { MemoRole, type MemoRun } from './shape-memo.js';
 
@@ -34,6 +35,8 @@ export interface RunEnvironment {
   maxTensorBytes: number;
   /** Recycled host memory for large outputs outside the arena (ExecutionProvider.hostBuffer). */
   hostBuffer?: (bytes: number, zeroed: boolean) => ArrayBuffer | undefined;
+  /** Takes a hostBuffer back early (ExecutionProvider.releaseHostBuffer). */
+  releaseHostBuffer?: (buffer: ArrayBuffer) => boolean;
   /** Set for a timed run: step times of the main graph are added to it. */
   phases?: PhaseClock;
 }
@@ -98,7 +101,18 @@ class PlanRun implements SubgraphRunner, RunOutputs {
     this.layout = program.layout;
     this.views = viewsOf(arena, program);
     this.maxTensorBytes = env.maxTensorBytes;
-    this.hostBuffer = env.hostBuffer;
+    // With an EP that takes buffers back early, the run tracks which of its values hold them.
+    this.hostBuffer = env.hostBuffer && env.releaseHostBuffer ? this.trackedHostBuffer : env.hostBuffer;
+  }
+
+  /** The run's buffers from the EP's host pool, made at the first one (see PooledBuffers). */
+  pooled: PooledBuffers | undefined = undefined;
+
+  /** hostBuffer for a run whose EP takes buffers back: records each buffer it hands out. */
+  trackedHostBuffer(bytes: number, zeroed: boolean): ArrayBuffer | undefined {
+    const buffer = this.env.hostBuffer!(bytes, zeroed);
+    if (buffer) (this.pooled ??= new PooledBuffers(this.env.releaseHostBuffer!)).handedOut(buffer);
+    return buffer;
   }
 
   read(slot: number): RuntimeValue | undefined {
@@ -133,6 +147,7 @@ class PlanRun implements SubgraphRunner, RunOutputs {
       const v = values[s];
       // Feeds belong to the caller (a bound device tensor stays valid after the run).
       if (v instanceof Tensor && v.location !== 'cpu' && !this.feeds.has(this.program.names[s])) v.dispose();
+      else if (this.pooled) this.pooled.freed(v);
       values[s] = undefined;
     }
   }
@@ -176,7 +191,11 @@ export async function executePlan(
           // Most kernels finish synchronously: awaiting only real promises keeps per-node overhead low.
           const pending = runKernel(i, run, started);
           if (pending) await pending;
-          if (role !== MemoRole.None) memo!.ran(i, outputsOf(i, run), arena);
+          if (role !== MemoRole.None) {
+            const outs = outputsOf(i, run);
+            if (run.pooled) for (const v of outs) run.pooled.escaped(v); // kept by the memo for later runs
+            memo!.ran(i, outs, arena);
+          }
         }
       } else if (kind === StepKind.Copy) {
         const step = plan.steps[i] as CopyStep;
@@ -246,6 +265,7 @@ async function runCopy(step: CopyStep, index: number, run: PlanRun): Promise<voi
   if (!(v instanceof Tensor)) {
     throw new SwitchyardError('RUNTIME', `cannot copy '${step.source}' from ${step.from} to ${step.to}: only tensors cross devices`);
   }
+  run.pooled?.escaped(v); // a device copy may still read it after the promise settles
   const copy = step.to === 'cpu' ? step.ep.copyToHost?.(v) : step.ep.copyToDevice?.(v);
   if (!copy) throw new SwitchyardError('EP_FAILED', `${step.ep.name} cannot copy tensors ${step.to === 'cpu' ? 'to the host' : 'to its device'}`);
   run.values[io[bounds[3 * index + 1]]] = await copy;
@@ -259,6 +279,7 @@ async function runFused(step: KernelStep, index: number, run: PlanRun, started: 
   for (let k = 0; k < inputs.length; k++) {
     const v = run.read(io[first + k]);
     if (v === undefined) throw new SwitchyardError('RUNTIME', `partition '${unit.name}': input '${names[io[first + k]]}' is not available`);
+    run.pooled?.escaped(v); // a compiled partition may hold its inputs
     inputs[k] = v;
   }
   let outs: RuntimeValue[];
@@ -318,9 +339,13 @@ function finishKernel(index: number, ctx: NodeRunContext, outs: RuntimeValue[], 
   }
   const arena = run.arena;
   const values = run.values;
+  const pooled = run.pooled;
   for (let k = 0; k < declared; k++) {
     const s = io[first + k];
-    if (s >= 0) values[s] = arena ? detachFromArena(outs[k], arena, ctx.arenaOutput(k)) : outs[k];
+    if (s < 0) continue;
+    const v = arena ? detachFromArena(outs[k], arena, ctx.arenaOutput(k)) : outs[k];
+    values[s] = v;
+    pooled?.stored(v);
   }
   const profiler = run.env.profiler;
   if (profiler) {

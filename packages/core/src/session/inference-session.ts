@@ -306,6 +306,7 @@ export class InferenceSession {
     const host = this.#providers.find((p) => typeof p.hostBuffer === 'function');
     return {
       hostBuffer: host ? (bytes, zeroed) => host.hostBuffer!(bytes, zeroed) : undefined,
+      releaseHostBuffer: host?.releaseHostBuffer ? (buffer) => host.releaseHostBuffer!(buffer) : undefined,
       threads: this.#threads,
       profiler: this.#profiler,
       // Layouts differ in size between bindings of symbolic dims: a pooled arena must be big enough.

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -34,10 +35,16 @@ void AdjustExternal(napi_env env, int64_t delta) {
 // V8's uncounting). Between those two moments the count sits below the truth by the collected
 // buffers' bytes; so that it can never go below zero, every block the pool owns, live or idle, is
 // counted once for as long as the pool owns it: memory the pool holds is external memory, and that
-// count changes only when the pool grows or shrinks, not with every run.
+// count changes only when the pool grows or shrinks, not with every run. releaseHostBuffer detaches a
+// buffer, which V8 uncounts like a collection; its finalizer then counts it back and nothing more.
+struct Ticket;
+
 struct EnvPool {
   napi_env env = nullptr;
-  std::unordered_map<size_t, std::vector<void*>> idle;
+  // Idle blocks by size (ordered: a request takes the smallest that fits, see Take).
+  std::map<size_t, std::vector<void*>> idle;
+  // The ticket of each live buffer by its block, for releaseHostBuffer.
+  std::unordered_map<void*, Ticket*> live;
   size_t pooledBytes = 0;
   size_t liveBytes = 0;
   double reused = 0;
@@ -75,19 +82,24 @@ EnvPool* PoolFor(napi_env env) {
   return currentPool;
 }
 
-void* Take(EnvPool* pool, size_t cls) {
-  auto it = pool->idle.find(cls);
-  if (it != pool->idle.end() && !it->second.empty()) {
+// A block of at least `cls` bytes (*blockBytes says how many): the smallest idle one up to twice the
+// request, so that a run's values of differing sizes share blocks as their lifetimes allow (exact sizes
+// alone left most blocks of a segmentation model's first run idle), else a new one.
+void* Take(EnvPool* pool, size_t cls, size_t* blockBytes) {
+  for (auto it = pool->idle.lower_bound(cls); it != pool->idle.end() && it->first <= 2 * cls; ++it) {
+    if (it->second.empty()) continue;
     void* block = it->second.back();
     it->second.pop_back();
-    pool->pooledBytes -= cls;
+    pool->pooledBytes -= it->first;
     pool->reused++;
+    *blockBytes = it->first;
     return block;
   }
   void* block = nullptr;
   if (posix_memalign(&block, 64, cls) != 0) return nullptr;
   AdjustExternal(pool->env, static_cast<int64_t>(cls));
   pool->allocated++;
+  *blockBytes = cls;
   return block;
 }
 
@@ -102,24 +114,29 @@ void Return(EnvPool* pool, void* block, size_t cls) {
   AdjustExternal(pool->env, -static_cast<int64_t>(cls));
 }
 
-// What a buffer's finalizer needs: its pool and its exact byte length.
+// What a buffer's finalizer needs: its pool and its exact byte length; `released` once
+// releaseHostBuffer gave the block back (the finalizer then leaves the block alone: it may serve
+// another buffer by now).
 struct Ticket {
   EnvPool* pool;
   size_t bytes;
+  size_t blockBytes;  // the block's own size (a request may take a larger idle block)
+  bool released = false;
 };
 
 void Finalize(napi_env env, void* data, void* hint) {
   auto* ticket = static_cast<Ticket*>(hint);
   EnvPool* pool = ticket->pool;
   const size_t bytes = ticket->bytes;
+  const size_t cls = ticket->blockBytes;
+  const bool released = ticket->released;
   delete ticket;
-  const size_t cls = SizeClass(bytes);
-  pool->liveBytes -= cls;
-  if (pool->closed) {
-    std::free(data);
-  } else {
-    AdjustExternal(env, static_cast<int64_t>(bytes));  // V8 uncounted the buffer's bytes: count them back
-    Return(pool, data, cls);
+  if (!pool->closed) AdjustExternal(env, static_cast<int64_t>(bytes));  // V8 uncounted the buffer's bytes: count them back
+  if (!released) {
+    pool->liveBytes -= cls;
+    pool->live.erase(data);
+    if (pool->closed) std::free(data);
+    else Return(pool, data, cls);
   }
   Unref(pool);
 }
@@ -135,13 +152,13 @@ Napi::Value HostBufferJs(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   const size_t bytes = static_cast<size_t>(requested);
-  const size_t cls = SizeClass(bytes);
   EnvPool* pool = PoolFor(env);
-  void* block = Take(pool, cls);
+  size_t cls = 0;
+  void* block = Take(pool, SizeClass(bytes), &cls);
   if (block == nullptr) return env.Undefined();
   // Kernels expect fresh outputs to read as zeros, as a new ArrayBuffer does.
   if (info[1].As<Napi::Boolean>().Value()) std::memset(block, 0, bytes);
-  auto* ticket = new Ticket{pool, bytes};
+  auto* ticket = new Ticket{pool, bytes, cls};
   napi_value buffer;
   if (napi_create_external_arraybuffer(env, block, bytes, Finalize, ticket, &buffer) != napi_ok) {
     // A runtime with a V8 sandbox refuses external buffers: clear the pending error, keep the block.
@@ -152,9 +169,34 @@ Napi::Value HostBufferJs(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   pool->liveBytes += cls;
+  pool->live[block] = ticket;
   pool->refs++;
   AdjustExternal(env, -static_cast<int64_t>(bytes));  // counted already, as a block the pool owns
   return Napi::Value(env, buffer);
+}
+
+Napi::Value ReleaseHostBufferJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArrayBuffer()) ThrowArgument(env, "releaseHostBuffer", "buffer must be an ArrayBuffer");
+  EnvPool* pool = currentPool;
+  void* data = nullptr;
+  size_t length = 0;
+  napi_value buffer = info[0];
+  if (pool == nullptr || napi_get_arraybuffer_info(env, buffer, &data, &length) != napi_ok) return Napi::Boolean::New(env, false);
+  auto it = pool->live.find(data);
+  if (it == pool->live.end() || it->second->bytes != length) return Napi::Boolean::New(env, false);
+  // Detached first: a view someone still holds then reads nothing rather than the block's next user.
+  if (napi_detach_arraybuffer(env, buffer) != napi_ok) {
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+    return Napi::Boolean::New(env, false);
+  }
+  Ticket* ticket = it->second;
+  pool->live.erase(it);
+  ticket->released = true;
+  pool->liveBytes -= ticket->blockBytes;
+  Return(pool, data, ticket->blockBytes);
+  return Napi::Boolean::New(env, true);
 }
 
 Napi::Value HostBufferStatsJs(const Napi::CallbackInfo& info) {

@@ -19,6 +19,13 @@ namespace switchyard {
 // throws INVALID_ARGUMENT.
 Napi::Value HostBufferJs(const Napi::CallbackInfo& info);
 
+// [sync] releaseHostBuffer(buffer: ArrayBuffer): boolean. Gives a live buffer's block back to the
+// pool now, for the next hostBuffer call, and detaches `buffer` (its views then read as empty). For a
+// run's intermediate values, which the executor knows no one else holds once their last reader ran:
+// otherwise a block waits for the collector. False (nothing done) for a buffer this pool did not hand
+// out, one already released, or one that cannot be detached; a non-ArrayBuffer throws INVALID_ARGUMENT.
+Napi::Value ReleaseHostBufferJs(const Napi::CallbackInfo& info);
+
 // [sync] hostBufferStats(): {pooledBytes, liveBytes, reused, allocated} of this thread's pool, for
 // tests and diagnostics.
 Napi::Value HostBufferStatsJs(const Napi::CallbackInfo& info);

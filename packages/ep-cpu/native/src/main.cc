@@ -46,6 +46,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   switchyard::DefaultThreads();  // capture OpenMP's default before any ThreadScope runs
   switchyard::SetExceptionTranslator(switchyard::TranslateOneDnnError);
   exports.Set("hostBuffer", Napi::Function::New<switchyard::HostBufferJs>(env, "hostBuffer"));
+  exports.Set("releaseHostBuffer", Napi::Function::New<switchyard::ReleaseHostBufferJs>(env, "releaseHostBuffer"));
   exports.Set("hostBufferStats", Napi::Function::New<switchyard::HostBufferStatsJs>(env, "hostBufferStats"));
   exports.Set("ConvPrimitive", switchyard::ConvPrimitive::Define(env));
   exports.Set("ConvDwPrimitive", switchyard::ConvDwPrimitive::Define(env));

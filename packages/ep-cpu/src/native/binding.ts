@@ -837,6 +837,12 @@ export interface NativeBinding {
    * runtime forbids external buffers.
    */
   hostBuffer?(bytes: number, zeroed: boolean): ArrayBuffer | undefined;
+  /**
+   * [sync] Gives a live hostBuffer's block back to the pool now and detaches `buffer`: for a run's
+   * intermediate values once their last reader ran. False for a buffer the pool did not hand out or
+   * already took back.
+   */
+  releaseHostBuffer?(buffer: ArrayBuffer): boolean;
   /** [sync] The pool's counters, for tests and diagnostics. */
   hostBufferStats?(): { pooledBytes: number; liveBytes: number; reused: number; allocated: number };
 }

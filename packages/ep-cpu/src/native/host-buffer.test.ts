@@ -62,6 +62,71 @@ describe.skipIf(!binding)('hostBuffer', () => {
   });
 });
 
+describe.skipIf(!binding?.releaseHostBuffer)('releaseHostBuffer', () => {
+  const release = (buffer: unknown) => binding!.releaseHostBuffer!(buffer as ArrayBuffer);
+
+  it('takes a live buffer back at once, detaches it, and serves its block to the next request', async () => {
+    const size = 5 * 65_536 + 40; // a size class no other test uses
+    const buffer = hostBuffer(size, false)!;
+    const view = new Float32Array(buffer);
+    view.fill(9);
+    const before = stats();
+    expect(release(buffer)).toBe(true);
+    expect(buffer.byteLength).toBe(0); // detached: the old view can no longer reach the block
+    expect(view.length).toBe(0);
+    expect(stats().pooledBytes).toBeGreaterThan(before.pooledBytes);
+    expect(stats().liveBytes).toBeLessThan(before.liveBytes);
+    expect(release(buffer)).toBe(false); // already back
+    const next = new Float32Array(hostBuffer(size, true)!);
+    expect(stats().reused).toBe(before.reused + 1);
+    expect(next.every((v) => v === 0)).toBe(true);
+    // The released buffer's finalizer, when it runs, must not give the block back a second time (a
+    // second buffer would then share `next`'s memory).
+    await collectUntil(() => false, 5);
+    next.fill(3);
+    const other = new Float32Array(hostBuffer(size, false)!);
+    other.fill(4);
+    expect(next.every((v) => v === 3)).toBe(true);
+  });
+
+  it('serves a smaller request from a released larger block', () => {
+    const big = hostBuffer(7 * 65_536, false)!;
+    expect(release(big)).toBe(true);
+    const reused = stats().reused;
+    const smaller = hostBuffer(6 * 65_536 + 100, true)!;
+    expect(smaller.byteLength).toBe(6 * 65_536 + 100);
+    expect(stats().reused).toBe(reused + 1);
+    expect(new Uint8Array(smaller).every((v) => v === 0)).toBe(true);
+  });
+
+  it('refuses buffers it did not hand out, and non-buffers with a coded error', () => {
+    expect(release(new ArrayBuffer(65_536))).toBe(false);
+    expect(() => release(new Float32Array(4))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/buffer must be an ArrayBuffer/) }));
+  });
+});
+
+describe.skipIf(!binding?.releaseHostBuffer)('a session without arena slots', () => {
+  // Symbolic rows, no memory pattern: every 256 KiB value comes from the pool. A chain of 12 ops holds
+  // two values at a time, so with early release the run takes a few blocks, not one per value.
+  const chain = () =>
+    buildModel({
+      inputs: [['X', 'float32', ['rows', 256]]],
+      outputs: [['Y', 'float32', ['rows', 256]]],
+      nodes: Array.from({ length: 12 }, (_, i) => ({ op: i % 2 ? 'Neg' : 'Relu', inputs: [i === 0 ? 'X' : `v${i}`], outputs: [i === 11 ? 'Y' : `v${i + 1}`] })),
+    });
+
+  it('reuses the blocks of values no later node reads within the same run', async () => {
+    const session = await InferenceSession.fromModel(chain(), { executionProviders: [new CpuExecutionProvider()], enableMemPattern: false, graphOptimizationLevel: 'disabled' });
+    const x = new Float32Array(256 * 256).map((_, i) => (i % 5) - 2);
+    const reused = stats().reused;
+    const y = (await session.run({ X: new Tensor('float32', x, [256, 256]) })).Y as Tensor<'float32'>;
+    // Relu then Neg, six times: -relu(x) after the first pair, 0 from then on (relu of a value <= 0).
+    expect(y.data.every((v) => v === 0)).toBe(true);
+    expect(stats().reused - reused).toBeGreaterThanOrEqual(8);
+    await session.release();
+  });
+});
+
 describe.skipIf(!binding)('a session with recycled outputs', () => {
   // Y = X + 1 over 256 x 256 floats: a 256 KiB graph output, above the pooling threshold.
   const model = () =>

@@ -141,4 +141,5 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   runtimeInfo: { kind: 'function', args: () => [] },
   hostBuffer: { kind: 'function', args: () => [65_536, true] },
   hostBufferStats: { kind: 'function', args: () => [] },
+  releaseHostBuffer: { kind: 'function', args: () => [new ArrayBuffer(16)] },
 };
