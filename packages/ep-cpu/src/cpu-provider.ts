@@ -50,6 +50,8 @@ export class CpuExecutionProvider implements ExecutionProvider {
   readonly hostBuffer?: (bytes: number, zeroed: boolean) => ArrayBuffer | undefined;
   /** Takes a hostBuffer back before it is collected (ExecutionProvider.releaseHostBuffer); with hostBuffer. */
   readonly releaseHostBuffer?: (buffer: ArrayBuffer) => boolean;
+  /** Frees the pool's idle memory (ExecutionProvider.trimHostBuffers); with hostBuffer. */
+  readonly trimHostBuffers?: () => void;
 
   constructor(options: CpuProviderOptions = {}) {
     this.options = options;
@@ -66,6 +68,8 @@ export class CpuExecutionProvider implements ExecutionProvider {
         this.hostBuffer = (bytes, zeroed) => hostBuffer(bytes, zeroed);
         const release = native.binding.releaseHostBuffer;
         if (release) this.releaseHostBuffer = (buffer) => release(buffer);
+        const trim = native.binding.trimHostBuffers;
+        if (trim) this.trimHostBuffers = () => trim();
       }
     }
   }

@@ -100,6 +100,12 @@ export interface ExecutionProvider {
    */
   releaseHostBuffer?(buffer: ArrayBuffer): boolean;
   /**
+   * Frees the idle memory `hostBuffer` keeps for reuse. The session calls it when a model whose value
+   * sizes only a run could tell gets arena slots for them (after its first run at new input sizes): the
+   * blocks that run took one by one would otherwise sit idle beside the new arena.
+   */
+  trimHostBuffers?(): void;
+  /**
    * What this EP's share needs in memory, when its plans know it (session.memoryPlan). Called after
    * partitioning, never during a run; it must be cheap and must not allocate device memory.
    */

@@ -92,20 +92,22 @@ export class DynamicArenas {
 
   /**
    * After a run of `plan`: when it was an observing layout and its runs recorded sizes, the layout
-   * for its symbol sizes is planned again with them (once: the new one observes no more).
+   * for its symbol sizes is planned again with them (once: the new one observes no more). True when
+   * that happened: the values the observing run allocated one by one have slots from now on.
    */
-  observed(plan: ExecutionPlan): void {
-    if (!plan.observeSizes) return;
+  observed(plan: ExecutionPlan): boolean {
+    if (!plan.observeSizes) return false;
     const of = this.#observing.get(plan);
-    if (!of || this.#layouts.get(of.key) !== plan) return;
+    if (!of || this.#layouts.get(of.key) !== plan) return false;
     const program = programOf(plan);
     const observed = program.layout.observed;
-    if (!observed) return;
+    if (!observed) return false;
     const bytes = new Map<string, number>();
     for (let p = 0; p < observed.length; p++) if (observed[p] >= 0 && program.io[p] >= 0) bytes.set(program.names[program.io[p]], observed[p]);
-    if (bytes.size === 0) return;
+    if (bytes.size === 0) return false;
     this.#observing.delete(plan);
     this.#layouts.set(of.key, this.#layOut(of.bindings, bytes));
+    return true;
   }
 
   #layOut(bindings: ReadonlyMap<string, number>, observedBytes?: ReadonlyMap<string, number>): ExecutionPlan {

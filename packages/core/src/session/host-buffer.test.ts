@@ -96,7 +96,7 @@ describe('ExecutionProvider.releaseHostBuffer', () => {
     const provider: ExecutionProvider = {
       ...base,
       kernels: [
-        ...base.kernels,
+        ...base.kernels!,
         defineKernel({ ep: 'hosttest', domain: '', opType: 'Identity', sinceVersion: 1, typeConstraints: { T: ['float32'] }, create: () => ({ run: (ctx) => [ctx.input(0)] }) }),
       ],
       hostBuffer(bytes, zeroed) {
@@ -129,7 +129,7 @@ describe('ExecutionProvider.releaseHostBuffer', () => {
     // `b` is still held by `out2`.
     expect(given).toHaveLength(4);
     expect(released).toEqual([given[0], given[2]]);
-    expect((first.out2 as Tensor).data.buffer).toBe(given[1]);
+    expect((first.out2 as Tensor<'float32'>).data.buffer).toBe(given[1]);
     const kept = [Array.from((first.out1 as Tensor<'float32'>).data), Array.from((first.out2 as Tensor<'float32'>).data)];
     for (const [k, v] of kept[0].entries()) expect(v).toBeCloseTo(out1[k], 6);
     expect(kept[1]).toEqual(b);

@@ -265,7 +265,7 @@ export class InferenceSession {
     const started = performance.now();
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const outputs = await executePlan(plan, values, stop ? this.#stoppableEnvironment(stop) : this.#env);
-    if (plan.observeSizes) this.#dynamicArenas?.observed(plan);
+    if (plan.observeSizes && this.#dynamicArenas?.observed(plan)) this.#trimHostBuffers();
     const ended = performance.now();
     this.#profiler?.mark(`run${options.tag ? ' ' + options.tag : ''}`, started, ended);
     this.#log.log(0, `run took ${(ended - started).toFixed(3)} ms`, severity, options.tag);
@@ -291,13 +291,18 @@ export class InferenceSession {
     const plan = this.#dynamicArenas?.planFor(values) ?? this.#plan;
     const phases = { execMs: 0, copyMs: 0, copies: 0 };
     const outputs = await executePlan(plan, values, { ...this.#env, phases });
-    if (plan.observeSizes) this.#dynamicArenas?.observed(plan);
+    if (plan.observeSizes && this.#dynamicArenas?.observed(plan)) this.#trimHostBuffers();
     const ended = performance.now();
     this.#profiler?.mark('run', started, ended);
     const result: ReturnType = {};
     this.outputNames.forEach((name, i) => (result[name] = outputs[i]));
     const totalMs = ended - started;
     return { outputs: result, timings: { totalMs, ...phases, otherMs: Math.max(0, totalMs - phases.execMs - phases.copyMs) } };
+  }
+
+  /** The host pool's idle blocks go (ExecutionProvider.trimHostBuffers): the values that took them have arena slots now. */
+  #trimHostBuffers(): void {
+    this.#providers.find((p) => typeof p.hostBuffer === 'function')?.trimHostBuffers?.();
   }
 
   /** What every run of this session shares: made once, so a run allocates no closures for it. */

@@ -199,6 +199,19 @@ Napi::Value ReleaseHostBufferJs(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(env, true);
 }
 
+Napi::Value TrimHostBuffersJs(const Napi::CallbackInfo& info) {
+  EnvPool* pool = currentPool;
+  if (pool != nullptr) {
+    for (auto& [cls, blocks] : pool->idle) {
+      for (void* block : blocks) std::free(block);
+      AdjustExternal(pool->env, -static_cast<int64_t>(cls * blocks.size()));
+    }
+    pool->idle.clear();
+    pool->pooledBytes = 0;
+  }
+  return info.Env().Undefined();
+}
+
 Napi::Value HostBufferStatsJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const EnvPool* pool = currentPool;

@@ -26,6 +26,9 @@ Napi::Value HostBufferJs(const Napi::CallbackInfo& info);
 // out, one already released, or one that cannot be detached; a non-ArrayBuffer throws INVALID_ARGUMENT.
 Napi::Value ReleaseHostBufferJs(const Napi::CallbackInfo& info);
 
+// [sync] trimHostBuffers(): frees this thread's idle blocks (live buffers are untouched).
+Napi::Value TrimHostBuffersJs(const Napi::CallbackInfo& info);
+
 // [sync] hostBufferStats(): {pooledBytes, liveBytes, reused, allocated} of this thread's pool, for
 // tests and diagnostics.
 Napi::Value HostBufferStatsJs(const Napi::CallbackInfo& info);

@@ -47,6 +47,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   switchyard::SetExceptionTranslator(switchyard::TranslateOneDnnError);
   exports.Set("hostBuffer", Napi::Function::New<switchyard::HostBufferJs>(env, "hostBuffer"));
   exports.Set("releaseHostBuffer", Napi::Function::New<switchyard::ReleaseHostBufferJs>(env, "releaseHostBuffer"));
+  exports.Set("trimHostBuffers", Napi::Function::New<switchyard::TrimHostBuffersJs>(env, "trimHostBuffers"));
   exports.Set("hostBufferStats", Napi::Function::New<switchyard::HostBufferStatsJs>(env, "hostBufferStats"));
   exports.Set("ConvPrimitive", switchyard::ConvPrimitive::Define(env));
   exports.Set("ConvDwPrimitive", switchyard::ConvDwPrimitive::Define(env));

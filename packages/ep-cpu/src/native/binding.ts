@@ -843,6 +843,8 @@ export interface NativeBinding {
    * already took back.
    */
   releaseHostBuffer?(buffer: ArrayBuffer): boolean;
+  /** [sync] Frees the pool's idle blocks (live buffers are untouched). */
+  trimHostBuffers?(): void;
   /** [sync] The pool's counters, for tests and diagnostics. */
   hostBufferStats?(): { pooledBytes: number; liveBytes: number; reused: number; allocated: number };
 }

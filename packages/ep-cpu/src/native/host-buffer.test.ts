@@ -99,6 +99,19 @@ describe.skipIf(!binding?.releaseHostBuffer)('releaseHostBuffer', () => {
     expect(new Uint8Array(smaller).every((v) => v === 0)).toBe(true);
   });
 
+  it('frees idle blocks on trimHostBuffers and leaves live buffers alone', () => {
+    const live = new Float32Array(hostBuffer(9 * 65_536, false)!);
+    live.fill(6);
+    expect(release(hostBuffer(11 * 65_536, false)!)).toBe(true);
+    expect(stats().pooledBytes).toBeGreaterThan(0);
+    const allocated = stats().allocated;
+    binding!.trimHostBuffers!();
+    expect(stats().pooledBytes).toBe(0);
+    expect(live.every((v) => v === 6)).toBe(true);
+    hostBuffer(11 * 65_536, false); // the block is gone: a new one
+    expect(stats().allocated).toBe(allocated + 1);
+  });
+
   it('refuses buffers it did not hand out, and non-buffers with a coded error', () => {
     expect(release(new ArrayBuffer(65_536))).toBe(false);
     expect(() => release(new Float32Array(4))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/buffer must be an ArrayBuffer/) }));

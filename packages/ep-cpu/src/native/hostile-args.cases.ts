@@ -142,4 +142,5 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   hostBuffer: { kind: 'function', args: () => [65_536, true] },
   hostBufferStats: { kind: 'function', args: () => [] },
   releaseHostBuffer: { kind: 'function', args: () => [new ArrayBuffer(16)] },
+  trimHostBuffers: { kind: 'function', args: () => [] },
 };
