@@ -76,6 +76,8 @@ export class InferenceSession {
   readonly #dynamicArenas: DynamicArenas | undefined;
   readonly #providers: readonly ExecutionProvider[];
   readonly #ownedProviders: readonly ExecutionProvider[];
+  /** The first provider that offers host memory for large outputs (ExecutionProvider.hostBuffer), if any. */
+  readonly #hostPool: ExecutionProvider | undefined;
   readonly #profiler: Profiler | undefined;
   readonly #threads: number;
   readonly #feeds: FeedValidator;
@@ -124,6 +126,7 @@ export class InferenceSession {
     this.#dynamicArenas = init.plan.memoryPlan ? DynamicArenas.for(init.plan, this.#maxTensorBytes) : undefined;
     this.#providers = init.providers;
     this.#ownedProviders = init.owned;
+    this.#hostPool = init.providers.find((p) => typeof p.hostBuffer === 'function');
     this.#log = init.log;
     this.#profiler = init.options.enableProfiling ? new Profiler(init.options.profileFilePrefix) : undefined;
     this.#threads = resolveThreads(init.options.intraOpNumThreads);
@@ -302,13 +305,13 @@ export class InferenceSession {
 
   /** The host pool's idle blocks go (ExecutionProvider.trimHostBuffers): the values that took them have arena slots now. */
   #trimHostBuffers(): void {
-    this.#providers.find((p) => typeof p.hostBuffer === 'function')?.trimHostBuffers?.();
+    this.#hostPool?.trimHostBuffers?.();
   }
 
   /** What every run of this session shares: made once, so a run allocates no closures for it. */
   #runEnvironment(): RunEnvironment {
     const pool = this.#arenas;
-    const host = this.#providers.find((p) => typeof p.hostBuffer === 'function');
+    const host = this.#hostPool;
     return {
       hostBuffer: host ? (bytes, zeroed) => host.hostBuffer!(bytes, zeroed) : undefined,
       releaseHostBuffer: host?.releaseHostBuffer ? (buffer) => host.releaseHostBuffer!(buffer) : undefined,

@@ -61,13 +61,21 @@ void Unref(EnvPool* pool) {
   if (--pool->refs == 0) delete pool;
 }
 
-void ClosePool(void* arg) {
-  auto* pool = static_cast<EnvPool*>(arg);
+// Frees every idle block; returns their bytes (what V8 was told the pool holds for them).
+size_t FreeIdle(EnvPool* pool) {
+  size_t freed = 0;
   for (auto& [cls, blocks] : pool->idle) {
     for (void* block : blocks) std::free(block);
+    freed += cls * blocks.size();
   }
   pool->idle.clear();
   pool->pooledBytes = 0;
+  return freed;
+}
+
+void ClosePool(void* arg) {
+  auto* pool = static_cast<EnvPool*>(arg);
+  FreeIdle(pool);  // the environment is going: no count to correct
   pool->closed = true;
   if (currentPool == pool) currentPool = nullptr;
   Unref(pool);
@@ -201,14 +209,7 @@ Napi::Value ReleaseHostBufferJs(const Napi::CallbackInfo& info) {
 
 Napi::Value TrimHostBuffersJs(const Napi::CallbackInfo& info) {
   EnvPool* pool = currentPool;
-  if (pool != nullptr) {
-    for (auto& [cls, blocks] : pool->idle) {
-      for (void* block : blocks) std::free(block);
-      AdjustExternal(pool->env, -static_cast<int64_t>(cls * blocks.size()));
-    }
-    pool->idle.clear();
-    pool->pooledBytes = 0;
-  }
+  if (pool != nullptr) AdjustExternal(pool->env, -static_cast<int64_t>(FreeIdle(pool)));
   return info.Env().Undefined();
 }
 
