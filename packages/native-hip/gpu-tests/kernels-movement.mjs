@@ -90,6 +90,9 @@ describe('transpose', { skip }, () => {
     { dims: [4, 5], perm: [1, 0] }, // tiled
     { dims: [3, 33, 65], perm: [0, 2, 1] }, // tiled, batched, partial tiles
     { dims: [2, 3, 40, 50], perm: [0, 1, 3, 2] }, // tiled after merging the batch dims
+    { dims: [2, 3, 37, 41], perm: [0, 2, 3, 1] }, // NCHW -> NHWC, 3 channels: one thread per output row
+    { dims: [3, 8, 5, 7], perm: [0, 2, 3, 1] }, // the widest row that path takes
+    { dims: [2, 9, 5, 7], perm: [0, 2, 3, 1] }, // one wider: tiled
     { dims: [2, 3, 4, 5, 6, 7], perm: [5, 3, 1, 0, 2, 4] }, // general rank 6
     { dims: [3, 4, 5], perm: [2, 0, 1] },
     { dims: [3, 4, 5], perm: [0, 1, 2] }, // identity: one copy

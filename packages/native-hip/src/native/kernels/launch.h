@@ -160,7 +160,8 @@ hipError_t LaunchStridedCopy(DType dtype, const void* x, int64_t offset, const i
 hipError_t LaunchSlice(DType dtype, const void* x, const TensorShape& x_shape, const int64_t* starts,
                        const int64_t* steps, void* out, const TensorShape& out_shape, hipStream_t stream);
 
-// Transpose: out dim d = x dim perm[d]. Swaps of the last two dims (batched) take a tiled path.
+// Transpose: out dim d = x dim perm[d]. Swaps of the last two dims (batched) take a tiled path, or one
+// thread per output row when that row is narrow (NCHW -> NHWC of few channels).
 hipError_t LaunchTranspose(DType dtype, const void* x, const TensorShape& x_shape, const int* perm, void* out,
                            hipStream_t stream);
 

@@ -1,6 +1,7 @@
 // Data movement: Gather, Concat, a strided copy (Slice, Transpose, Expand), a tiled transpose of
 // the last two dims, and Pad. These move bits, so kernels are instantiated per element size, not per
 // dtype; where alignment allows, runs of elements move as wider words (up to 16 bytes).
+#include <algorithm>
 #include <initializer_list>
 
 #include "device_common.h"
@@ -105,6 +106,25 @@ __global__ void TransposeTiledKernel(const E* __restrict__ x, E* __restrict__ ou
       if (out_row < cols && out_col < rows) dst[out_row * rows + out_col] = tile[threadIdx.x][r];
     }
     __syncthreads();
+  }
+}
+
+// A narrow output row (NCHW -> NHWC of an image batch: 3 channels): the tiled kernel would leave all but
+// `rows` threads of each warp idle when writing (ResNet-50's input at batch 32: 0.15 ms on an H100, ten
+// times its memory traffic). One thread per output row instead: for each source row the threads of a warp
+// read consecutive elements, and together they write one contiguous span.
+constexpr int64_t kNarrowRows = 8;
+
+template <typename E>
+__global__ void TransposeNarrowKernel(const E* __restrict__ x, E* __restrict__ out, int64_t batch, int64_t rows,
+                                      int64_t cols) {
+  const int64_t total = batch * cols;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
+    const int64_t b = i / cols, col = i - b * cols;
+    const E* src = x + b * rows * cols + col;
+    E* dst = out + i * rows;
+    for (int64_t r = 0; r < rows; ++r) dst[r] = src[r * cols];
   }
 }
 
@@ -376,6 +396,18 @@ hipError_t LaunchTranspose(DType dtype, const void* x, const TensorShape& x_shap
       (r == 2 || map.strides[0][0] == map.dims[1] * map.dims[2])) {
     const int64_t batch = r == 3 ? map.dims[0] : 1;
     const int64_t rows = map.dims[r - 1], cols = map.dims[r - 2];  // x is [batch, rows, cols]
+    if (rows <= kNarrowRows) {
+      constexpr int kThreads = 256;
+      const int64_t blocks = std::min<int64_t>((batch * cols + kThreads - 1) / kThreads, int64_t{1} << 20);
+      hipError_t status = hipErrorInvalidValue;
+      DispatchBySize(bytes, [&](auto tag) {
+        using E = decltype(tag);
+        TransposeNarrowKernel<E><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(static_cast<const E*>(x),
+                                                                                        static_cast<E*>(out), batch, rows, cols);
+        status = hipGetLastError();
+      });
+      return status;
+    }
     const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
     if (row_tiles <= 65535 && col_tiles <= 2147483647) {
       const dim3 grid(static_cast<unsigned>(col_tiles), static_cast<unsigned>(row_tiles),

@@ -60,6 +60,41 @@ std::shared_ptr<void> BiasMatrix(const StepArgs& args, int64_t k, int64_t pixels
   return owned;
 }
 
+// Channels-last: the output is [n*h*w, k], so the bias is one value per column (cuBLASLt's bias
+// epilogue), the residual has the output's own layout (the GEMM's C, beta 1) and a ReLU rides the same
+// epilogue: D = relu(x·Wᵀ + residual + bias) in one call. Without it the bias-activation kernel reads and
+// writes the whole output again after the GEMM, which at batch 32 cost more than the GEMM itself
+// (ResNet-50 fp16: 0.50 of the 0.89 ms its 1x1 convolutions took). True when the library took it.
+bool PrepareNhwcEpilogue(const StepArgs& args, kernels::UnaryOp activation, ConvGemm* out, blas::GemmTuning tuning) {
+  const bool has_bias = args.inputs.size() > 2 && args.inputs[2] != nullptr;
+  const bool has_residual = args.inputs.size() > 3 && args.inputs[3] != nullptr;
+  const bool fusable = activation == kernels::UnaryOp::kIdentity || activation == kernels::UnaryOp::kRelu;
+  if (!fusable || (!has_bias && !has_residual)) return false;
+  const TensorRef& y = args.out(0);
+  if (has_bias && args.inputs[2]->dtype != y.dtype) return false;
+  if (has_residual && (args.inputs[3]->dtype != y.dtype || args.inputs[3]->dims != y.dims)) return false;
+  blas::GemmDesc fused = out->gemm;
+  if (has_residual) {
+    fused.c_source = args.inputs[3]->data;
+    fused.beta = 1.0f;
+  }
+  fused.relu = activation == kernels::UnaryOp::kRelu;
+  const void* bias = has_bias ? args.inputs[2]->data : nullptr;
+  blas::PreparedGemm prepared;
+  const blas::Status status = blas::PrepareGemm(args.device, args.stream, fused, bias, &prepared, "", tuning);
+  const bool epilogue_needed = fused.c_source != nullptr || fused.relu;
+  if (!status.ok || (bias != nullptr && !prepared.bias_fused) || (epilogue_needed && !prepared.epilogue_fused)) {
+    (void)hipGetLastError();
+    return false;
+  }
+  out->gemm = fused;
+  out->prepared = std::move(prepared);
+  out->prepared.choice += " with the epilogue (bias, residual, ReLU) fused";
+  out->epilogue_fused = true;
+  out->bias = bias;
+  return true;
+}
+
 }  // namespace
 
 std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn::TensorLayout layout, kernels::UnaryOp activation,
@@ -86,6 +121,7 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
     g.a = x.data;
     g.b = w.data;
     g.c = y.data;
+    if (PrepareNhwcEpilogue(args, activation, out, tuning)) return "";
     const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "", tuning);
     return prepared.ok ? "" : prepared.message;
   }
@@ -145,7 +181,7 @@ hipError_t LaunchConvGemm(const StepArgs& args, const ConvGemm& g) {
     const hipError_t status = kernels::LaunchIm2Col(dt, args.in(0).data, g.shape, args.workspace, args.stream);
     if (status != hipSuccess) return status;
   }
-  const blas::Status s = blas::RunPreparedGemm(g.prepared, args.device, args.stream, g.gemm, nullptr);
+  const blas::Status s = blas::RunPreparedGemm(g.prepared, args.device, args.stream, g.gemm, g.bias);
   return s.ok ? hipSuccess : hipErrorInvalidValue;
 }
 

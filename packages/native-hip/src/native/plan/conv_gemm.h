@@ -28,8 +28,11 @@ struct ConvGemm {
   // Batch 1, NCHW, a bias and no residual: the bias broadcast once to [k, oh*ow] is the GEMM's C (beta
   // 1) and a ReLU rides cuBLASLt's epilogue, so no epilogue kernel runs after the GEMM (at batch 1 that
   // kernel cost about as much as a 1x1 convolution's GEMM). The matrix is the step's own device memory.
+  // Channels-last: the bias rides cuBLASLt's bias epilogue (`bias`, the step's constant), the residual is
+  // C and a ReLU the same epilogue (PrepareNhwcEpilogue in conv_gemm.cc).
   bool epilogue_fused = false;
   std::shared_ptr<void> bias_matrix;
+  const void* bias = nullptr;
 };
 
 // An unpadded 1x1 stride-1 convolution: x itself is the GEMM's operand (both layouts).
