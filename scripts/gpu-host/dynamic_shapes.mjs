@@ -5,7 +5,7 @@
 //   untimed run per size, then `iterations` rounds of one run per size in turn; p50 per size, and
 //   the plans its partitions built (one per size is the bar) and runs.
 // - static: per size, a session with `freeDimensionOverrides` fixing batch, height and width, so its
-//   plan is built at creation's shapes; `iterations` runs, p50.
+//   plan is built at creation's shapes; `iterations` runs, p50, interleaved with the dynamic ones.
 // Inputs are seeded noise; outputs of the dynamic session are checked against the static one's.
 // Results: OUT_DIR/dynamic.json and a table on stdout.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -51,12 +51,25 @@ function maxAbsDiff(a, b) {
 const result = { date: new Date().toISOString(), model: name, iterations, sizes: sizesArg, dynamic: {}, static: {} };
 const feeds = sizes.map(feedsFor);
 
+// Every session is made (and run once) before any timing, and the timed runs interleave: each round
+// runs the dynamic session at every size in turn, each followed by that size's static session, so
+// that warm-up and the machine's drift fall on both alike (an earlier version timed the dynamic session
+// first and the static ones after it).
 const dynamic = await InferenceSession.create(path, { executionProviders: providers, logSeverityLevel: 3 });
 const dynamicOut = [];
 for (const f of feeds) dynamicOut.push((await dynamic.run(f)).probability.data);
+const statics = [];
+for (let k = 0; k < sizes.length; k++) {
+  const [h, w] = sizes[k];
+  const s = await InferenceSession.create(path, { executionProviders: providers, logSeverityLevel: 3, freeDimensionOverrides: { batch: 1, height: h, width: w } });
+  statics.push({ session: s, first: (await s.run(feeds[k])).probability.data, times: [] });
+}
 const times = sizes.map(() => []);
 for (let i = 0; i < iterations; i++) {
-  for (let k = 0; k < sizes.length; k++) times[k].push((await timed(dynamic, feeds[k])).ms);
+  for (let k = 0; k < sizes.length; k++) {
+    times[k].push((await timed(dynamic, feeds[k])).ms);
+    statics[k].times.push((await timed(statics[k].session, feeds[k])).ms);
+  }
 }
 const parts = rocmPartitions(dynamic);
 result.dynamic = {
@@ -67,17 +80,12 @@ result.dynamic = {
   p50Ms: Object.fromEntries(sizes.map(([h, w], k) => [`${h}x${w}`, median(times[k])])),
 };
 await dynamic.release();
-
 for (let k = 0; k < sizes.length; k++) {
   const [h, w] = sizes[k];
-  const s = await InferenceSession.create(path, { executionProviders: providers, logSeverityLevel: 3, freeDimensionOverrides: { batch: 1, height: h, width: w } });
-  const first = (await s.run(feeds[k])).probability.data;
-  const t = [];
-  for (let i = 0; i < iterations; i++) t.push((await timed(s, feeds[k])).ms);
-  result.static[`${h}x${w}`] = { p50Ms: median(t), plansBuilt: rocmPartitions(s).map((p) => p.stats.plans), maxAbsDiffDynamicVsStatic: maxAbsDiff(dynamicOut[k], first) };
-  await s.release();
+  const { session, first, times: t } = statics[k];
+  result.static[`${h}x${w}`] = { p50Ms: median(t), plansBuilt: rocmPartitions(session).map((p) => p.stats.plans), maxAbsDiffDynamicVsStatic: maxAbsDiff(dynamicOut[k], first) };
+  await session.release();
 }
-
 writeFileSync(join(out, 'dynamic.json'), JSON.stringify(result, null, 1));
 console.log(`dynamic session: ${result.dynamic.nodesOnRocm} nodes on rocm, ${result.dynamic.partitions} partition(s), plans built ${result.dynamic.plansBuilt.join('+')}, runs ${result.dynamic.runs.join('+')}`);
 console.log('| size | dynamic p50 ms (alternating) | static p50 ms | dynamic / static | max abs diff |');
