@@ -11,6 +11,9 @@ namespace {
 
 using Vec = __m256;
 constexpr int kVecPerPanel = 2;
+constexpr int kVecRegisters = 16;
+inline Vec VecZero() { return _mm256_setzero_ps(); }
+inline Vec VecAdd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 inline Vec VecLoad(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec VecBroadcast(float x) { return _mm256_set1_ps(x); }
 inline Vec VecFma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }

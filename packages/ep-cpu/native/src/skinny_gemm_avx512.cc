@@ -11,6 +11,9 @@ namespace {
 
 using Vec = __m512;
 constexpr int kVecPerPanel = 1;
+constexpr int kVecRegisters = 32;
+inline Vec VecZero() { return _mm512_setzero_ps(); }
+inline Vec VecAdd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 inline Vec VecLoad(const float* p) { return _mm512_loadu_ps(p); }
 inline Vec VecBroadcast(float x) { return _mm512_set1_ps(x); }
 inline Vec VecFma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
