@@ -59,11 +59,11 @@ describe('rocm: Loop bodies', { skip }, () => {
       assertClose(got.h.data, want.h.data, 1e-4, 1e-4, `h (run ${r})`);
     }
     // The body's nodes on rocm (its Identity on the condition may form a partition of its own).
-    const placement = s.providers.find((p) => p.name === 'rocm').partitions;
-    assert.ok(placement.length >= 1, 'the body compiled a rocm partition');
-    const steps = placement.flatMap((p) => p.stats.lastDescription?.steps.map((st) => st.node) ?? []);
+    const partitions = s.providers.find((p) => p.name === 'rocm').partitions;
+    assert.ok(partitions.length >= 1, 'the body compiled a rocm partition');
+    const steps = partitions.flatMap((p) => p.stats.lastDescription?.steps.map((st) => st.node) ?? []);
     for (const node of ['matmul', 'bias', 'relu']) assert.ok(steps.some((n) => n.includes(node)), `${node} in a rocm plan (${steps.join(', ')})`);
-    for (const p of placement) assert.equal(p.stats.runs, runs * TRIPS, 'each body partition runs once per iteration');
+    for (const p of partitions) assert.equal(p.stats.runs, runs * TRIPS, 'each body partition runs once per iteration');
     await s.release();
   });
 });
