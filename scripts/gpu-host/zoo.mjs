@@ -63,6 +63,17 @@ function maxAbsDiff(a, b) {
   return worst;
 }
 
+/** The worst element against numpy's allclose(a, b, rtol, atol): max |a−b| / (atol + rtol·|b|); ≤ 1 passes. */
+function allcloseExcess(a, b, tol = 1e-2) {
+  if (a.length !== b.length) return { error: `sizes differ: ${a.length} vs ${b.length}` };
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    const r = Math.abs(Number(a[i]) - Number(b[i])) / (tol + tol * Math.abs(Number(b[i])));
+    if (!(r <= worst)) worst = r;
+  }
+  return worst;
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One model's CPU EP runs: each case's outputs saved as `<case>.cpu.<output>.npy`, times in `cpu.json`. */
@@ -184,13 +195,13 @@ function child(args, { timeoutS, niced }) {
   });
 }
 
-function compareOutputs(dir, c, a, b) {
+function compareOutputs(dir, c, a, b, metric = maxAbsDiff) {
   const diffs = {};
   for (const f of readdirSync(dir).filter((x) => x.startsWith(`${c}.${a}.`) && x.endsWith('.npy'))) {
     const o = f.slice(c.length + a.length + 2, -4);
     const other = join(dir, `${c}.${b}.${o}.npy`);
     if (!existsSync(other)) continue;
-    diffs[o] = maxAbsDiff(readNpy(join(dir, f)).data, readNpy(other).data);
+    diffs[o] = metric(readNpy(join(dir, f)).data, readNpy(other).data);
   }
   if (!Object.keys(diffs).length) return undefined;
   const values = Object.values(diffs);
@@ -232,6 +243,13 @@ async function parent(out, casesDir, names, iterations) {
       r.diffVsCpuEp = compareOutputs(dir, r.case, 'rocm', 'cpu');
       r.diffVsOrtCpu = compareOutputs(dir, r.case, 'rocm', 'ort');
       r.cpuEpVsOrtCpu = compareOutputs(dir, r.case, 'cpu', 'ort');
+      r.diffVsTorch = compareOutputs(dir, r.case, 'rocm', 'torch');
+      r.allcloseVsOrtCpu = compareOutputs(dir, r.case, 'rocm', 'ort', allcloseExcess);
+      // A float16 copy: every engine's distance from the float32 module (same weights), so float16's
+      // own rounding is told apart from a kernel that is wrong.
+      if (readdirSync(dir).some((x) => x.startsWith(`${r.case}.torch32.`))) {
+        r.vsFloat32Module = Object.fromEntries(['rocm', 'torch', 'ort', 'cpu'].map((e) => [e, compareOutputs(dir, r.case, e, 'torch32')?.max]));
+      }
       const t = torch.results.find((x) => x.name === name && x.case === r.case);
       if (t) r.torch = t;
       all.push(r);
@@ -244,6 +262,10 @@ async function parent(out, casesDir, names, iterations) {
   for (const r of all) {
     const declines = Object.entries(r.declines ?? {}).map(([op, why]) => `${op}×${Object.values(why).reduce((a, b) => a + b, 0)}: ${Object.keys(why).join(' / ')}`).join('; ');
     console.log(`| ${r.name} | ${r.case} | ${r.nodesOnRocm ?? '-'}/${r.nodes ?? '-'} | ${r.computeOnRocm ?? '-'}/${r.computeNodes ?? '-'} | ${r.partitions ?? '-'} | ${f(r.p50Ms)} | ${f(r.deviceIoP50Ms)} | ${f(r.gpuP50Ms)} | ${f(r.torch?.eagerMs)} | ${f(r.torch?.wallCopiesMs)} | ${e(r.diffVsCpuEp?.max)} | ${e(r.diffVsOrtCpu?.max)} | ${r.error ? `ERROR ${r.error.split('\n')[0].slice(0, 200)} ` : ''}${declines.slice(0, 600)} |`);
+  }
+  for (const r of all.filter((x) => x.vsFloat32Module)) {
+    const v = r.vsFloat32Module;
+    console.log(`[zoo] ${r.name} ${r.case} (float16) max abs diff from the float32 module: rocm ${e(v.rocm)}, PyTorch float16 ${e(v.torch)}, ORT CPU ${e(v.ort)}, CPU EP ${e(v.cpu)}; rocm vs PyTorch float16 ${e(r.diffVsTorch?.max)}; rocm vs ORT CPU allclose(1e-2, 1e-2) worst ${f(r.allcloseVsOrtCpu?.max, 3)} (≤ 1 passes)`);
   }
   return all.some((r) => r.error) ? 1 : 0;
 }

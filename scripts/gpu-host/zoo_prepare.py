@@ -5,7 +5,9 @@ times of the same architecture (models/generate.py's module) on the same inputs 
 
     python3 scripts/gpu-host/zoo_prepare.py OUT_DIR CASES_DIR NAME[,NAME…] [iterations]
 
-Writes CASES_DIR/<name>/<case>.in.<input>.npy and <case>.ort.<output>.npy, and OUT_DIR/zoo-torch.json.
+Writes CASES_DIR/<name>/<case>.in.<input>.npy, <case>.ort.<output>.npy, PyTorch's GPU outputs
+<case>.torch.<output>.npy (for a float16 copy also the float32 module's, <case>.torch32.<output>.npy),
+and OUT_DIR/zoo-torch.json.
 The models must already be written (models/generate.py --only NAME). PyTorch: no_grad, TF32 off
 (cuBLAS and cuDNN), cuDNN benchmark on; `eagerMs` is host wall time of one forward with the inputs
 already on the GPU until the device is idle, `eagerGpuMs` CUDA events around it, `wallCopiesMs` host
@@ -74,7 +76,15 @@ def ort_outputs(model_path: str, feeds: Dict[str, np.ndarray]) -> List[np.ndarra
     return s.run(None, feeds)
 
 
-def torch_times(spec, feeds: Dict[str, np.ndarray]) -> Dict[str, float]:
+def torch_outputs(model, dev, half: bool) -> List[np.ndarray]:
+    """One forward's outputs as float32 arrays (the float16 module's rounded to float16 first)."""
+    with torch.no_grad(), torch.device("cuda"):
+        y = model(*dev)
+    ys = y if isinstance(y, tuple) else (y,)
+    return [t.float().cpu().numpy() for t in ys]
+
+
+def torch_times(spec, feeds: Dict[str, np.ndarray], save) -> Dict[str, float]:
     model = spec.build().eval().cuda()
     half = spec.conversion == "float16"  # the float16 copy: PyTorch's counterpart is model.half()
     if half:
@@ -86,6 +96,13 @@ def torch_times(spec, feeds: Dict[str, np.ndarray]) -> Dict[str, float]:
 
     host = [feeds[n] for n in spec.input_names]
     dev = [to_device(a) for a in host]
+    # PyTorch's own outputs on the GPU: for the float16 copy also the float32 module's (same seeded
+    # weights), the reference that tells float16 rounding from a wrong kernel.
+    save("torch", torch_outputs(model, dev, half))
+    if half:
+        full = spec.build().eval().cuda()
+        save("torch32", torch_outputs(full, [torch.from_numpy(a).cuda() for a in host], False))
+        del full
 
     def forward(xs):
         # Factory calls inside forward (GPT-2's torch.arange positions) must land on the GPU too.
@@ -152,7 +169,11 @@ def main() -> int:
             except Exception as e:  # a failing reference must not hide the other models
                 entry["ortError"] = str(e)[:500]
             try:
-                entry.update(torch_times(spec, feeds))
+                def save(tag, ys, case=case):
+                    for n, y in zip(spec.output_names, ys):
+                        np.save(os.path.join(target, f"{case}.{tag}.{n}.npy"), np.ascontiguousarray(y.astype(np.float32)), allow_pickle=False)
+
+                entry.update(torch_times(spec, feeds, save))
                 if spec.conversion == "int8-dynamic":
                     entry["note"] = "PyTorch has no GPU dynamic int8 Conv: the float32 module's time"
             except Exception as e:

@@ -60,26 +60,28 @@ std::shared_ptr<void> BiasMatrix(const StepArgs& args, int64_t k, int64_t pixels
   return owned;
 }
 
-// Channels-last: the output is [n*h*w, k], so the bias is one value per column (cuBLASLt's bias
-// epilogue), the residual has the output's own layout (the GEMM's C, beta 1) and a ReLU rides the same
-// epilogue: D = relu(x·Wᵀ + residual + bias) in one call. Without it the bias-activation kernel reads and
-// writes the whole output again after the GEMM, which at batch 32 cost more than the GEMM itself
-// (ResNet-50 fp16: 0.50 of the 0.89 ms its 1x1 convolutions took). True when the library took it.
-bool PrepareNhwcEpilogue(const StepArgs& args, kernels::UnaryOp activation, ConvGemm* out, blas::GemmTuning tuning) {
-  const bool has_bias = args.inputs.size() > 2 && args.inputs[2] != nullptr;
-  const bool has_residual = args.inputs.size() > 3 && args.inputs[3] != nullptr;
-  const bool fusable = activation == kernels::UnaryOp::kIdentity || activation == kernels::UnaryOp::kRelu;
-  if (!fusable || (!has_bias && !has_residual)) return false;
-  const TensorRef& y = args.out(0);
-  if (has_bias && args.inputs[2]->dtype != y.dtype) return false;
-  if (has_residual && (args.inputs[3]->dtype != y.dtype || args.inputs[3]->dims != y.dims)) return false;
-  blas::GemmDesc fused = out->gemm;
-  if (has_residual) {
-    fused.c_source = args.inputs[3]->data;
-    fused.beta = 1.0f;
-  }
-  fused.relu = activation == kernels::UnaryOp::kRelu;
-  const void* bias = has_bias ? args.inputs[2]->data : nullptr;
+// What a convolution step can hand to the GEMM's epilogue: its bias, its residual, and an activation
+// the epilogue applies itself (none or ReLU; any other keeps the bias-activation kernel).
+struct EpilogueParts {
+  const TensorRef* bias = nullptr;
+  const TensorRef* residual = nullptr;
+  bool fusable = false;
+  bool relu = false;
+};
+
+EpilogueParts EpilogueOf(const StepArgs& args, kernels::UnaryOp activation) {
+  EpilogueParts p;
+  if (args.inputs.size() > 2) p.bias = args.inputs[2];
+  if (args.inputs.size() > 3) p.residual = args.inputs[3];
+  p.relu = activation == kernels::UnaryOp::kRelu;
+  p.fusable = p.relu || activation == kernels::UnaryOp::kIdentity;
+  return p;
+}
+
+// Prepares `fused` and makes it the step's GEMM when the library took every part of the epilogue asked
+// of it (the bias vector, C as a source, the ReLU); otherwise leaves `out` alone and says false.
+bool AdoptIfFused(const StepArgs& args, const blas::GemmDesc& fused, const void* bias, blas::GemmTuning tuning, const char* label,
+                  ConvGemm* out) {
   blas::PreparedGemm prepared;
   const blas::Status status = blas::PrepareGemm(args.device, args.stream, fused, bias, &prepared, "", tuning);
   const bool epilogue_needed = fused.c_source != nullptr || fused.relu;
@@ -89,10 +91,31 @@ bool PrepareNhwcEpilogue(const StepArgs& args, kernels::UnaryOp activation, Conv
   }
   out->gemm = fused;
   out->prepared = std::move(prepared);
-  out->prepared.choice += " with the epilogue (bias, residual, ReLU) fused";
+  out->prepared.choice += label;
   out->epilogue_fused = true;
   out->bias = bias;
   return true;
+}
+
+// Channels-last: the output is [n*h*w, k], so the bias is one value per column (cuBLASLt's bias
+// epilogue), the residual has the output's own layout (the GEMM's C, beta 1) and a ReLU rides the same
+// epilogue: D = relu(x·Wᵀ + residual + bias) in one call. Without it the bias-activation kernel reads and
+// writes the whole output again after the GEMM, which at batch 32 cost more than the GEMM itself
+// (ResNet-50 fp16: 0.50 of the 0.89 ms its 1x1 convolutions took). True when the library took it.
+bool PrepareNhwcEpilogue(const StepArgs& args, kernels::UnaryOp activation, ConvGemm* out, blas::GemmTuning tuning) {
+  const EpilogueParts p = EpilogueOf(args, activation);
+  if (!p.fusable || (p.bias == nullptr && p.residual == nullptr)) return false;
+  const TensorRef& y = args.out(0);
+  if (p.bias != nullptr && p.bias->dtype != y.dtype) return false;
+  if (p.residual != nullptr && (p.residual->dtype != y.dtype || p.residual->dims != y.dims)) return false;
+  blas::GemmDesc fused = out->gemm;
+  if (p.residual != nullptr) {
+    fused.c_source = p.residual->data;
+    fused.beta = 1.0f;
+  }
+  fused.relu = p.relu;
+  return AdoptIfFused(args, fused, p.bias != nullptr ? p.bias->data : nullptr, tuning,
+                      " with the epilogue (bias, residual, ReLU) fused", out);
 }
 
 }  // namespace
@@ -149,27 +172,19 @@ std::string PrepareConvGemm(const StepArgs& args, const dnn::Conv2dDesc& d, dnn:
     kernels::DType dt = x.dtype == kFloat16 ? kernels::DType::kFloat16 : kernels::DType::kFloat32;
     if (kernels::LaunchIm2Col(dt, x.data, out->shape, args.workspace, args.stream) != hipSuccess) return "im2col launch failed";
   }
-  const bool has_bias = args.inputs.size() > 2 && args.inputs[2] != nullptr;
-  const bool has_residual = args.inputs.size() > 3 && args.inputs[3] != nullptr;
-  const bool fusable = activation == kernels::UnaryOp::kIdentity || activation == kernels::UnaryOp::kRelu;
-  if (d.n == 1 && has_bias && !has_residual && fusable) {
+  // One image: the bias broadcast to a [k, h*w] matrix is the GEMM's C (beta 1), ReLU in the epilogue.
+  if (const EpilogueParts p = EpilogueOf(args, activation); d.n == 1 && p.bias != nullptr && p.residual == nullptr && p.fusable) {
     if (std::shared_ptr<void> matrix = BiasMatrix(args, g.m, g.n); matrix != nullptr) {
       blas::GemmDesc fused = g;
       fused.c_source = matrix.get();
       fused.beta = 1.0f;
-      fused.relu = activation == kernels::UnaryOp::kRelu;
-      blas::PreparedGemm prepared;
-      const blas::Status status = blas::PrepareGemm(args.device, args.stream, fused, nullptr, &prepared, "", tuning);
-      if (status.ok && prepared.epilogue_fused) {
-        g = fused;
-        out->prepared = std::move(prepared);
-        out->prepared.choice += fused.relu ? " with bias and ReLU in its epilogue" : " with the bias as its C";
-        out->epilogue_fused = true;
+      fused.relu = p.relu;
+      if (AdoptIfFused(args, fused, nullptr, tuning, p.relu ? " with bias and ReLU in its epilogue" : " with the bias as its C", out)) {
         out->bias_matrix = std::move(matrix);
         return "";
       }
     }
-    (void)hipGetLastError();
+    (void)hipGetLastError();  // a failed broadcast leaves the plain GEMM below to run
   }
   const blas::Status prepared = blas::PrepareGemm(args.device, args.stream, g, nullptr, &out->prepared, "", tuning);
   return prepared.ok ? "" : prepared.message;
