@@ -24,7 +24,6 @@ class BlockedMaxPool2d {
 
  private:
   BlockedMaxPool2d(const PoolParams& params, const Dims& outputDims) : params_(params), outputDims_(outputDims) {}
-  template <int Block>
   void Run(const float* src, float* dst) const;
 
   PoolParams params_;

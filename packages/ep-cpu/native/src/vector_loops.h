@@ -71,6 +71,11 @@ struct Loops {
   // the channel window [ch − before, ch + after] in channel order, all in double; sum is scratch of width.
   void (*lrnChannels)(const float* x, float* y, int64_t channels, int64_t stride, int64_t width, int64_t before, int64_t after, double k,
                       double beta, double bias, double* sum);
+  // One output row of 2-D max pooling over a channel-blocked plane (`block` = 8 or 16 floats a pixel, rows
+  // of `iw` pixels): out[x] = the lane-wise maximum over window rows [y0, y1) (already clamped to the
+  // input) and columns [x·sw − pw, x·sw − pw + kw) ∩ [0, iw), for x < ow.
+  void (*blockedMaxRow)(const float* in, int64_t iw, int block, int64_t y0, int64_t y1, int64_t ow, int64_t kw, int64_t sw, int64_t pw,
+                        float* out);
 };
 
 // Defined by the three translation units.

@@ -14,6 +14,7 @@ namespace {
 
 #include "vector_loops_movement.inc"
 #include "vector_loops_normalize.inc"
+#include "vector_loops_pool.inc"
 #include "vector_loops_math.inc"
 
 }  // namespace
