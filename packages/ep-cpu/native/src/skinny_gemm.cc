@@ -40,12 +40,17 @@ SkinnyGemm::SkinnyGemm(int64_t k, int64_t n, bool transB, const float* b, const 
     : k_(k), n_(n), panelCount_((n + kSkinnyPanel - 1) / kSkinnyPanel), transB_(transB), hasBias_(bias != nullptr), threads_(threads),
       isa_(VectorLoops().isa), loop_(LoopFor(isa_)) {
   panels_.assign(static_cast<size_t>(panelCount_ * k_ * kSkinnyPanel), 0.0f);
+  Repack(b);
+  bias_.assign(static_cast<size_t>(panelCount_ * kSkinnyPanel), 0.0f);
+  if (bias) std::copy(bias, bias + n_, bias_.begin());
+}
+
+void SkinnyGemm::Repack(const float* b) {
+  // The last panel's padding columns stay zero from the constructor.
   for (int64_t j = 0; j < n_; ++j) {
     float* column = panels_.data() + (j / kSkinnyPanel) * k_ * kSkinnyPanel + j % kSkinnyPanel;
     for (int64_t kk = 0; kk < k_; ++kk) column[kk * kSkinnyPanel] = transB_ ? b[j * k_ + kk] : b[kk * n_ + j];
   }
-  bias_.assign(static_cast<size_t>(panelCount_ * kSkinnyPanel), 0.0f);
-  if (bias) std::copy(bias, bias + n_, bias_.begin());
 }
 
 void SkinnyGemm::Execute(const float* a, int64_t m, float* y) const {

@@ -37,6 +37,10 @@ class SkinnyGemm {
 
   // y[m, N] for a[m, K], m in 1..kMaxRows.
   void Execute(const float* a, int64_t m, float* y) const;
+  // Packs another B of the same dims and form in place of the current one (no allocation).
+  void Repack(const float* b);
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
   // Writes B back as it was given ([N, K] when transB, else [K, N]) into `out`.
   void UnpackB(float* out) const;
   bool hasBias() const { return hasBias_; }

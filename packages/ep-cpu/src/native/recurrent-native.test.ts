@@ -80,6 +80,9 @@ describe.skipIf(!hasNative)('native GRU vs the TS kernel', () => {
     // PyTorch's nn.GRU export: bidirectional, linear_before_reset 1, constant weights.
     { seq: 12, batch: 2, input: 16, hidden: 24, direction: 'bidirectional', bias: true, h0: true, lbr: 1, constantWeights: true, threads: 2 },
     { seq: 6, batch: 4, input: 8, hidden: 33, direction: 'bidirectional', bias: true, lbr: 0, threads: 1 },
+    // Past the skinny kernel's 4 rows a step's h·Rᵀ is oneDNN's sgemm (hr rows 3H apart in both forms).
+    { seq: 5, batch: 5, input: 6, hidden: 7, direction: 'bidirectional', bias: true, h0: true, lbr: 0 },
+    { seq: 5, batch: 6, input: 6, hidden: 7, direction: 'bidirectional', bias: true, h0: true, lbr: 1 },
     { seq: 4, batch: 2, input: 3, hidden: 4, bias: true, outputs: ['', 'yh'] },
     { seq: 4, batch: 2, input: 3, hidden: 4, outputs: ['y'], extra: { activations: ['Sigmoid', 'Tanh'] } },
     // RNN: the default Tanh, Relu and Sigmoid, both directions, PyTorch's nn.RNN form.
@@ -87,6 +90,7 @@ describe.skipIf(!hasNative)('native GRU vs the TS kernel', () => {
     { op: 'RNN', seq: 6, batch: 3, input: 5, hidden: 7, direction: 'bidirectional', bias: true, extra: { activations: ['Relu', 'Relu'] } },
     { op: 'RNN', seq: 5, batch: 2, input: 4, hidden: 9, direction: 'reverse', h0: true, extra: { activations: ['Sigmoid'] }, outputs: ['', 'yh'] },
     { op: 'RNN', seq: 40, batch: 1, input: 64, hidden: 128, bias: true, h0: true, constantWeights: true, threads: 2 },
+    { op: 'RNN', seq: 4, batch: 7, input: 5, hidden: 6, direction: 'bidirectional', bias: true, h0: true },
   ];
   it.each(cases)('$op seq $seq batch $batch input $input hidden $hidden $direction lbr $lbr outputs $outputs', async (c) => {
     const fast = await run(c, true);
