@@ -220,6 +220,41 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     expect(plain.ops).not.toContain('com.switchyard::BlockedConvTranspose');
   });
 
+  it('keeps a C2f-style split blocked: channel Slices on block boundaries read whole blocks; an unaligned split reorders first', async () => {
+    const i64 = (v: number[]) => new Tensor('int64', BigInt64Array.from(v.map(BigInt)), [v.length]);
+    // c [1,32,12,12] split in halves (ends -16 and past the end), the second half through a 3x3 conv,
+    // all three joined by a Concat [48] and a 1x1 conv: one region, a reorder only for the graph output.
+    // Then the same with a split at 12 channels (not a block boundary for 8- or 16-channel blocks).
+    const split = (at: number) => () =>
+      buildModel({
+        inputs: [['x', 'float32', [1, 3, 12, 12]]],
+        outputs: [['y', 'float32']],
+        initializers: {
+          w1: convWeights([32, 3, 3, 3], 31), b1: tensor([32], 32, -0.1, 0.1),
+          w2: convWeights([32 - at, 32 - at, 3, 3], 33),
+          w3: convWeights([8, 64 - at, 1, 1], 34),
+          zero: i64([0]), mid: i64([at - 32]), at: i64([at]), big: i64([2 ** 62]), axis: i64([1]),
+        },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1', 'b1'], outputs: ['c1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['c1'], outputs: ['c'] },
+          { op: 'Slice', inputs: ['c', 'zero', 'mid', 'axis'], outputs: ['a'] },
+          { op: 'Slice', inputs: ['c', 'at', 'big', 'axis'], outputs: ['b'] },
+          { op: 'Conv', inputs: ['b', 'w2'], outputs: ['d1'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Relu', inputs: ['d1'], outputs: ['d'] },
+          { op: 'Concat', inputs: ['a', 'b', 'd'], outputs: ['cat'], attributes: { axis: 1 } },
+          { op: 'Conv', inputs: ['cat', 'w3'], outputs: ['y'] },
+        ],
+      });
+    const aligned = await compareLevels(split(16), { x: tensor([1, 3, 12, 12], 35) }, { tol: TOL });
+    expect(aligned.ops.filter((op) => op === CONV)).toHaveLength(3);
+    expect(aligned.ops.filter((op) => op === FROM)).toHaveLength(1);
+    expect(aligned.ops.filter((op) => !op.startsWith('com.switchyard::'))).toEqual(['Slice', 'Slice', 'Concat']);
+    const unaligned = await compareLevels(split(12), { x: tensor([1, 3, 12, 12], 36) }, { tol: TOL });
+    // c is reordered for the Slices, which (like the Concat after them) run plain.
+    expect(unaligned.ops.filter((op) => op === FROM).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('does not rewrite when channel counts are unknown (fully dynamic input)', async () => {
     const build = () =>
       buildModel({

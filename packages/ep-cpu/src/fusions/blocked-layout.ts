@@ -13,7 +13,9 @@
  * - layout-agnostic ops of blocked values run unchanged on the 5-D tensors: elementwise ops (every
  *   activation, Add / Sub / Mul / Max / Min / Sum / Mean / PRelu, broadcasting over N, H, W, with scalar or
  *   per-channel constant operands, the latter given a blocked copy), Concat on channels when every
- *   input's C is a multiple of the block (then the blocks just line up).
+ *   input's C is a multiple of the block (then the blocks just line up), and a Slice of channels at
+ *   block boundaries (constant starts and ends; CSP / C2f blocks and ShuffleNet split a conv's output
+ *   in halves), which becomes a Slice of whole blocks.
  * Where a blocked value is read by anything else, or is a graph output, a ReorderFromBlocked gives the
  * original NCHW value back under its original name.
  *
@@ -23,7 +25,7 @@
  * them — as long as they stay finite (0 · Inf is NaN): ops that can make a finite value infinite (Div,
  * Pow, Log, …) stay blocked only when C has no padding.
  */
-import type { AttributeValue, Dim, GraphPass, Node } from '@switchyard/core';
+import { Tensor, type AttributeValue, type Dim, type GraphPass, type Node } from '@switchyard/core';
 import { BLOCKED_DOMAIN } from '../native/channel-blocked.js';
 import { convEpilogue } from '../native/conv-native.js';
 import { poolExactForEverySize, poolOptions, type PoolOp } from '../native/pool-native.js';
@@ -180,7 +182,7 @@ class BlockedLayout {
     for (const r of this.#rw.readers(name)) {
       if (isConv(r) && (r.inputs[0] === name || r.inputs[3] === name)) return true;
       if (POOLS.some((op) => hasOp(r, op)) || hasOp(r, 'Resize') || hasOp(r, 'Upsample') || (hasOp(r, 'ConvTranspose') && r.inputs[0] === name)) return true;
-      if ((elementwiseKind(r) || hasOp(r, 'Concat')) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
+      if ((elementwiseKind(r) || hasOp(r, 'Concat') || hasOp(r, 'Slice')) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
     }
     return false;
   }
@@ -316,6 +318,10 @@ class BlockedLayout {
       this.#concat(node, yDims);
       return;
     }
+    if (hasOp(node, 'Slice')) {
+      this.#channelSlice(node, yDims);
+      return;
+    }
     const kind = elementwiseKind(node);
     if (!kind) return;
     // Padding lanes (C not a multiple of the block) hold whatever the ops before made of zeros; every op
@@ -361,6 +367,45 @@ class BlockedLayout {
       n.outputs = [out];
       // Channels are axis 1 of the blocked tensor too; a negative axis would now count from the lane axis.
       n.attributes = new Map([...n.attributes, ['axis', intAttr(1)]]);
+    });
+  }
+
+  /** The one integer of a constant 1-element int64/int32 input, or undefined. */
+  #constantInt(name: string | undefined): number | undefined {
+    const t = name ? this.#rw.constant(name) : undefined;
+    if (!t || t.size !== 1 || (t.type !== 'int64' && t.type !== 'int32')) return undefined;
+    return Number(t.data[0]);
+  }
+
+  /**
+   * Slice(x, [s], [e], [1]) (steps 1) of a blocked x, with s and e on block boundaries (e may also be C or past
+   * it): the same channels as a Slice of whole blocks, [s / b, ceil(e / b)) on the blocked tensor's axis 1.
+   * A last block's padding lanes come along when e reaches C, as padding lanes (never read as channels).
+   */
+  #channelSlice(node: Node, yDims: Dim[]): void {
+    const rw = this.#rw;
+    const [x, startsName, endsName, axesName, stepsName] = node.inputs;
+    const xb = x ? this.#blocked.get(x) : undefined;
+    if (!xb || xb.dims.length !== 4 || node.inputs.length < 4) return;
+    const axis = this.#constantInt(axesName);
+    const step = stepsName ? this.#constantInt(stepsName) : 1;
+    let start = this.#constantInt(startsName);
+    let end = this.#constantInt(endsName);
+    if ((axis !== 1 && axis !== -3) || step !== 1 || start === undefined || end === undefined) return;
+    const c = channelsOf(xb.dims);
+    if (start < 0) start += c;
+    if (end < 0) end += c;
+    start = Math.min(Math.max(start, 0), c);
+    end = Math.min(Math.max(end, 0), c);
+    const b = this.#block;
+    if (end <= start || start % b !== 0 || (end % b !== 0 && end !== c) || channelsOf(yDims) !== end - start) return;
+    if (!mayEqual([xb.dims[0], xb.dims[2], xb.dims[3]], [yDims[0], yDims[2], yDims[3]]) || !rw.owned([node])) return;
+    const blockIndex = (v: number, base: string) => rw.addInitializer(`${node.name || 'Slice'}_${base}_blocks`, new Tensor('int64', BigInt64Array.of(BigInt(v)), [1]));
+    const inputs = [xb.name, blockIndex(start / b, 'starts'), blockIndex(Math.ceil(end / b), 'ends'), blockIndex(1, 'axes')];
+    const out = this.#makeBlocked(node.outputs[0], yDims);
+    rw.update(node, (n) => {
+      n.inputs = inputs;
+      n.outputs = [out];
     });
   }
 
