@@ -255,6 +255,38 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     expect(unaligned.ops.filter((op) => op === FROM).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('keeps a channel Split on block boundaries blocked: sizes as an input (opset 17), num_outputs (opset 18), an attribute (opset 11)', async () => {
+    const i64 = (v: number[]) => new Tensor('int64', BigInt64Array.from(v.map(BigInt)), [v.length]);
+    // c [1,48,10,10] split 16 / 32 (input), in three equal parts (num_outputs 3) or 16 / 32 (attribute);
+    // every part through its own 1x1 conv, the results joined: no reorder but the graph output's.
+    const model = (opset: number) => () => {
+      const parts = opset === 18 ? [16, 16, 16] : [16, 32];
+      const split = opset === 18 ? { attributes: { axis: 1, num_outputs: 3 } } : opset >= 13 ? { extra: ['sizes'], attributes: { axis: 1 } } : { attributes: { axis: 1, split: parts } };
+      return buildModel({
+        opset,
+        inputs: [['x', 'float32', [1, 3, 10, 10]]],
+        outputs: [['y', 'float32']],
+        initializers: {
+          w1: convWeights([48, 3, 3, 3], 41),
+          sizes: i64(parts),
+          ...Object.fromEntries(parts.map((c, i) => [`w${i + 2}`, convWeights([16, c, 1, 1], 42 + i)])),
+        },
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w1'], outputs: ['c'], attributes: { pads: [1, 1, 1, 1] } },
+          { op: 'Split', inputs: ['c', ...(split.extra ?? [])], outputs: parts.map((_, i) => `p${i}`), attributes: split.attributes },
+          ...parts.map((_, i) => ({ op: 'Conv', inputs: [`p${i}`, `w${i + 2}`], outputs: [`q${i}`] })),
+          { op: 'Concat', inputs: parts.map((_, i) => `q${i}`), outputs: ['y'], attributes: { axis: 1 } },
+        ],
+      });
+    };
+    for (const opset of [17, 18, 11]) {
+      const r = await compareLevels(model(opset), { x: tensor([1, 3, 10, 10], 40 + opset) }, { tol: TOL });
+      expect(r.ops.filter((op) => op === FROM), `opset ${opset}`).toHaveLength(1);
+      // The Concat may fold into the convs before it (blocked-conv-concat fusion); the Split stays, on blocks.
+      expect(r.ops.filter((op) => !op.startsWith('com.switchyard::') && op !== 'Concat'), `opset ${opset}`).toEqual(['Split']);
+    }
+  });
+
   it('does not rewrite when channel counts are unknown (fully dynamic input)', async () => {
     const build = () =>
       buildModel({

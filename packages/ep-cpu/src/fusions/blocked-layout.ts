@@ -15,7 +15,8 @@
  *   per-channel constant operands, the latter given a blocked copy), Concat on channels when every
  *   input's C is a multiple of the block (then the blocks just line up), and a Slice of channels at
  *   block boundaries (constant starts and ends; CSP / C2f blocks and ShuffleNet split a conv's output
- *   in halves), which becomes a Slice of whole blocks.
+ *   in halves), which becomes a Slice of whole blocks, and a Split of channels whose parts all start on
+ *   block boundaries, which becomes a Split into whole blocks.
  * Where a blocked value is read by anything else, or is a graph output, a ReorderFromBlocked gives the
  * original NCHW value back under its original name.
  *
@@ -183,6 +184,7 @@ class BlockedLayout {
       if (isConv(r) && (r.inputs[0] === name || r.inputs[3] === name)) return true;
       if (POOLS.some((op) => hasOp(r, op)) || hasOp(r, 'Resize') || hasOp(r, 'Upsample') || (hasOp(r, 'ConvTranspose') && r.inputs[0] === name)) return true;
       if ((elementwiseKind(r) || hasOp(r, 'Concat') || hasOp(r, 'Slice')) && r.outputs[0] && this.#feedsBlocked(r.outputs[0], depth + 1)) return true;
+      if (hasOp(r, 'Split') && r.outputs.some((o) => o && this.#feedsBlocked(o, depth + 1))) return true;
     }
     return false;
   }
@@ -309,6 +311,10 @@ class BlockedLayout {
    * [1,C,1,1]), which get a blocked copy ([C/b,1,1,b]).
    */
   #agnostic(node: Node): void {
+    if (hasOp(node, 'Split')) {
+      this.#channelSplit(node);
+      return;
+    }
     const rw = this.#rw;
     const y = node.outputs[0];
     if (!y || node.outputs.length !== 1 || node.inputs.length === 0) return;
@@ -406,6 +412,59 @@ class BlockedLayout {
     rw.update(node, (n) => {
       n.inputs = inputs;
       n.outputs = [out];
+    });
+  }
+
+  /**
+   * Split of a blocked x on channels into parts that each start on a block boundary (the sizes from the
+   * constant `split` input or attribute, or opset 18's num_outputs): a Split of the blocked tensor into
+   * whole blocks, sizes given in blocks. Only the last part may end mid-block (at C), keeping the padding lanes.
+   */
+  #channelSplit(node: Node): void {
+    const rw = this.#rw;
+    const x = node.inputs[0];
+    const xb = x ? this.#blocked.get(x) : undefined;
+    const outputs = node.outputs;
+    if (!xb || xb.dims.length !== 4 || outputs.length === 0 || outputs.some((o) => !o)) return;
+    const a = rw.attrs(node);
+    const axis = a.int('axis', 0);
+    if (axis !== 1 && axis !== -3) return;
+    const c = channelsOf(xb.dims);
+    let sizes: number[] | undefined;
+    const splitInput = node.inputs[1];
+    if (splitInput) {
+      const t = rw.constant(splitInput);
+      if (!t || (t.type !== 'int64' && t.type !== 'int32') || t.dims.length !== 1) return;
+      sizes = Array.from(t.data as BigInt64Array | Int32Array, Number);
+    } else if (a.has('split')) {
+      sizes = a.ints('split', []);
+    } else {
+      // Equal parts (opset 18's num_outputs: the last one smaller when C does not divide).
+      const part = Math.ceil(c / outputs.length);
+      sizes = outputs.map((_, i) => Math.max(0, Math.min(part, c - i * part)));
+    }
+    if (sizes.length !== outputs.length || sizes.reduce((s, v) => s + v, 0) !== c || sizes.some((v) => v <= 0)) return;
+    const b = this.#block;
+    const outDims: Dim[][] = [];
+    for (let i = 0, start = 0; i < outputs.length; start += sizes[i], i++) {
+      const end = start + sizes[i];
+      if (start % b !== 0 || (end % b !== 0 && end !== c)) return;
+      const d = this.#dims(outputs[i]);
+      if (!d || channelsOf(d) !== sizes[i] || !mayEqual([xb.dims[0], xb.dims[2], xb.dims[3]], [d[0], d[2], d[3]])) return;
+      outDims.push(d);
+    }
+    if (!rw.owned([node])) return;
+    const blockSizes = sizes.map((v) => Math.ceil(v / b));
+    // Sizes go where this opset reads them: an input from opset 13, an attribute before.
+    const asInput = (rw.opset() ?? 13) >= 13;
+    const inputs = asInput ? [xb.name, rw.addInitializer(`${node.name || 'Split'}_split_blocks`, new Tensor('int64', BigInt64Array.from(blockSizes.map(BigInt)), [sizes.length]))] : [xb.name];
+    const outs = outputs.map((o, i) => this.#makeBlocked(o, outDims[i]));
+    rw.update(node, (n) => {
+      n.inputs = inputs;
+      n.outputs = outs;
+      n.attributes = new Map([...n.attributes].filter(([k]) => k !== 'split' && k !== 'num_outputs'));
+      n.attributes.set('axis', intAttr(1));
+      if (!asInput) n.attributes.set('split', { type: 'ints', value: blockSizes });
     });
   }
 
