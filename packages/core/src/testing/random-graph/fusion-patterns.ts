@@ -216,8 +216,33 @@ export function convChain(b: GraphBuilder): RandomValue | undefined {
     // Read by another conv, as SqueezeNet's fire modules are: the concatenation can stay blocked.
     if (r.chance(0.7)) y = b.op('Conv', [b.tame(y), weights(b, [16, m1 + m2, 1, 1], m1 + m2)], f32([n, 16, ho, wo], 3));
   }
+  if (r.chance(0.35)) y = cspSplit(b, y);
   if (r.chance(0.3)) y = pool(b, y) ?? y;
   return y;
+}
+
+/**
+ * A CSP / C2f-style split of a conv output's channels (by two Slices or one Split; on whole 8- or
+ * 16-channel blocks mostly, sometimes not), the second part through a 3x3 conv, all joined by a Concat.
+ */
+function cspSplit(b: GraphBuilder, y: RandomValue): RandomValue {
+  const r = b.rng;
+  const [n, c, h, w] = y.shape;
+  const choices = [8, 16, c / 2, 4, 12].filter((v) => Number.isInteger(v) && v > 0 && v < c);
+  if (!choices.length) return y;
+  const at = r.pick(choices);
+  const x = b.tame(y);
+  let first: RandomValue;
+  let second: RandomValue;
+  if (r.chance(0.5)) {
+    const axes = b.constant(b.int64s([r.chance(0.3) ? -3 : 1]), 'axes');
+    first = b.op('Slice', [x, b.constant(b.int64s([0]), 'starts'), b.constant(b.int64s([r.chance(0.3) ? at - c : at]), 'ends'), axes], f32([n, at, h, w], x.mag));
+    second = b.op('Slice', [x, b.constant(b.int64s([at]), 'starts'), b.constant(b.int64s([r.chance(0.5) ? 2 ** 62 : c]), 'ends'), axes], f32([n, c - at, h, w], x.mag));
+  } else {
+    [first, second] = b.node('Split', [x, b.constant(b.int64s([at, c - at]), 'split')], [f32([n, at, h, w], x.mag), f32([n, c - at, h, w], x.mag)], { axis: 1 });
+  }
+  const conv3 = b.op('Conv', [second, weights(b, [c - at, c - at, 3, 3], (c - at) * 9)], f32([n, c - at, h, w], 3), { pads: [1, 1, 1, 1] });
+  return b.op('Concat', [first, second, b.op('Relu', [conv3], f32(conv3.shape, 3))], f32([n, 2 * c - at, h, w], 3), { axis: 1 });
 }
 
 
