@@ -30,10 +30,13 @@ void GemmNT(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const 
 // hidden 128, 50 steps: 1.2 ms against onnxruntime's 0.64 on 2 threads). So R is packed once per
 // direction and run into a per-thread skinny kernel (repacked every run: R may be a graph input) and
 // each step streams it. `slot` keeps the packings of one run apart (direction, and the GRU candidate's rows).
+// The packings stay with the thread between runs, so only R of up to kMaxPackedFloats (hidden 512 for a
+// GRU's gates) takes this path: a larger one makes each step's product large enough for sgemm's overhead
+// not to matter, and would hold tens of MiB per thread.
 class StepProduct {
  public:
   StepProduct(int slot, int64_t batch, int64_t n, int64_t k, const float* r, int threads) : batch_(batch), n_(n), k_(k), r_(r) {
-    if (batch <= 0 || batch > SkinnyGemm::kMaxRows || n <= 0 || k <= 0) return;
+    if (batch <= 0 || batch > SkinnyGemm::kMaxRows || n <= 0 || k <= 0 || n * k > kMaxPackedFloats) return;
     thread_local std::unique_ptr<SkinnyGemm> packed[kSlots];
     std::unique_ptr<SkinnyGemm>& p = packed[slot];
     if (p && p->k() == k && p->n() == n) p->Repack(r);
@@ -54,6 +57,7 @@ class StepProduct {
   int64_t stride(int64_t ldy) const { return skinny_ ? n_ : ldy; }
 
   static constexpr int kSlots = 4;
+  static constexpr int64_t kMaxPackedFloats = int64_t{1} << 20;
 
  private:
   int64_t batch_, n_, k_;

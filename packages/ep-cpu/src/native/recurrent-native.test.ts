@@ -83,6 +83,8 @@ describe.skipIf(!hasNative)('native GRU vs the TS kernel', () => {
     // Past the skinny kernel's 4 rows a step's h·Rᵀ is oneDNN's sgemm (hr rows 3H apart in both forms).
     { seq: 5, batch: 5, input: 6, hidden: 7, direction: 'bidirectional', bias: true, h0: true, lbr: 0 },
     { seq: 5, batch: 6, input: 6, hidden: 7, direction: 'bidirectional', bias: true, h0: true, lbr: 1 },
+    // R past the packing limit (3H x H > 2^20 floats): sgemm per step, also for one row.
+    { seq: 3, batch: 1, input: 4, hidden: 600, bias: true, lbr: 1 },
     { seq: 4, batch: 2, input: 3, hidden: 4, bias: true, outputs: ['', 'yh'] },
     { seq: 4, batch: 2, input: 3, hidden: 4, outputs: ['y'], extra: { activations: ['Sigmoid', 'Tanh'] } },
     // RNN: the default Tanh, Relu and Sigmoid, both directions, PyTorch's nn.RNN form.
