@@ -261,7 +261,8 @@ describe.skipIf(!hasAddon)('blocked-layout pass (oneDNN addon)', () => {
     // every part through its own 1x1 conv, the results joined: no reorder but the graph output's.
     const model = (opset: number) => () => {
       const parts = opset === 18 ? [16, 16, 16] : [16, 32];
-      const split = opset === 18 ? { attributes: { axis: 1, num_outputs: 3 } } : opset >= 13 ? { extra: ['sizes'], attributes: { axis: 1 } } : { attributes: { axis: 1, split: parts } };
+      const split: { extra?: string[]; attributes: Record<string, number | number[]> } =
+        opset === 18 ? { attributes: { axis: 1, num_outputs: 3 } } : opset >= 13 ? { extra: ['sizes'], attributes: { axis: 1 } } : { attributes: { axis: 1, split: parts } };
       return buildModel({
         opset,
         inputs: [['x', 'float32', [1, 3, 10, 10]]],

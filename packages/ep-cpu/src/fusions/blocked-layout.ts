@@ -14,9 +14,9 @@
  *   activation, Add / Sub / Mul / Max / Min / Sum / Mean / PRelu, broadcasting over N, H, W, with scalar or
  *   per-channel constant operands, the latter given a blocked copy), Concat on channels when every
  *   input's C is a multiple of the block (then the blocks just line up), and a Slice of channels at
- *   block boundaries (constant starts and ends; CSP / C2f blocks and ShuffleNet split a conv's output
- *   in halves), which becomes a Slice of whole blocks, and a Split of channels whose parts all start on
- *   block boundaries, which becomes a Split into whole blocks.
+ *   block boundaries (constant starts and ends; CSP / C2f blocks split a conv's output in halves), which
+ *   becomes a Slice of whole blocks, and a Split of channels whose parts all start on block boundaries,
+ *   which becomes a Split into whole blocks.
  * Where a blocked value is read by anything else, or is a graph output, a ReorderFromBlocked gives the
  * original NCHW value back under its original name.
  *
@@ -439,7 +439,9 @@ class BlockedLayout {
     } else if (a.has('split')) {
       sizes = a.ints('split', []);
     } else {
-      // Equal parts (opset 18's num_outputs: the last one smaller when C does not divide).
+      // Equal parts (opset 18's num_outputs: the last one smaller when C does not divide; before 18 C must
+      // divide, and a model where it does not is left to the Split kernel to report).
+      if ((rw.opset() ?? 18) < 18 && c % outputs.length !== 0) return;
       const part = Math.ceil(c / outputs.length);
       sizes = outputs.map((_, i) => Math.max(0, Math.min(part, c - i * part)));
     }
