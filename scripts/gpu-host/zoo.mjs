@@ -11,7 +11,9 @@
 //     big models take minutes; each model's CPU runs get SWITCHYARD_ZOO_CPU_SECONDS, default 150, in a
 //     niced process of their own beside the GPU runs, and a case that did not finish says so);
 //   - each model's rocm runs get SWITCHYARD_ZOO_ROCM_SECONDS (default 150) in their own process;
-//   - max abs diff of rocm against the CPU EP, and of both against onnxruntime's CPU outputs.
+//   - max abs diff of rocm against the CPU EP, and of both against onnxruntime's CPU outputs and PyTorch's
+//     GPU outputs; for a float16 copy every engine's distance from the float32 module (zoo_prepare.py's
+//     `torch32` outputs), which tells float16's own rounding from a wrong kernel.
 // Results: OUT_DIR/zoo.json (with zoo-torch.json's PyTorch times merged in) and a table on stdout.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -76,7 +76,7 @@ struct Loops {
   // input) and columns [x·sw − pw, x·sw − pw + kw) ∩ [0, iw), for x < ow.
   void (*blockedMaxRow)(const float* in, int64_t iw, int block, int64_t y0, int64_t y1, int64_t ow, int64_t kw, int64_t sw, int64_t pw,
                         float* out);
-  // A GRU step for one batch row of `n` hidden units (ONNX gates z, r, h; lstm_math.h's activations):
+  // A GRU step for one batch row of `n` hidden units (ONNX gates z, r, h; σ and tanh on this build's exp):
   // rh = σ(xr + hr) ⊙ h (linear_before_reset 0: the candidate's product reads it), and
   // out = (1 − z) ⊙ c + z ⊙ h with z = σ(xg[0..n) + hg[0..n)) and c = tanh(xg[2n..3n) + r ⊙ (hc + rbh))
   // where r = σ(xg[n..2n) + hg[n..2n)) (linear_before_reset 1), else c = tanh(xg[2n..3n) + hc + rbh).
