@@ -76,12 +76,18 @@ def ort_outputs(model_path: str, feeds: Dict[str, np.ndarray]) -> List[np.ndarra
     return s.run(None, feeds)
 
 
-def torch_outputs(model, dev, half: bool) -> List[np.ndarray]:
-    """One forward's outputs as float32 arrays (the float16 module's rounded to float16 first)."""
-    with torch.no_grad(), torch.device("cuda"):
-        y = model(*dev)
-    ys = y if isinstance(y, tuple) else (y,)
-    return [t.float().cpu().numpy() for t in ys]
+def run_module(model, xs) -> tuple:
+    """One forward on the GPU, its outputs as a tuple. Factory calls inside it (GPT-2's torch.arange
+    positions) must land on the GPU too."""
+    with torch.device("cuda"):
+        y = model(*xs)
+    return y if isinstance(y, tuple) else (y,)
+
+
+def torch_outputs(model, xs) -> List[np.ndarray]:
+    """One forward's outputs as float32 arrays (a float16 module's rounded to float16 first)."""
+    with torch.no_grad():
+        return [t.float().cpu().numpy() for t in run_module(model, xs)]
 
 
 def torch_times(spec, feeds: Dict[str, np.ndarray], save) -> Dict[str, float]:
@@ -98,17 +104,14 @@ def torch_times(spec, feeds: Dict[str, np.ndarray], save) -> Dict[str, float]:
     dev = [to_device(a) for a in host]
     # PyTorch's own outputs on the GPU: for the float16 copy also the float32 module's (same seeded
     # weights), the reference that tells float16 rounding from a wrong kernel.
-    save("torch", torch_outputs(model, dev, half))
+    save("torch", torch_outputs(model, dev))
     if half:
         full = spec.build().eval().cuda()
-        save("torch32", torch_outputs(full, [torch.from_numpy(a).cuda() for a in host], False))
+        save("torch32", torch_outputs(full, [torch.from_numpy(a).cuda() for a in host]))
         del full
 
     def forward(xs):
-        # Factory calls inside forward (GPT-2's torch.arange positions) must land on the GPU too.
-        with torch.device("cuda"):
-            y = model(*xs)
-        return y if isinstance(y, tuple) else (y,)
+        return run_module(model, xs)
 
     def median(xs: List[float]) -> float:
         xs = sorted(xs)
@@ -159,20 +162,21 @@ def main() -> int:
         os.makedirs(target, exist_ok=True)
         for case, feeds in cases.items():
             entry = {"name": name, "case": case, "shapes": {n: list(feeds[n].shape) for n in spec.input_names}}
+
+            def save(tag, ys, case=case):
+                """Outputs `ys` (in the spec's output order) as <case>.<tag>.<output>.npy, float32."""
+                for n, y in zip(spec.output_names, ys):
+                    np.save(os.path.join(target, f"{case}.{tag}.{n}.npy"), np.ascontiguousarray(y.astype(np.float32)), allow_pickle=False)
+
             try:
                 for n in spec.input_names:
                     np.save(os.path.join(target, f"{case}.in.{n}.npy"), np.asarray(feeds[n], order="C"), allow_pickle=False)
                 t = time.time()
-                for n, y in zip(spec.output_names, ort_outputs(model_path, feeds)):
-                    np.save(os.path.join(target, f"{case}.ort.{n}.npy"), np.ascontiguousarray(y.astype(np.float32)), allow_pickle=False)
+                save("ort", ort_outputs(model_path, feeds))
                 entry["ortCpuSeconds"] = round(time.time() - t, 2)
             except Exception as e:  # a failing reference must not hide the other models
                 entry["ortError"] = str(e)[:500]
             try:
-                def save(tag, ys, case=case):
-                    for n, y in zip(spec.output_names, ys):
-                        np.save(os.path.join(target, f"{case}.{tag}.{n}.npy"), np.ascontiguousarray(y.astype(np.float32)), allow_pickle=False)
-
                 entry.update(torch_times(spec, feeds, save))
                 if spec.conversion == "int8-dynamic":
                     entry["note"] = "PyTorch has no GPU dynamic int8 Conv: the float32 module's time"

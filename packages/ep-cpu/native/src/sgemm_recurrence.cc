@@ -106,7 +106,9 @@ void GruForward(const RecurrenceParams& p, const float* x, const float* w, const
     const StepProduct gates(2 * d, N, p.linearBeforeReset ? G : 2 * H, H, rd, p.threads);
     const StepProduct candidate(2 * d + 1, p.linearBeforeReset ? 0 : N, H, H, rd + 2 * H * H, p.threads);  // unused with it
     const int64_t ldg = gates.stride(G);  // hr's row stride for z and r (and the candidate with linear_before_reset)
-    float* hc = p.linearBeforeReset ? hr + 2 * H : (ldg == G ? hr + 2 * H : hr + N * ldg);
+    // The candidate's h·Rhᵀ: the last third of hr's rows of G, or (the skinny product wrote z and r in
+    // rows of 2H) its own rows after them.
+    float* hc = ldg == G ? hr + 2 * H : hr + N * ldg;
     const int64_t ldc = p.linearBeforeReset ? ldg : candidate.stride(G);
     for (int64_t step = 0; step < T; ++step) {
       const int64_t t = backwards ? T - 1 - step : step;

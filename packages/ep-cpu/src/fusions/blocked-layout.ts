@@ -30,6 +30,7 @@ import { Tensor, type AttributeValue, type Dim, type GraphPass, type Node } from
 import { BLOCKED_DOMAIN } from '../native/channel-blocked.js';
 import { convEpilogue } from '../native/conv-native.js';
 import { poolExactForEverySize, poolOptions, type PoolOp } from '../native/pool-native.js';
+import { readInts } from '../tensor-ops/indices.js';
 import { matchActivation } from './activation-match.js';
 import { GraphRewriter, float32Tensor, hasOp } from './graph-rewriter.js';
 
@@ -52,6 +53,11 @@ function sameDims(a: readonly Dim[], b: readonly Dim[]): boolean {
 /** Whether `a` and `b` can be equal at run time: no axis holds two different numbers. */
 function mayEqual(a: readonly Dim[], b: readonly Dim[]): boolean {
   return a.length === b.length && a.every((d, i) => typeof d !== 'number' || typeof b[i] !== 'number' || d === b[i]);
+}
+
+/** Whether two [N, C, H, W] values can agree on N, H and W at run time (channel ops check C themselves). */
+function mayShareNhw(a: readonly Dim[], b: readonly Dim[]): boolean {
+  return mayEqual([a[0], a[2], a[3]], [b[0], b[2], b[3]]);
 }
 
 const POOLS: readonly string[] = ['MaxPool', 'AveragePool', 'GlobalAveragePool', 'GlobalMaxPool'];
@@ -363,7 +369,7 @@ class BlockedLayout {
     // on the blocked tensors as on the plain ones. Only dims known to differ keep the node plain.
     const lined = (i: string) => {
       const d = this.#blocked.get(i)?.dims;
-      return d !== undefined && d.length === 4 && channelsOf(d) % this.#block === 0 && mayEqual([d[0], d[2], d[3]], [yDims[0], yDims[2], yDims[3]]);
+      return d !== undefined && d.length === 4 && channelsOf(d) % this.#block === 0 && mayShareNhw(d, yDims);
     };
     if (!node.inputs.every(lined) || !rw.owned([node])) return;
     const inputs = node.inputs.map((i) => this.#blocked.get(i)!.name);
@@ -376,11 +382,11 @@ class BlockedLayout {
     });
   }
 
-  /** The one integer of a constant 1-element int64/int32 input, or undefined. */
+  /** The one integer of a constant 1-element int64/int32 input (INT64_MAX-style ends saturated), or undefined. */
   #constantInt(name: string | undefined): number | undefined {
     const t = name ? this.#rw.constant(name) : undefined;
     if (!t || t.size !== 1 || (t.type !== 'int64' && t.type !== 'int32')) return undefined;
-    return Number(t.data[0]);
+    return readInts(t, 'blocked-layout', { clamp: true })[0];
   }
 
   /**
@@ -405,7 +411,7 @@ class BlockedLayout {
     end = Math.min(Math.max(end, 0), c);
     const b = this.#block;
     if (end <= start || start % b !== 0 || (end % b !== 0 && end !== c) || channelsOf(yDims) !== end - start) return;
-    if (!mayEqual([xb.dims[0], xb.dims[2], xb.dims[3]], [yDims[0], yDims[2], yDims[3]]) || !rw.owned([node])) return;
+    if (!mayShareNhw(xb.dims, yDims) || !rw.owned([node])) return;
     const blockIndex = (v: number, base: string) => rw.addInitializer(`${node.name || 'Slice'}_${base}_blocks`, new Tensor('int64', BigInt64Array.of(BigInt(v)), [1]));
     const inputs = [xb.name, blockIndex(start / b, 'starts'), blockIndex(Math.ceil(end / b), 'ends'), blockIndex(1, 'axes')];
     const out = this.#makeBlocked(node.outputs[0], yDims);
@@ -435,7 +441,7 @@ class BlockedLayout {
     if (splitInput) {
       const t = rw.constant(splitInput);
       if (!t || (t.type !== 'int64' && t.type !== 'int32') || t.dims.length !== 1) return;
-      sizes = Array.from(t.data as BigInt64Array | Int32Array, Number);
+      sizes = readInts(t, 'blocked-layout', { clamp: true });
     } else if (a.has('split')) {
       sizes = a.ints('split', []);
     } else {
@@ -452,7 +458,7 @@ class BlockedLayout {
       const end = start + sizes[i];
       if (start % b !== 0 || (end % b !== 0 && end !== c)) return;
       const d = this.#dims(outputs[i]);
-      if (!d || channelsOf(d) !== sizes[i] || !mayEqual([xb.dims[0], xb.dims[2], xb.dims[3]], [d[0], d[2], d[3]])) return;
+      if (!d || channelsOf(d) !== sizes[i] || !mayShareNhw(xb.dims, d)) return;
       outDims.push(d);
     }
     if (!rw.owned([node])) return;
