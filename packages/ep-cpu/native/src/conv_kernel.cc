@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "conv_primitive_desc.h"
+#include "conv_tap_trim.h"
 #include "engine.h"
 #include <switchyard/errors.h>
 
@@ -79,6 +80,11 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   userBias_ = PlainDesc({filters});
   userWeights_ = PlainDesc(GroupedWeightDims(p));
 
+  // Taps that read only padding dropped (conv_tap_trim.h): the smaller conv runs instead, whatever serves it.
+  if (auto trimmed = TrimPaddingTaps(p, outputDims_, constWeights)) {
+    trimmed_ = std::make_unique<const ConvKernel>(trimmed->params, trimmed->weights.data(), constBias);
+    return;
+  }
   ThreadScope threads(p.threads);  // creation and execution must agree on the team size
   pd_ = ChooseConvPrimitiveDesc(p, outputDims_, constWeights != nullptr);
   // The primitive descriptor stays (it answers primitiveLayouts); the primitive and packed weights are skipped.
@@ -111,7 +117,7 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
 }
 
 bool ConvKernel::weightsUnpackable() const {
-  if (winograd_ || im2col_) return false;
+  if (trimmed_ || winograd_ || im2col_) return false;  // a trimmed kernel lacks the dropped taps
   if (!parts_.empty()) return std::all_of(parts_.begin(), parts_.end(), [](const auto& part) { return part->weightsUnpackable(); });
   return packedWeights_.has_value() && !IsOneDnnWinograd(pd_);
 }
@@ -131,6 +137,10 @@ void ConvKernel::UnpackWeights(float* out) const {
 }
 
 void ConvKernel::Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {
+  if (trimmed_) {
+    trimmed_->Execute(src, nullptr, bias, sum, dst);
+    return;
+  }
   ThreadScope threads(params_.threads);
   if (winograd_) {
     winograd_->Execute(src, bias, sum, dst);
@@ -202,14 +212,15 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
 }
 
 std::string ConvKernel::implementation() const {
+  if (trimmed_) return trimmed_->implementation() + " (padding-only taps trimmed)";
   if (winograd_) return winograd_->implementation();
   if (im2col_) return im2col_->implementation();
   if (!parts_.empty()) return parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)";
   return pd_.impl_info_str();
 }
 
-int64_t ConvKernel::primitiveSrcBlock() const { return BlockOf(pd_.src_desc()); }
-int64_t ConvKernel::primitiveDstBlock() const { return BlockOf(pd_.dst_desc()); }
+int64_t ConvKernel::primitiveSrcBlock() const { return trimmed_ ? trimmed_->primitiveSrcBlock() : BlockOf(pd_.src_desc()); }
+int64_t ConvKernel::primitiveDstBlock() const { return trimmed_ ? trimmed_->primitiveDstBlock() : BlockOf(pd_.dst_desc()); }
 
 int64_t BlockOf(const dnnl::memory::desc& desc) {
   const Dims dims = desc.dims();

@@ -64,8 +64,9 @@ class ConvKernel {
   // have to pass to avoid reorders.
   int64_t primitiveSrcBlock() const;
   int64_t primitiveDstBlock() const;
-  bool weightsPacked() const { return winograd_ || im2col_ || !parts_.empty() || packedWeights_.has_value(); }
+  bool weightsPacked() const { return trimmed_ || winograd_ || im2col_ || !parts_.empty() || packedWeights_.has_value(); }
   bool biasPacked() const {
+    if (trimmed_) return trimmed_->biasPacked();
     if (winograd_) return winograd_->biasPacked();
     return im2col_ ? im2col_->biasPacked() : !parts_.empty() || packedBias_.has_value();
   }
@@ -85,7 +86,9 @@ class ConvKernel {
   dnnl::convolution_forward primitive_;
   std::optional<Reorder> srcReorder_, weightsReorder_, dstReorder_, sumReorder_;
   std::optional<dnnl::memory> packedWeights_, packedBias_;
-  // At most one is set: it runs instead of primitive_ (never created then).
+  // At most one is set: it runs instead of primitive_ (never created then). trimmed_: the same conv
+  // without the taps that read only padding (conv_tap_trim.h), built with the kept weights.
+  std::unique_ptr<const ConvKernel> trimmed_;
   std::unique_ptr<const WinogradConv> winograd_;
   std::unique_ptr<const Im2colConv> im2col_;
   // Set: one single-threaded conv per thread, each over its own slice of output channels, runs instead of

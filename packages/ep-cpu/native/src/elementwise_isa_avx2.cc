@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "elementwise_isa.h"
 

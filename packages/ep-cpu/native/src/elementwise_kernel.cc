@@ -44,6 +44,13 @@ ThreadRegisters* ThreadScratch(size_t floats) {
   throw CodedError("INVALID_ARGUMENT", context + ": " + message);
 }
 
+// Copies one row of `inner` floats: a channel block's 8 or 16 as fixed-size (inlined) copies, no memcpy call.
+inline void CopyRow(float* to, const float* row, int64_t inner) {
+  if (inner == 16) std::memcpy(to, row, 16 * sizeof(float));
+  else if (inner == 8) std::memcpy(to, row, 8 * sizeof(float));
+  else std::memcpy(to, row, static_cast<size_t>(inner) * sizeof(float));
+}
+
 // Walks the row offsets of a kBroadcast input from a starting row, one increment per row.
 class RowCursor {
  public:
@@ -172,7 +179,7 @@ void ElementwiseKernel::Compile() {
     // Rows repeating along the axis just outside them (a per-channel operand of a channel-blocked
     // tensor, a bias over channels-last rows): one gather serves every block inside that repeat, so
     // the register keeps it (it is never handed to another value).
-    repeatsRows_.push_back(gathered && !spec_.inputIsBool[i] && !p.outerStrides.empty() && p.outerStrides.back() == 0);
+    repeatsRows_.push_back(gathered && !spec_.inputIsBool[i] && p.innerStride == 1 && !p.outerStrides.empty() && p.outerStrides.back() == 0);
   }
   const int32_t last = static_cast<int32_t>(values - 1);
   for (size_t i = 0; i < steps_.size(); ++i) {
@@ -234,12 +241,20 @@ void ElementwiseKernel::LoadInput(size_t i, const void* data, int64_t start, int
         *vec = slot;
         return;
       }
-      for (int64_t r = 0; r < rows; ++r) std::memcpy(slot + r * inner, f + at, static_cast<size_t>(inner) * sizeof(float));
+      loops_->tileRow(slot, f + at, inner, rows);
       *cached = GatherCache::Entry{at, rows};
       *vec = slot;
       return;
     }
-    cache->entries[i] = GatherCache::Entry{};  // about to hold rows of differing offsets
+    // The block crosses into the next repeat (the next channel block): one run of equal rows per repeat.
+    cache->entries[i] = GatherCache::Entry{};
+    for (int64_t r = 0; r < rows;) {
+      const int64_t run = std::min(rows - r, repeat - (row + r) % repeat);
+      loops_->tileRow(slot + r * inner, f + RowOffset(plan_, p, row + r), inner, run);
+      r += run;
+    }
+    *vec = slot;
+    return;
   }
   RowCursor cursor(plan_, p, row);
   for (int64_t r = 0; r < rows; ++r, cursor.Next()) {
@@ -250,7 +265,7 @@ void ElementwiseKernel::LoadInput(size_t i, const void* data, int64_t start, int
     } else if (isBool) {
       loops_->boolToFloat(to, b + at, inner);
     } else {
-      std::memcpy(to, f + at, static_cast<size_t>(inner) * sizeof(float));
+      CopyRow(to, f + at, inner);
     }
   }
   *vec = slot;

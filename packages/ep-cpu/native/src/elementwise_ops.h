@@ -98,6 +98,8 @@ struct LoopTable {
   BinarySVLoop binarySV[kOpCount];
   TernaryLoop ternary[kOpCount];
   void (*fill)(float* dst, float value, int64_t n);
+  // `row` (`inner` floats) copied into `rows` consecutive rows of dst (a gathered per-channel operand).
+  void (*tileRow)(float* dst, const float* row, int64_t inner, int64_t rows);
   void (*boolToFloat)(float* dst, const uint8_t* src, int64_t n);
   void (*floatToBool)(uint8_t* dst, const float* src, int64_t n);
 };

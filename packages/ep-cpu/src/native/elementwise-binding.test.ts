@@ -144,9 +144,11 @@ describe.skipIf(!Primitive)('ElementwisePrimitive boundary', () => {
   it('gathers a repeated per-channel operand once per repeat, correctly across block and thread boundaries', async () => {
     // A channel-blocked [N, C/16, H, W, 16] tensor and a [1, C/16, 1, 1, 16] operand read twice: rows of 16
     // that repeat H·W times, so a gathered register serves many blocks, and some blocks straddle channels.
-    // H·W = 510 rows: some blocks of 64 rows straddle two channels; 512: blocks end exactly where a channel does.
-    for (const [h, w] of [[30, 17], [32, 16]]) {
-      const [n, cb, b] = [2, 3, 16];
+    // H·W = 510 rows: some blocks of 64 rows straddle two channels; 512: blocks end exactly where a channel does;
+    // 49 (7x7): nearly every block spans two or three channels. Rows of 16 and 8 floats (AVX-512's and AVX2's
+    // channel blocks) are copied at a fixed size, rows of 12 by doubling copies: all three are checked.
+    for (const [h, w, b] of [[30, 17, 16], [32, 16, 16], [7, 7, 16], [7, 7, 8], [30, 17, 8], [7, 7, 12], [30, 17, 12]]) {
+      const [n, cb] = [2, 3];
       const x = seededFloats(n * cb * h * w * b, 7, 3);
       const s = seededFloats(cb * b, 8);
       const expected = new Float32Array(x.length);
@@ -160,7 +162,7 @@ describe.skipIf(!Primitive)('ElementwisePrimitive boundary', () => {
         if (threads === 2) await p.run([x, s], y);
         else p.runSync([x, s], y);
         const bad = y.findIndex((v, i) => !Object.is(v, expected[i]));
-        expect(bad, `${h}x${w}, ${threads} thread(s): [${bad}] = ${y[bad]}, expected ${expected[bad]}`).toBe(-1);
+        expect(bad, `${h}x${w}x${b}, ${threads} thread(s): [${bad}] = ${y[bad]}, expected ${expected[bad]}`).toBe(-1);
       }
     }
   });
