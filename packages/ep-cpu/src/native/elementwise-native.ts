@@ -117,6 +117,36 @@ function staticOutputElements(node: Node, graph: Graph, np: NodeProgram): number
   }
 }
 
+/**
+ * The input whose memory the output may take (Kernel.inPlace): the first of the output's dims and element
+ * type, which the engine reads element by element before writing that element. Decided at session creation
+ * and only for static shapes the engine serves (nonempty, at or above the TS threshold): the TS kernel,
+ * which takes every other run, asks for a zeroed output, and must never be handed its own input.
+ */
+function inPlaceInput(init: KernelInit, np: NodeProgram, smallLimit: number): { input: number; output: number } | undefined {
+  if (np.legacy) return undefined;
+  const shapes: number[][] = [];
+  for (const i of np.inputs) {
+    const dims = staticDims(init.inputTypes[i]);
+    if (!dims) return undefined;
+    shapes.push(dims);
+  }
+  let out: number[];
+  try {
+    out = broadcastShape(shapes);
+  } catch {
+    return undefined;
+  }
+  const count = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
+  const size = count(out);
+  if (size === 0 || size < smallLimit || out.length > 12) return undefined;
+  for (const k of np.scalarInputs) if (count(shapes[k]) !== 1) return undefined;
+  for (let k = 0; k < shapes.length; k++) {
+    if (np.program.inputTypes[k] === np.program.outputType && sameShapes([shapes[k]], [out])) return { input: np.inputs[k], output: 0 };
+  }
+  return undefined;
+}
+
 /** One set of input dims: the output's dims and size, and the primitive (built on first native run). */
 interface ShapeEntry {
   dims: readonly (readonly number[])[];
@@ -208,6 +238,7 @@ function createElementwise(
 
   return {
     implementation: 'native',
+    inPlace: inPlaceInput(init, np, smallLimit),
     // Synchronous below SYNC_ELEMENTWISE_LIMIT elements: no promise or microtask per node.
     run(ctx: KernelRunContext) {
       const tensors = np.inputs.map((i) => ctx.input(i));
