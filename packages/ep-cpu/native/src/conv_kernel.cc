@@ -81,9 +81,12 @@ ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, cons
   userWeights_ = PlainDesc(GroupedWeightDims(p));
 
   // Taps that read only padding dropped (conv_tap_trim.h): the smaller conv runs instead, whatever serves it.
-  if (auto trimmed = TrimPaddingTaps(p, outputDims_, constWeights)) {
-    trimmed_ = std::make_unique<const ConvKernel>(trimmed->params, trimmed->weights.data(), constBias);
-    return;
+  if (constWeights) {
+    if (auto trimmed = WithoutPaddingTaps(p, outputDims_)) {
+      const std::vector<float> kept = KeptTaps(p, *trimmed, constWeights);
+      trimmed_ = std::make_unique<const ConvKernel>(*trimmed, kept.data(), constBias);
+      return;
+    }
   }
   ThreadScope threads(p.threads);  // creation and execution must agree on the team size
   pd_ = ChooseConvPrimitiveDesc(p, outputDims_, constWeights != nullptr);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "conv_primitive_desc.h"
+#include "conv_tap_trim.h"
 #include "engine.h"
 #include <switchyard/errors.h>
 #include <switchyard/instance_tag.h>
@@ -126,7 +127,11 @@ Napi::Value ConvPrimitive::Algorithm(const Napi::CallbackInfo& info) {
   ConvParams p = ReadConvParams(env, options, ctx);
   const bool constWeights = !IsNullish(options.Get("weights"));
   const char* algorithm = GuardSync(env, ctx, [&] {
-    const Dims out = ConvOutputDims(p);
+    Dims out = ConvOutputDims(p);
+    // Constant weights lose the taps that read only padding: the algorithm is the trimmed conv's.
+    if (constWeights) {
+      if (auto trimmed = WithoutPaddingTaps(p, out)) p = *trimmed;
+    }
     if (WinogradConv::Chooses(p, out, constWeights, p.winograd)) return "winograd";
     if (Im2colConv::Chooses(p, out, constWeights, p.im2col)) return "im2col";
     ThreadScope threads(p.threads);
