@@ -80,10 +80,12 @@ const report = {
   skipped,
 };
 
-const day = started.toISOString().slice(0, 10);
-// A run with oneDNN capped (ONEDNN_MAX_CPU_ISA) keeps its own file: it is a different table.
+// Named by the start's UTC date and time (cpu-2026-12-05T22-24.json): a later run the same day gets a file of
+// its own instead of overwriting one that BENCHMARKS.md may cite as raw data.
+const stamp = started.toISOString().slice(0, 16).replace(':', '-');
+// A run with oneDNN capped (ONEDNN_MAX_CPU_ISA) is named for it: it is a different table.
 const cap = process.env.ONEDNN_MAX_CPU_ISA ? `-cap-${process.env.ONEDNN_MAX_CPU_ISA.toLowerCase()}` : '';
-const out = opts.out ?? join(ROOT, 'bench/results', `cpu-${day}${cap}${opts.quick ? '-quick' : ''}.json`);
+const out = opts.out ?? join(ROOT, 'bench/results', `cpu-${stamp}${cap}${opts.quick ? '-quick' : ''}.json`);
 mkdirSync(join(out, '..'), { recursive: true });
 writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
 log(`\nresults: ${relative(ROOT, out)}`);

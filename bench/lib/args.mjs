@@ -1,14 +1,14 @@
 /** Command-line flags of `pnpm bench` (bench/cpu.mjs). */
 
 const USAGE = `usage: pnpm bench [--models a,b,...] [--threads 1,2] [--quick] [--write-docs] [--no-rss] [--out FILE]
-       pnpm bench --from bench/results/cpu-<date>.json [--write-docs]
+       pnpm bench --from bench/results/cpu-<date>T<hh-mm>.json [--write-docs]
 
   --models      model ids or families (default: all); see the list below
   --threads     intra-op thread counts to compare at (default: 1,2)
   --quick       fewer warm-up and timed runs (a smoke run, not numbers to quote)
   --write-docs  replace the results section of docs/BENCHMARKS.md
   --no-rss      skip the peak-RSS child processes
-  --out FILE    results JSON path (default: bench/results/cpu-<date>.json)
+  --out FILE    results JSON path (default: bench/results/cpu-<date>T<hh-mm>[-cap-<isa>][-quick].json, the start in UTC)
   --from FILE   measure nothing: print (and with --write-docs, publish) a saved results file`;
 
 /**
