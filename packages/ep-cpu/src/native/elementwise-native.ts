@@ -7,10 +7,10 @@
  * (Clip bounds that are not scalars, shapes that do not broadcast) go to the TS kernel, which keeps
  * the semantics and the error messages.
  */
-import { AttributeReader, SwitchyardError, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor } from '@switchyard/core';
+import { AttributeReader, SwitchyardError, type Graph, type Kernel, type KernelDef, type KernelInit, type KernelRunContext, type Node, type Tensor, type ValueType } from '@switchyard/core';
 import type { ElementwisePrimitive, NativeBinding } from './binding.js';
 import { fromNativeError, withNativeErrors } from './native-errors.js';
-import { SMALL_ELEMENTWISE_ELEMENTS, SMALL_TRANSCENDENTAL_ELEMENTS, SYNC_ELEMENTWISE_LIMIT, dispatchFor, effectiveThreads, staticDims } from './native-support.js';
+import { SMALL_ELEMENTWISE_ELEMENTS, SMALL_TRANSCENDENTAL_ELEMENTS, SYNC_ELEMENTWISE_LIMIT, dispatchFor, effectiveThreads, sameDims, staticDims } from './native-support.js';
 import { PrimitiveCache } from './primitive-cache.js';
 import { broadcastShape } from '../math/broadcast.js';
 import { legacyDimsOfB } from '../math/elementwise.js';
@@ -102,19 +102,32 @@ function programReason(node: Node, graph: Graph, np: NodeProgram, ops: ReadonlyS
   return undefined;
 }
 
-/** Output elements when every input shape is static (undefined otherwise, or when they do not broadcast). */
-function staticOutputElements(node: Node, graph: Graph, np: NodeProgram): number | undefined {
-  const shapes: number[][] = [];
+/** The program's input dims and their broadcast when every input shape is static (undefined otherwise, or when they do not broadcast). */
+function staticShapes(np: NodeProgram, typeOf: (input: number) => ValueType | undefined): { inputs: number[][]; output: number[] } | undefined {
+  const inputs: number[][] = [];
   for (const i of np.inputs) {
-    const dims = staticDims(graph.typeOf(node.inputs[i]));
+    const dims = staticDims(typeOf(i));
     if (!dims) return undefined;
-    shapes.push(dims);
+    inputs.push(dims);
   }
   try {
-    return broadcastShape(shapes).reduce((a, b) => a * b, 1);
+    return { inputs, output: broadcastShape(inputs) };
   } catch {
     return undefined;
   }
+}
+
+const elementsOf = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
+
+/** Output elements when every input shape is static (undefined otherwise, or when they do not broadcast). */
+function staticOutputElements(node: Node, graph: Graph, np: NodeProgram): number | undefined {
+  const shapes = staticShapes(np, (i) => graph.typeOf(node.inputs[i]));
+  return shapes && elementsOf(shapes.output);
+}
+
+/** Whether a run of this output goes to the engine rather than the TS kernel (nonempty, at or above the TS threshold, rank ≤ 12). */
+function engineServes(size: number, outputDims: readonly number[], smallLimit: number): boolean {
+  return size > 0 && size >= smallLimit && outputDims.length <= 12;
 }
 
 /**
@@ -125,26 +138,11 @@ function staticOutputElements(node: Node, graph: Graph, np: NodeProgram): number
  */
 function inPlaceInput(init: KernelInit, np: NodeProgram, smallLimit: number): { input: number; output: number } | undefined {
   if (np.legacy) return undefined;
-  const shapes: number[][] = [];
-  for (const i of np.inputs) {
-    const dims = staticDims(init.inputTypes[i]);
-    if (!dims) return undefined;
-    shapes.push(dims);
-  }
-  let out: number[];
-  try {
-    out = broadcastShape(shapes);
-  } catch {
-    return undefined;
-  }
-  const count = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
-  const size = count(out);
-  if (size === 0 || size < smallLimit || out.length > 12) return undefined;
-  for (const k of np.scalarInputs) if (count(shapes[k]) !== 1) return undefined;
-  for (let k = 0; k < shapes.length; k++) {
-    if (np.program.inputTypes[k] === np.program.outputType && sameShapes([shapes[k]], [out])) return { input: np.inputs[k], output: 0 };
-  }
-  return undefined;
+  const shapes = staticShapes(np, (i) => init.inputTypes[i]);
+  if (!shapes || !engineServes(elementsOf(shapes.output), shapes.output, smallLimit)) return undefined;
+  for (const k of np.scalarInputs) if (elementsOf(shapes.inputs[k]) !== 1) return undefined;
+  const k = shapes.inputs.findIndex((dims, j) => np.program.inputTypes[j] === np.program.outputType && sameDims(dims, shapes.output));
+  return k < 0 ? undefined : { input: np.inputs[k], output: 0 };
 }
 
 /** One set of input dims: the output's dims and size, and the primitive (built on first native run). */
@@ -244,7 +242,7 @@ function createElementwise(
       const tensors = np.inputs.map((i) => ctx.input(i));
       const dims = dimsOf(tensors);
       const entry = dims && entryFor(dims);
-      if (!entry?.outputDims || entry.size === 0 || entry.size < smallLimit || entry.outputDims.length > 12) return fallback.run(ctx);
+      if (!entry?.outputDims || !engineServes(entry.size, entry.outputDims, smallLimit)) return fallback.run(ctx);
       const primitive = primitiveOf(entry);
       const out = ctx.output(0, program.outputType, entry.outputDims, { uninitialized: true });
       const data = tensors.map((t) => t.data as Float32Array | Uint8Array);
