@@ -50,6 +50,7 @@ ConvDwKernel::ConvDwKernel(const ConvDwParams& params, const float* weights, con
   Require(!p.hasDwBias || dwBias, "depthwise bias declared but not given");
   const int64_t n = p.input[0], c = p.input[1], h = p.input[2], w = p.input[3], m = p.channels;
   outputDims_ = {n, m, (h + p.stride - 1) / p.stride, (w + p.stride - 1) / p.stride};
+  pass_ = TakeActivationPass(params_.depthwise, AlgorithmMode::kAuto);
 
   userSrc_ = LayoutDesc(p.input, p.srcBlock);
   userDst_ = LayoutDesc(outputDims_, p.dstBlock);
@@ -136,11 +137,19 @@ bool ConvDwKernel::TrySplitChannels(const float* weights, const float* bias, con
 }
 
 std::string ConvDwKernel::implementation() const {
-  if (!parts_.empty()) return parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)";
-  return pd_.impl_info_str();
+  if (!parts_.empty()) return parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)" + ActivationPassSuffix(pass_);
+  return std::string(pd_.impl_info_str()) + ActivationPassSuffix(pass_);
 }
 
 void ConvDwKernel::Execute(const float* src, float* dst) const {
+  ExecuteFused(src, dst);
+  if (pass_.active()) {
+    ThreadScope threads(params_.threads);
+    ApplyActivationPass(pass_, dst, outputDims_, params_.dstBlock);
+  }
+}
+
+void ConvDwKernel::ExecuteFused(const float* src, float* dst) const {
   if (!parts_.empty()) {
     RunParts(parts_, [&](const ConvDwKernel& part, int i) { part.Execute(src, dst + i * partElements_); });
     return;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "activation_pass.h"
 #include "algorithm_mode.h"
 #include "memory_desc.h"
 #include "post_ops.h"
@@ -55,6 +56,9 @@ class ConvDwKernel {
  private:
   ConvDwParams params_;
   Dims outputDims_;
+  // The depthwise activation, when the pass took it (activation_pass.h). The 1x1 conv's activation stays a
+  // post-op: its output exists only inside oneDNN's fused primitive.
+  ActivationPass pass_;
   dnnl::memory::desc userSrc_, userDst_;
   dnnl::convolution_forward::primitive_desc pd_;
   dnnl::convolution_forward primitive_;
@@ -66,6 +70,7 @@ class ConvDwKernel {
   int64_t partElements_ = 0;  // dst floats between consecutive parts' slices
 
   bool TrySplitChannels(const float* weights, const float* bias, const float* dwWeights, const float* dwBias);
+  void ExecuteFused(const float* src, float* dst) const;
 };
 
 }  // namespace switchyard

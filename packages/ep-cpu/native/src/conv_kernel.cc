@@ -71,6 +71,7 @@ Conv2dSizes SizesOf(const ConvParams& p, const Dims& out) {
 
 ConvKernel::ConvKernel(const ConvParams& params, const float* constWeights, const float* constBias) : params_(params) {
   outputDims_ = ConvOutputDims(params_);
+  pass_ = TakeActivationPass(params_.epilogue, params_.activationPass);
   const ConvParams& p = params_;
   const int64_t filters = p.weights[0];
 
@@ -140,6 +141,14 @@ void ConvKernel::UnpackWeights(float* out) const {
 }
 
 void ConvKernel::Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {
+  ExecuteConv(src, weights, bias, sum, dst);
+  if (pass_.active()) {
+    ThreadScope threads(params_.threads);
+    ApplyActivationPass(pass_, dst, outputDims_, params_.dstBlock);
+  }
+}
+
+void ConvKernel::ExecuteConv(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const {
   if (trimmed_) {
     trimmed_->Execute(src, nullptr, bias, sum, dst);
     return;
@@ -215,11 +224,13 @@ void ConvKernel::Execute(const float* src, const float* weights, const float* bi
 }
 
 std::string ConvKernel::implementation() const {
-  if (trimmed_) return trimmed_->implementation() + " (padding-only taps trimmed)";
-  if (winograd_) return winograd_->implementation();
-  if (im2col_) return im2col_->implementation();
-  if (!parts_.empty()) return parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)";
-  return pd_.impl_info_str();
+  std::string name;
+  if (trimmed_) name = trimmed_->implementation() + " (padding-only taps trimmed)";
+  else if (winograd_) name = winograd_->implementation();
+  else if (im2col_) name = im2col_->implementation();
+  else if (!parts_.empty()) name = parts_[0]->implementation() + " x" + std::to_string(parts_.size()) + " (output-channel split)";
+  else name = pd_.impl_info_str();
+  return name + ActivationPassSuffix(pass_);
 }
 
 int64_t ConvKernel::primitiveSrcBlock() const { return trimmed_ ? trimmed_->primitiveSrcBlock() : BlockOf(pd_.src_desc()); }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "activation_pass.h"
 #include "memory_desc.h"
 #include "post_ops.h"
 #include "scratchpad.h"
@@ -42,6 +43,7 @@ struct ConvParams {
   AlgorithmMode winograd = AlgorithmMode::kAuto;  // 3x3 stride-1 convs: Winograd instead of oneDNN (winograd_conv.h)
   AlgorithmMode im2col = AlgorithmMode::kAuto;    // strided convs: im2col + packed GEMM instead of oneDNN (im2col_conv.h)
   AlgorithmMode channelSplit = AlgorithmMode::kAuto;  // small images: a conv per thread over its output channels (channel_split.h)
+  AlgorithmMode activationPass = AlgorithmMode::kAuto;  // Sigmoid / Swish: the addon's pass instead of the post-op (activation_pass.h)
 };
 
 class ConvKernel {
@@ -54,7 +56,9 @@ class ConvKernel {
   // like dst) is read when the epilogue has a sum; it may be dst itself.
   void Execute(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const;
 
+  // As built: an activation the pass took is no longer in params().epilogue (see activationPass()).
   const ConvParams& params() const { return params_; }
+  const ActivationPass& activationPass() const { return pass_; }
   const Dims& outputDims() const { return outputDims_; }
   // Float32 elements of the caller's src, dst and sum buffers in their layouts (padding included).
   int64_t srcElements() const { return DescElements(userSrc_); }
@@ -81,6 +85,7 @@ class ConvKernel {
  private:
   ConvParams params_;
   Dims outputDims_;
+  ActivationPass pass_;  // run over dst after whichever conv below (the epilogue then has no activation)
   dnnl::memory::desc userSrc_, userWeights_, userBias_, userDst_, userSum_;
   dnnl::convolution_forward::primitive_desc pd_;
   dnnl::convolution_forward primitive_;
@@ -97,6 +102,7 @@ class ConvKernel {
   int64_t partElements_ = 0;  // dst/sum floats between consecutive parts' slices
 
   bool TrySplitByOutputChannels(const float* constWeights, const float* constBias);
+  void ExecuteConv(const float* src, const float* weights, const float* bias, const float* sum, float* dst) const;
   void ExecuteParts(const float* src, const float* sum, float* dst) const;
 };
 

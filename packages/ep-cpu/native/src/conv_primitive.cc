@@ -82,6 +82,8 @@ ConvParams ReadConvParams(Napi::Env env, const Napi::Object& options, const std:
   p.im2col = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(im2col, "im2col", ctx); });
   const std::string split = ReadString(env, options, "channelSplit", ctx, "auto");
   p.channelSplit = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(split, "channelSplit", ctx); });
+  const std::string pass = ReadString(env, options, "activationPass", ctx, "auto");
+  p.activationPass = GuardSync(env, ctx, [&] { return ParseAlgorithmMode(pass, "activationPass", ctx); });
   GuardSync(env, ctx, [&] { ConvOutputDims(p); });  // validates before array lengths are derived from p
   return p;
 }

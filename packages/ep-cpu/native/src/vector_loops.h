@@ -83,6 +83,9 @@ struct Loops {
   void (*gruResetGate)(const float* xr, const float* hr, const float* h, int64_t n, float* rh);
   void (*gruUpdate)(const float* xg, const float* hg, const float* hc, const float* rbh, const float* h, int64_t n, bool linearBeforeReset,
                     float* out);
+  // y = σ(α·x[i]), times x[i] when `timesX` (Swish / SiLU), with y == x allowed: the activation pass after
+  // a conv or product (activation_pass.h; vector_loops_logistic.inc says how fast and how accurate).
+  void (*logistic)(const float* x, float* y, int64_t n, float alpha, bool timesX);
 };
 
 // Defined by the three translation units.

@@ -16,6 +16,7 @@ namespace {
 #include "vector_loops_normalize.inc"
 #include "vector_loops_pool.inc"
 #include "vector_loops_recurrence.inc"
+#include "vector_loops_logistic.inc"
 #include "vector_loops_math.inc"
 
 }  // namespace

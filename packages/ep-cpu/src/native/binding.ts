@@ -84,6 +84,13 @@ export interface ConvPrimitiveOptions {
    * `always`: wherever it applies; `never`: oneDNN's split. SWITCHYARD_CPU_CHANNEL_SPLIT overrides `auto`.
    */
   channelSplit?: 'auto' | 'always' | 'never';
+  /**
+   * A Sigmoid or Swish activation may run as the addon's own vector pass over the output after the conv
+   * instead of oneDNN's post-op (native/src/activation_pass.h: about half the post-op's cost). `auto`
+   * (default): where the vector loops have an AVX2 or AVX-512 build; `always`: also on the generic one;
+   * `never`: the post-op. SWITCHYARD_CPU_ACTIVATION_PASS overrides `auto`. Other activations stay post-ops.
+   */
+  activationPass?: 'auto' | 'always' | 'never';
 }
 
 /**
