@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine.h"
+#include "parallel.h"
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include "primitive_lru.h"
@@ -31,7 +32,9 @@ Napi::Value GeluErfJs(const Napi::CallbackInfo& info) {
   const int threads = ThreadsArgument(info[2], ctx);
   if (n == 0) return env.Undefined();
   GuardSync(env, ctx, [&] {
-    ThreadScope scope(threads);
+    // erf is ~1 ns an element: a thread per 32K elements (the elementwise engine's split), not the whole team.
+    constexpr int64_t kElementsPerThread = 32 * 1024;
+    ThreadScope scope(TeamFor(threads, n, kElementsPerThread));
     const dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
     // The built primitive per (length, team size), as the norm functions keep theirs (primitive_lru.h):
     // building the descriptor costs more than a small GELU, even when oneDNN's own cache hits.

@@ -5,6 +5,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "engine.h"
+#include "parallel.h"
 #include <switchyard/errors.h>
 #include <switchyard/js_args.h>
 #include "primitive_lru.h"
@@ -142,7 +143,7 @@ Napi::Value LayerNormRowsJs(const Napi::CallbackInfo& info) {
   const float epsilon = ReadEpsilon(info, 6, ctx);
   const int threads = Threads(info, 7, ctx);
   GuardSync(env, ctx, [&] {
-    ThreadScope scope(threads);
+    ThreadScope scope(TeamForBytes(threads, n * 2 * static_cast<int64_t>(sizeof(float))));  // reads x, writes y
     RunLayerNorm(KeyFor(shape, epsilon, bias.data != nullptr), x.data, scale, bias, y.data);
   });
   return env.Undefined();
@@ -162,7 +163,7 @@ Napi::Value SkipLayerNormRowsJs(const Napi::CallbackInfo& info) {
   const float epsilon = ReadEpsilon(info, 8, ctx);
   const int threads = Threads(info, 9, ctx);
   GuardSync(env, ctx, [&] {
-    ThreadScope scope(threads);
+    ThreadScope scope(TeamForBytes(threads, n * 3 * static_cast<int64_t>(sizeof(float))));  // the add: reads a and b, writes s
     const auto& engine = CpuEngine();
     const RowsKey addKey = KeyFor(shape);
     const dnnl::memory::desc md = MatrixDesc(addKey);

@@ -19,6 +19,18 @@ constexpr int64_t kParallelBytes = 1024 * 1024;
 // Items per thread for items of `bytes` each (at least 1).
 inline int64_t GrainFor(int64_t bytes) { return std::max<int64_t>(1, kParallelBytes / std::max<int64_t>(bytes, 1)); }
 
+// The team for a oneDNN primitive, which forks the whole team it is built for however small the problem:
+// one thread per `perThread` units of `work`, at most `requested` (<= 0: OpenMP's default), at least 1.
+inline int TeamFor(int requested, int64_t work, int64_t perThread) {
+  const int64_t team = requested > 0 ? requested : omp_get_max_threads();
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(team, work / std::max<int64_t>(perThread, 1))));
+}
+
+// The same for memory-bound work: one thread per kParallelBytes of traffic. A LayerNorm of [32, 768] took
+// 7 µs on one thread and 15 µs on two (2-core AVX-512 EPYC): below ~1 MB the fork and join cost more than
+// the second thread saves.
+inline int TeamForBytes(int requested, int64_t bytes) { return TeamFor(requested, bytes, kParallelBytes); }
+
 // Calls fn(begin, end) over disjoint ranges covering [0, n), on up to the team's threads; each range
 // holds at least `grain` items (except when n is smaller), so tiny loops run inline on one thread.
 template <typename Fn>
