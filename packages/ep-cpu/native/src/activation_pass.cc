@@ -44,8 +44,7 @@ ActivationPass TakeActivationPass(Epilogue& epilogue, AlgorithmMode mode) {
 
 void ApplyActivationPass(const ActivationPass& pass, float* data, const Dims& dims, int64_t block) {
   if (!pass.active()) return;
-  int64_t elements = 1;
-  for (size_t i = 0; i < dims.size(); i++) elements *= i == 1 && block > 0 ? (dims[1] + block - 1) / block * block : dims[i];
+  const int64_t elements = DescElements(LayoutDesc(dims, block));  // padded channels included
   const auto logistic = VectorLoops().logistic;
   const bool timesX = pass.activation == Activation::kSwish;
   ParallelRanges(elements, kGrainElements, [&](int64_t begin, int64_t end) {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { blockedDims, fromBlocked, toBlocked } from './channel-blocked.js';
 import { referenceConv } from './conv-reference.test-util.js';
 import { loadNative } from './load-native.js';
+import { loopBuilds } from './native-harness.test-util.js';
 import { seededFloats } from './test-data.test-util.js';
 
 // Sigmoid and Swish after a conv as the addon's own vector pass (native/src/activation_pass.h) instead of
@@ -36,14 +37,7 @@ function worstRelative(actual: Float32Array, expected: ArrayLike<number>): numbe
 
 describe.skipIf(!native.ok)(title, () => {
   const binding = native.ok ? native.binding : undefined!;
-  const builds = (['avx512', 'avx2', 'generic'] as const).filter((isa) => {
-    try {
-      binding.vectorIsa!(isa);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const builds = native.ok ? loopBuilds(binding) : [];
   afterAll(() => void binding.vectorIsa!('auto'));
 
   it('runs where the vector loops have an AVX2 or AVX-512 build, and never on the generic one unless asked', () => {
