@@ -1,7 +1,8 @@
 /**
  * The CPU EP's graph fusions for graphOptimizationLevel 'extended' and 'all', in the order they run:
  * float16 nodes first move to float32 (the oneDNN kernels and every fusion below serve float32) and
- * the Cast pairs that leaves collapse; a zero Pad becomes the padding of the Conv or AveragePool after it; then BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
+ * the Cast pairs that leaves collapse; a zero Pad becomes the padding of the Conv or AveragePool after it, and a
+ * ReduceMean over every spatial axis a GlobalAveragePool; then BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
  * Conv+Add+activation fuses, and the transformer patterns (LayerNorm, GELU) are matched before
  * MatMul+Add so no pass breaks another's chain.
  */
@@ -10,6 +11,7 @@ import { float16InFloat32 } from './float16-in-float32.js';
 import { castPairCollapse } from './cast-pair-collapse.js';
 import { convBatchNormFolding } from './conv-batchnorm-folding.js';
 import { padFusion } from './pad-fusion.js';
+import { spatialMeanPool } from './spatial-mean-pool.js';
 import { convActivationFusion } from './conv-activation-fusion.js';
 import { layerNormFusion } from './layer-norm-fusion.js';
 import { geluFusion } from './gelu-fusion.js';
@@ -31,7 +33,7 @@ import { supportsStridedMatMulOp } from '../native/strided-matmul-native.js';
 import { supportsSkipLayerNorm } from '../native/norm-native.js';
 
 // GELU's erf form becomes one Gelu node before the conv fusion, which then takes it as a conv's activation.
-export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, padFusion, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
+export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, padFusion, spatialMeanPool, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
 
 /**
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay
