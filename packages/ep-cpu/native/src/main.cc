@@ -67,6 +67,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("layerNormRows", Napi::Function::New<switchyard::LayerNormRowsJs>(env, "layerNormRows"));
   exports.Set("StridedMatMulPrimitive", switchyard::StridedMatMulPrimitive::Define(env));
   exports.Set("skipLayerNormRows", Napi::Function::New<switchyard::SkipLayerNormRowsJs>(env, "skipLayerNormRows"));
+  exports.Set("rmsNormRows", Napi::Function::New<switchyard::RmsNormRowsJs>(env, "rmsNormRows"));
   exports.Set("ElementwisePrimitive", switchyard::ElementwisePrimitive::Define(env));
   exports.Set("elementwiseOps", Napi::Function::New<switchyard::ElementwiseOpsJs>(env, "elementwiseOps"));
   exports.Set("ConvIntegerPrimitive", switchyard::ConvIntegerPrimitive::Define(env));

@@ -11,6 +11,7 @@
 #include "primitive_lru.h"
 #include "scratchpad.h"
 #include "thread_count.h"
+#include "vector_isa.h"
 
 namespace switchyard {
 
@@ -173,6 +174,32 @@ Napi::Value SkipLayerNormRowsJs(const Napi::CallbackInfo& info) {
     Run(Add(addKey),
         {{DNNL_ARG_SRC_0, dnnl::memory(md, engine, a.data)}, {DNNL_ARG_SRC_1, dnnl::memory(md, engine, b.data)}, {DNNL_ARG_DST, dnnl::memory(md, engine, s)}});
     RunLayerNorm(KeyFor(shape, epsilon, bias.data != nullptr), s, scale, bias, y.data);
+  });
+  return env.Undefined();
+}
+
+Napi::Value RmsNormRowsJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* ctx = "rmsNormRows";
+  const RowShape shape = ReadRowShape(info, 3, ctx);
+  const int64_t n = shape.rows * shape.cols;
+  Float32View x = Floats(info, 0, n, ctx, "x");
+  Float32View scale = Floats(info, 1, shape.cols, ctx, "scale");
+  Float32View y = Floats(info, 2, n, ctx, "y");
+  const float epsilon = ReadEpsilon(info, 5, ctx);
+  const int threads = Threads(info, 6, ctx);
+  GuardSync(env, ctx, [&] {
+    ThreadScope scope(TeamForBytes(threads, n * 2 * static_cast<int64_t>(sizeof(float))));  // reads x, writes y
+    const vec::Loops& loops = VectorLoops();
+    const int64_t cols = shape.cols;
+    ParallelRanges(shape.rows, GrainFor(cols * 2 * static_cast<int64_t>(sizeof(float))), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; r++) {
+        const float* xr = x.data + r * cols;
+        const double meanSquare = loops.reduceRow(vec::ReduceOp::kSumSquare, xr, cols, 0.0, 0.0f) / static_cast<double>(cols);
+        const float inv = static_cast<float>(1.0 / __builtin_sqrt(meanSquare + static_cast<double>(epsilon)));
+        loops.normalizeScaled(xr, y.data + r * cols, cols, 0.0f, inv, scale.data, nullptr);  // x · inv · scale (in place is fine)
+      }
+    });
   });
   return env.Undefined();
 }

@@ -3,7 +3,7 @@
  * float16 nodes first move to float32 (the oneDNN kernels and every fusion below serve float32) and
  * the Cast pairs that leaves collapse; a zero Pad becomes the padding of the Conv or AveragePool after it, and a
  * ReduceMean over every spatial axis a GlobalAveragePool; then BatchNormalization folds into Conv weights and GELU's erf form becomes one node before
- * Conv+Add+activation fuses, and the transformer patterns (LayerNorm, GELU) are matched before
+ * Conv+Add+activation fuses, and the transformer patterns (LayerNorm, RMSNorm, GELU) are matched before
  * MatMul+Add so no pass breaks another's chain.
  */
 import type { GraphPass } from '@switchyard/core';
@@ -14,6 +14,7 @@ import { padFusion } from './pad-fusion.js';
 import { spatialMeanPool } from './spatial-mean-pool.js';
 import { convActivationFusion } from './conv-activation-fusion.js';
 import { layerNormFusion } from './layer-norm-fusion.js';
+import { rmsNormFusion } from './rms-norm-fusion.js';
 import { geluFusion } from './gelu-fusion.js';
 import { matMulAddFusion } from './matmul-add-fusion.js';
 import { blockedLayoutPass } from './blocked-layout.js';
@@ -33,7 +34,7 @@ import { supportsStridedMatMulOp } from '../native/strided-matmul-native.js';
 import { supportsSkipLayerNorm } from '../native/norm-native.js';
 
 // GELU's erf form becomes one Gelu node before the conv fusion, which then takes it as a conv's activation.
-export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, padFusion, spatialMeanPool, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, matMulAddFusion];
+export const cpuGraphPasses: GraphPass[] = [float16InFloat32, castPairCollapse, padFusion, spatialMeanPool, convBatchNormFolding, geluFusion, convActivationFusion, layerNormFusion, rmsNormFusion, matMulAddFusion];
 
 /**
  * The passes for a CPU EP with (or without) the oneDNN addon: with it, activations also stay

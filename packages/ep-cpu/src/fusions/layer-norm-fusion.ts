@@ -11,7 +11,7 @@ import { Tensor, type AttributeValue, type GraphPass, type Node } from '@switchy
 import { GraphRewriter, isOp, otherInput } from './graph-rewriter.js';
 
 /** The trailing axes a ReduceMean averages over (as a count), or undefined when it is not that. */
-function trailingAxes(rw: GraphRewriter, node: Node, rank: number): number | undefined {
+export function trailingAxes(rw: GraphRewriter, node: Node, rank: number): number | undefined {
   const attrs = rw.attrs(node);
   if (attrs.int('keepdims', 1) !== 1) return undefined;
   let axes: number[] | undefined;

@@ -36,7 +36,7 @@ import { matMulIntegerKernel } from './MatMulInteger.js';
 import { qLinearMatMulKernel } from './QLinearMatMul.js';
 import { convIntegerKernel } from './ConvInteger.js';
 import { qLinearConvKernel } from './QLinearConv.js';
-import { rmsNormalizationKernel } from './RMSNormalization.js';
+import { fusedRmsNormalizationKernel, rmsNormalizationKernel } from './RMSNormalization.js';
 import { rotaryEmbeddingKernel } from './RotaryEmbedding.js';
 import { causalConvWithStateKernel } from './CausalConvWithState.js';
 import { linearAttentionKernel } from './LinearAttention.js';
@@ -81,6 +81,7 @@ export const nnKernels: KernelDef[] = [
   convIntegerKernel,
   qLinearConvKernel,
   rmsNormalizationKernel,
+  fusedRmsNormalizationKernel,
   rotaryEmbeddingKernel,
   causalConvWithStateKernel,
   linearAttentionKernel,

@@ -667,6 +667,11 @@ export interface NativeBinding {
   layerNormRows?(
     x: Float32Array, scale: Float32Array, bias: Float32Array | null, y: Float32Array, rows: number, cols: number, epsilon: number, threads?: number,
   ): void;
+  /**
+   * [sync] RMS normalization of each row of [rows, cols] x: x / √(mean(x²) + epsilon) · scale, scale of `cols`
+   * elements; y may be x. Absent from older builds.
+   */
+  rmsNormRows?(x: Float32Array, scale: Float32Array, y: Float32Array, rows: number, cols: number, epsilon: number, threads?: number): void;
   /** [sync] constructor; absent from older builds (then attention's Transposes and scale stay separate ops). */
   StridedMatMulPrimitive?: new (options: StridedMatMulPrimitiveOptions) => StridedMatMulPrimitive;
   /**

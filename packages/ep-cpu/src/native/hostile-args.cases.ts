@@ -103,6 +103,7 @@ export const EXPORT_CASES: { [K in keyof Required<NativeBinding>]: ExportCase } 
   },
   geluErf: { kind: 'function', args: () => [f32(6), f32(6), 1] },
   layerNormRows: { kind: 'function', args: () => [f32(6), f32(3), f32(3), f32(6), 2, 3, 1e-5, 1] },
+  rmsNormRows: { kind: 'function', args: () => [f32(6), f32(3), f32(6), 2, 3, 1e-6, 1] },
   skipLayerNormRows: { kind: 'function', args: () => [f32(6), f32(6), f32(3), f32(3), f32(6), f32(6), 2, 3, 1e-5, 1] },
   copyStrided: { kind: 'function', args: () => [f32(6), 0, [1, 3], [3, 2], f32(6), 1], mayBeLonger: [0] },
   concat: { kind: 'function', args: () => [[f32(2), f32(4)], f32(6), 1, [2, 4], 1] },

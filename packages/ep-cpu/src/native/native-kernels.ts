@@ -18,6 +18,7 @@ import { nativeLstmKernels } from './lstm-native.js';
 import { nativeRecurrentKernels } from './recurrent-native.js';
 import { nativeMatMulKernels } from './matmul-native.js';
 import { nativeNormKernels } from './norm-native.js';
+import { nativeRmsNormKernels } from './rms-norm-native.js';
 import { nativePoolKernels } from './pool-native.js';
 import { nativeResizeKernels } from './resize-native.js';
 import { nativeQuantizeKernels } from './quantize-native.js';
@@ -50,6 +51,7 @@ export function nativeKernels(binding: NativeBinding, smallOpsInTs = true): Kern
     ...nativeGeluKernels(binding),
     ...nativeElementwiseKernels(binding, smallOpsInTs),
     ...nativeNormKernels(binding),
+    ...nativeRmsNormKernels(binding),
     ...nativeBlockedKernels(binding),
     ...nativeStridedMatMulKernels(binding),
     ...nativeAttentionKernels(binding),

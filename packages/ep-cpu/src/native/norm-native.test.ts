@@ -1,4 +1,7 @@
-/** The native Softmax (softmax-native.ts) and LayerNormalization (oneDNN, and group-norm-native.ts) against the TS kernels, one-node models through a session. */
+/**
+ * The native Softmax (softmax-native.ts), LayerNormalization (oneDNN, and group-norm-native.ts) and RMSNormalization
+ * (rms-norm-native.ts) against the TS kernels, one-node models through a session.
+ */
 import { describe, expect, it } from 'vitest';
 import { InferenceSession, Tensor } from '@switchyard/core';
 import { buildModel, type NodeSpec } from '@switchyard/core/testing';
@@ -95,6 +98,23 @@ describe.skipIf(!hasNative)('native LayerNormalization vs the TS kernel', () => 
   });
 });
 
+describe.skipIf(!hasNative || typeof native.binding.rmsNormRows !== 'function')('native RMSNormalization vs the TS kernel', () => {
+  const x = t([2, 5, 48], 13, 2, 1);
+  it('normalizes the last axis (ai.onnx, opset 23)', async () => {
+    await compare({ opset: 23, node: { op: 'RMSNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { epsilon: 1e-6 } }, inputs: { x, s: t([48], 14) } }, 'native', 1e-5);
+  });
+
+  it('normalizes from axis 1 (two dims at once)', async () => {
+    await compare({ opset: 23, node: { op: 'RMSNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { axis: 1 } }, inputs: { x, s: t([5, 48], 15) } }, 'native', 1e-5);
+  });
+
+  it('leaves a Scale that broadcasts along the normalized axes to the TS kernel at run time', async () => {
+    const fast = await run({ opset: 23, node: { op: 'RMSNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { axis: 1 } }, inputs: { x, s: t([48], 16) } }, true);
+    const slow = await run({ opset: 23, node: { op: 'RMSNormalization', inputs: ['x', 's'], outputs: ['y'], attributes: { axis: 1 } }, inputs: { x, s: t([48], 16) } }, false);
+    expectSame(fast.result.y, slow.result.y, 1e-6);
+  });
+});
+
 /** Plain-JS references, computed in float64, for the direct calls below. */
 function softmaxRef(x: Float32Array, rows: number, cols: number): Float64Array {
   const y = new Float64Array(x.length);
@@ -115,6 +135,16 @@ function layerNormRef(x: Float32Array, scale: Float32Array, bias: Float32Array |
     const mean = row.reduce((a, v) => a + v, 0) / cols;
     const variance = row.reduce((a, v) => a + (v - mean) ** 2, 0) / cols;
     for (let c = 0; c < cols; c++) y[r * cols + c] = ((row[c] - mean) / Math.sqrt(variance + epsilon)) * scale[c] + (bias ? bias[c] : 0);
+  }
+  return y;
+}
+
+function rmsNormRef(x: Float32Array, scale: Float32Array, rows: number, cols: number, epsilon: number): Float64Array {
+  const y = new Float64Array(x.length);
+  for (let r = 0; r < rows; r++) {
+    const row = x.subarray(r * cols, (r + 1) * cols);
+    const inv = 1 / Math.sqrt(row.reduce((a, v) => a + v * v, 0) / cols + epsilon);
+    for (let c = 0; c < cols; c++) y[r * cols + c] = row[c] * inv * scale[c];
   }
   return y;
 }
@@ -167,7 +197,25 @@ describe.skipIf(!hasNative)('native row functions with alternating shapes (primi
     }
   });
 
+  it('rmsNormRows, alternating epsilon and threads, in place too', () => {
+    shapes.forEach(([rows, cols], i) => {
+      const x = seededFloats(rows * cols, 70 + i, 3, 1);
+      const scale = seededFloats(cols, 80 + i, 1, 1);
+      const epsilon = [1e-6, 0.5, 0][i % 3];
+      const expected = rmsNormRef(x, scale, rows, cols, epsilon);
+      const y = new Float32Array(rows * cols);
+      b!.rmsNormRows!(x, scale, y, rows, cols, epsilon, i % 2 ? 2 : 1);
+      expectClose(y, expected, 1e-5, `rmsNorm [${rows}, ${cols}] eps ${epsilon}`);
+      b!.rmsNormRows!(x, scale, x, rows, cols, epsilon, 1);
+      expectClose(x, expected, 1e-5, `rmsNorm in place [${rows}, ${cols}]`);
+    });
+  });
+
   it('keeps its argument errors', () => {
+    const z = new Float32Array(6);
+    expect(() => b!.rmsNormRows!(z, new Float32Array(3), z, 2, 3, -1)).toThrow('rmsNormRows: epsilon must be >= 0');
+    expect(() => b!.rmsNormRows!(z, new Float32Array(2), z, 2, 3, 1e-6)).toThrow(/rmsNormRows: scale/);
+    expect(() => b!.rmsNormRows!(z, new Float32Array(3), new Float32Array(5), 2, 3, 1e-6)).toThrow(/rmsNormRows: y/);
     const x = new Float32Array(6);
     expect(() => b!.softmax!(x, x, 2.5, 3, 1, 'softmax')).toThrow(/softmax: outer must be an integer/);
     expect(() => b!.softmax!(x, new Float32Array(5), 2, 3, 1, 'softmax')).toThrow(/softmax: y must have 6 elements/);
