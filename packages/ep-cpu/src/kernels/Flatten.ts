@@ -1,6 +1,6 @@
 /** Flatten: [d0…d(axis-1)] × [d(axis)…] as a 2-D copy. */
 import { SwitchyardError } from '@switchyard/core';
-import { copyToOutput, LAYOUT_TYPES } from '../tensor-ops/elements.js';
+import { copyToOutput, LAYOUT_TYPES, sameElementsInPlace } from '../tensor-ops/elements.js';
 import { product } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -8,9 +8,10 @@ export const flattenKernel = tensorKernel({
   opType: 'Flatten',
   sinceVersion: 1,
   typeConstraints: { T: LAYOUT_TYPES },
-  create({ attrs }) {
-    const axisAttr = attrs.int('axis', 1);
+  create(init) {
+    const axisAttr = init.attrs.int('axis', 1);
     return {
+      inPlace: sameElementsInPlace(init),
       run(ctx) {
         const x = ctx.input(0);
         const r = x.dims.length;

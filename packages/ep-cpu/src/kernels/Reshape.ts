@@ -1,6 +1,6 @@
 /** Reshape: opset 1–4 take `shape` as an attribute, 5+ as an input; 0 copies a dim (unless allowzero), -1 infers one. */
 import { SwitchyardError } from '@switchyard/core';
-import { copyToOutput, LAYOUT_TYPES } from '../tensor-ops/elements.js';
+import { copyToOutput, LAYOUT_TYPES, sameElementsInPlace } from '../tensor-ops/elements.js';
 import { readInts } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -39,9 +39,9 @@ export const reshapeV1Kernel = tensorKernel({
   sinceVersion: 1,
   endVersion: 4,
   typeConstraints: { T: LAYOUT_TYPES },
-  create({ attrs }) {
-    const shape = attrs.ints('shape', []);
-    return { run: (ctx) => [copyToOutput(ctx, 0, ctx.input(0), reshapeDims(ctx.input(0).dims, shape, false))] };
+  create(init) {
+    const shape = init.attrs.ints('shape', []);
+    return { inPlace: sameElementsInPlace(init), run: (ctx) => [copyToOutput(ctx, 0, ctx.input(0), reshapeDims(ctx.input(0).dims, shape, false))] };
   },
 });
 
@@ -49,9 +49,10 @@ export const reshapeKernel = tensorKernel({
   opType: 'Reshape',
   sinceVersion: 5,
   typeConstraints: { T: LAYOUT_TYPES },
-  create({ attrs }) {
-    const allowZero = attrs.int('allowzero', 0) !== 0;
+  create(init) {
+    const allowZero = init.attrs.int('allowzero', 0) !== 0;
     return {
+      inPlace: sameElementsInPlace(init),
       run(ctx) {
         const data = ctx.input(0);
         const shape = readInts(ctx.input(1), 'Reshape shape');

@@ -1,6 +1,6 @@
 /** Squeeze: axes as an attribute (opset 1–12) or an input (13+); none given removes every size-1 dim. */
 import { SwitchyardError, type KernelRunContext, type Tensor } from '@switchyard/core';
-import { copyToOutput, LAYOUT_TYPES } from '../tensor-ops/elements.js';
+import { copyToOutput, LAYOUT_TYPES, sameElementsInPlace } from '../tensor-ops/elements.js';
 import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -24,9 +24,9 @@ export const squeezeV1Kernel = tensorKernel({
   sinceVersion: 1,
   endVersion: 12,
   typeConstraints: { T: LAYOUT_TYPES },
-  create({ attrs }) {
-    const axes = attrs.has('axes') ? attrs.ints('axes') : undefined;
-    return { run: (ctx) => [squeeze(ctx, ctx.input(0), axes)] };
+  create(init) {
+    const axes = init.attrs.has('axes') ? init.attrs.ints('axes') : undefined;
+    return { inPlace: sameElementsInPlace(init), run: (ctx) => [squeeze(ctx, ctx.input(0), axes)] };
   },
 });
 
@@ -34,7 +34,8 @@ export const squeezeKernel = tensorKernel({
   opType: 'Squeeze',
   sinceVersion: 13,
   typeConstraints: { T: LAYOUT_TYPES },
-  create: () => ({
+  create: (init) => ({
+    inPlace: sameElementsInPlace(init),
     run(ctx) {
       const axesT = ctx.optionalInput(1);
       return [squeeze(ctx, ctx.input(0), axesT ? readInts(axesT, 'Squeeze axes') : undefined)];

@@ -1,6 +1,6 @@
 /** Unsqueeze: axes (in the output's rank, any order) as an attribute (opset 1–12) or an input (13+). */
 import { type KernelRunContext, type Tensor } from '@switchyard/core';
-import { copyToOutput, LAYOUT_TYPES } from '../tensor-ops/elements.js';
+import { copyToOutput, LAYOUT_TYPES, sameElementsInPlace } from '../tensor-ops/elements.js';
 import { normalizeAxes, readInts } from '../tensor-ops/indices.js';
 import { tensorKernel } from '../tensor-ops/define.js';
 
@@ -23,9 +23,9 @@ export const unsqueezeV1Kernel = tensorKernel({
   sinceVersion: 1,
   endVersion: 12,
   typeConstraints: { T: LAYOUT_TYPES },
-  create({ attrs }) {
-    const axes = attrs.ints('axes');
-    return { run: (ctx) => [unsqueeze(ctx, ctx.input(0), axes)] };
+  create(init) {
+    const axes = init.attrs.ints('axes');
+    return { inPlace: sameElementsInPlace(init), run: (ctx) => [unsqueeze(ctx, ctx.input(0), axes)] };
   },
 });
 
@@ -33,5 +33,5 @@ export const unsqueezeKernel = tensorKernel({
   opType: 'Unsqueeze',
   sinceVersion: 13,
   typeConstraints: { T: LAYOUT_TYPES },
-  create: () => ({ run: (ctx) => [unsqueeze(ctx, ctx.input(0), readInts(ctx.input(1), 'Unsqueeze axes'))] }),
+  create: (init) => ({ inPlace: sameElementsInPlace(init), run: (ctx) => [unsqueeze(ctx, ctx.input(0), readInts(ctx.input(1), 'Unsqueeze axes'))] }),
 });
