@@ -9,9 +9,10 @@
  * Only where the pool will be channel-blocked: a mean of a conv's output (through its activation, a
  * normalization or a residual Add / Mul). Elsewhere it would run on plain NCHW, where oneDNN's pooling
  * took 2-4x the native reduction's time on long rows (a [1, 128, 768] transformer row mean: 25 vs 7 µs;
- * [1, 96, 56, 56]: 49 vs 24 µs). Only axes that are exactly {2, …, rank − 1} (negative ones normalized) from the attribute (opset < 18) or
- * a constant input (opset ≥ 18), float32, and spatial dims known and non-zero: the mean of nothing is NaN
- * where GlobalAveragePool rejects an empty plane, so a symbolic H or W (which may be 0) keeps the ReduceMean.
+ * [1, 96, 56, 56]: 49 vs 24 µs).
+ * Only axes that are exactly {2, …, rank − 1} (negative ones normalized) from the attribute (opset < 18)
+ * or a constant input (opset ≥ 18), float32, and spatial dims known and non-zero: the mean of nothing is
+ * NaN where GlobalAveragePool rejects an empty plane, so a symbolic H or W keeps the ReduceMean.
  */
 import type { GraphPass, Node } from '@switchyard/core';
 import { GraphRewriter, hasOp } from './graph-rewriter.js';
