@@ -10,16 +10,18 @@
 import { Tensor, type AttributeValue, type GraphPass, type Node } from '@switchyard/core';
 import { GraphRewriter, isOp, otherInput } from './graph-rewriter.js';
 
+/** A ReduceMean's axes as written (the attribute before opset 18, a constant input from 18), or undefined. */
+export function reduceAxes(rw: GraphRewriter, node: Node): number[] | undefined {
+  const attrs = rw.attrs(node);
+  if (attrs.has('axes')) return attrs.ints('axes');
+  const t = node.inputs[1] ? rw.constant(node.inputs[1]) : undefined;
+  return t?.type === 'int64' ? Array.from(t.data as BigInt64Array, Number) : undefined;
+}
+
 /** The trailing axes a ReduceMean averages over (as a count), or undefined when it is not that. */
 export function trailingAxes(rw: GraphRewriter, node: Node, rank: number): number | undefined {
-  const attrs = rw.attrs(node);
-  if (attrs.int('keepdims', 1) !== 1) return undefined;
-  let axes: number[] | undefined;
-  if (attrs.has('axes')) axes = attrs.ints('axes');
-  else if (node.inputs[1]) {
-    const t = rw.constant(node.inputs[1]);
-    if (t?.type === 'int64') axes = Array.from(t.data as BigInt64Array, Number);
-  }
+  if (rw.attrs(node).int('keepdims', 1) !== 1) return undefined;
+  const axes = reduceAxes(rw, node);
   if (!axes || axes.length === 0) return undefined;
   const norm = axes.map((a) => (a < 0 ? a + rank : a)).sort((p, q) => p - q);
   const k = norm.length;
@@ -27,9 +29,20 @@ export function trailingAxes(rw: GraphRewriter, node: Node, rank: number): numbe
 }
 
 /** `name` is a tensor whose shape spans at most the last `k` axes (or it would broadcast further). */
-function spansNormalizedAxes(rw: GraphRewriter, name: string, k: number): boolean {
+export function spansNormalizedAxes(rw: GraphRewriter, name: string, k: number): boolean {
   const r = rw.rank(name);
   return r !== undefined && r <= k && rw.elemType(name) === 'float32';
+}
+
+/**
+ * A constant 1s scale over the last `k` axes of x, for a normalization written without one (the fused ops
+ * require a scale); undefined when x's shape is not static.
+ */
+export function onesScale(rw: GraphRewriter, x: string, k: number, what: string): string | undefined {
+  const shape = rw.staticShape(x);
+  if (!shape) return undefined;
+  const dims = shape.slice(shape.length - k);
+  return rw.addInitializer(`${x}_${what}_ones`, new Tensor('float32', new Float32Array(dims.reduce((p, q) => p * q, 1)).fill(1), dims));
 }
 
 function fuseAt(rw: GraphRewriter, mean1: Node): void {
@@ -81,12 +94,8 @@ function fuseAt(rw: GraphRewriter, mean1: Node): void {
     }
   }
   if (!rw.owned(matched)) return;
-  if (!gamma) {
-    const shape = rw.staticShape(x);
-    if (!shape) return rw.skip(mean1, 'LayerNorm without a scale needs a static normalized shape');
-    const dims = shape.slice(rank - k);
-    gamma = rw.addInitializer(`${x}_layernorm_ones`, new Tensor('float32', new Float32Array(dims.reduce((p, q) => p * q, 1)).fill(1), dims));
-  }
+  gamma ??= onesScale(rw, x, k, 'layernorm');
+  if (!gamma) return rw.skip(mean1, 'LayerNorm without a scale needs a static normalized shape');
   const onnx17 = (rw.opset() ?? 1) >= 17;
   const attributes = new Map<string, AttributeValue>([
     ['axis', { type: 'int', value: rank - k }],

@@ -7,10 +7,10 @@
  * Pow, ReduceMean and two fused elementwise passes, 6 µs as the addon's row loop, one AVX-512 core). γ may
  * only span the normalized axes (either operand of the Mul); without γ a constant 1s scale is added.
  */
-import { Tensor, type AttributeValue, type GraphPass, type Node } from '@switchyard/core';
+import type { AttributeValue, GraphPass, Node } from '@switchyard/core';
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 import { GraphRewriter, hasOp, isOp, otherInput } from './graph-rewriter.js';
-import { trailingAxes } from './layer-norm-fusion.js';
+import { onesScale, spansNormalizedAxes, trailingAxes } from './layer-norm-fusion.js';
 
 /** The x whose square `sq` is: Pow(x, 2) or Mul(x, x); undefined otherwise. */
 function squared(rw: GraphRewriter, sq: Node | undefined): string | undefined {
@@ -59,20 +59,15 @@ function fuseAt(rw: GraphRewriter, mean: Node): void {
   const mul = rw.soleReader(out);
   if (isOp(mul, 'Mul')) {
     const g = otherInput(mul, out);
-    const gRank = g ? rw.rank(g) : undefined;
-    if (g && gRank !== undefined && gRank <= k && rw.elemType(g) === 'float32') {
+    if (g && spansNormalizedAxes(rw, g, k)) {
       gamma = g;
       matched.push(mul);
       out = mul.outputs[0];
     }
   }
   if (!rw.owned(matched)) return;
-  if (!gamma) {
-    const shape = rw.staticShape(x);
-    if (!shape) return rw.skip(mean, 'RMSNorm without a scale needs a static normalized shape');
-    const dims = shape.slice(rank - k);
-    gamma = rw.addInitializer(`${x}_rmsnorm_ones`, new Tensor('float32', new Float32Array(dims.reduce((p, q) => p * q, 1)).fill(1), dims));
-  }
+  gamma ??= onesScale(rw, x, k, 'rmsnorm');
+  if (!gamma) return rw.skip(mean, 'RMSNorm without a scale needs a static normalized shape');
   const attributes = new Map<string, AttributeValue>([
     ['axis', { type: 'int', value: rank - k }],
     ['epsilon', { type: 'float', value: eps }],

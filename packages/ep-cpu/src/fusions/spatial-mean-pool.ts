@@ -16,20 +16,7 @@
  */
 import type { GraphPass, Node } from '@switchyard/core';
 import { GraphRewriter, hasOp } from './graph-rewriter.js';
-
-/** The reduced axes of a ReduceMean, normalized, or undefined when they are not known at optimization time. */
-function reducedAxes(rw: GraphRewriter, node: Node, rank: number): number[] | undefined {
-  let axes: number[] | undefined;
-  if ((rw.opset() ?? 1) < 18) {
-    const attrs = rw.attrs(node);
-    axes = attrs.has('axes') ? attrs.ints('axes') : undefined;
-  } else if (node.inputs[1]) {
-    const t = rw.constant(node.inputs[1]);
-    if (t && t.type === 'int64') axes = Array.from(t.data as BigInt64Array, Number);
-  }
-  if (!axes) return undefined;
-  return axes.map((a) => (a < 0 ? a + rank : a));
-}
+import { reduceAxes } from './layer-norm-fusion.js';
 
 function isEverySpatialAxis(axes: number[], rank: number): boolean {
   const spatial = new Set(axes);
@@ -61,7 +48,7 @@ function rewriteOne(rw: GraphRewriter, node: Node): void {
   if (!shape.slice(2).every((d) => typeof d === 'number' && d > 0)) return rw.skip(node, 'ReduceMean over spatial dims that may be empty');
   if (rw.elemType(x) !== 'float32') return;
   if (!isConvOutput(rw, x)) return rw.skip(node, 'ReduceMean of a value no conv produced (it would pool plain NCHW)');
-  const axes = reducedAxes(rw, node, rank);
+  const axes = reduceAxes(rw, node)?.map((a) => (a < 0 ? a + rank : a));
   if (!axes || !isEverySpatialAxis(axes, rank)) return;
   if (!rw.owned([node])) return;
   const keepDims = rw.attrs(node).int('keepdims', 1) !== 0;

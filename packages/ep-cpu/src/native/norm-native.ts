@@ -13,7 +13,7 @@ import { fusedLayerNormalizationKernel } from '../kernels/FusedLayerNormalizatio
 import { FUSED_DOMAIN } from '../kernels/FusedMatMul.js';
 
 /** The axis as a non-negative index, or undefined when out of range (the TS kernel reports that). */
-function resolveAxis(axis: number, rank: number): number | undefined {
+export function resolveAxis(axis: number, rank: number): number | undefined {
   const a = axis < 0 ? axis + rank : axis;
   return Number.isInteger(a) && a >= 0 && a < Math.max(rank, 1) ? a : undefined;
 }

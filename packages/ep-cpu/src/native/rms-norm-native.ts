@@ -8,6 +8,7 @@ import type { NativeBinding } from './binding.js';
 import { withNodeErrors } from './native-errors.js';
 import { effectiveThreads, float32Data, float32Reason } from './native-support.js';
 import { fusedRmsNormalizationKernel, rmsNormalizationKernel } from '../kernels/RMSNormalization.js';
+import { resolveAxis } from './norm-native.js';
 
 function supportsRmsNorm(node: Node, graph: Graph): true | string {
   const [x, scale] = node.inputs;
@@ -26,8 +27,8 @@ function createRmsNorm(binding: NativeBinding, rmsNormRows: NonNullable<NativeBi
       const x = ctx.input(0);
       const scale = ctx.input(1);
       const rank = x.dims.length;
-      const axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
-      if (rank === 0 || !(axis >= 0 && axis < rank) || x.size === 0 || !(epsilon >= 0)) return fallback.run(ctx);
+      const axis = resolveAxis(axisAttr, rank);
+      if (axis === undefined || rank === 0 || x.size === 0 || !(epsilon >= 0)) return fallback.run(ctx);
       const rows = elementCount(x.dims.slice(0, axis));
       const cols = x.size / rows;
       if (x.type !== 'float32' || scale.type !== 'float32' || scale.size !== cols || scale.dims.length > rank - axis) return fallback.run(ctx);
