@@ -33,6 +33,15 @@ bool WinogradScratchpadKept(const dnnl::convolution_forward::primitive_desc& pd)
   return pd.scratchpad_desc().get_size() <= KeptTempBytes(TempSlot::kScratchpad);
 }
 
+// A blocked (ungrouped) conv whose input fills at most half a block (a tiny model's 3..8-channel layers) pays for a
+// whole block of lanes, most of them zero, and on AVX-512 oneDNN 2.6 serves it with brgconv, slow at these
+// sizes. Its jit kernel reading the input in plain NCHW, behind a reorder inside the kernel, measured
+// (2-core AVX-512 EPYC, 1 thread, best of 20 blocks, reorder included): 8 -> 16 channels at 16x16
+// 8.1 -> 5.7 us, 3 -> 8 at 32x32 13.5 -> 8.9 us, 6 -> 24 at 112x112 323 -> 252 us, 8 -> 16 at 56x56
+// even; the demo's tiny CNN 0.85-0.89x. Capped at AVX2 (8-lane blocks, so 3..4 channels) 0.9-0.97x.
+// At 12 of 16 lanes the reorder cost more than the lanes saved (120 -> 141..155 us at 56x56).
+bool PlainSourceFirst(const ConvParams& p) { return p.group == 1 && p.srcBlock > 0 && p.input[1] * 2 <= p.srcBlock; }
+
 bool WinogradShape(const ConvParams& p) {
   if (p.input.size() != 4 || p.group != 1 || p.weights[2] != 3 || p.weights[3] != 3) return false;
   for (size_t i = 0; i < 2; ++i)
@@ -98,6 +107,9 @@ dnnl::convolution_forward::primitive_desc ChooseConvPrimitiveDesc(const ConvPara
     if (tryWinograd) {
       auto pd = builder.TryBuild(dnnl::algorithm::convolution_winograd, src, dst);
       if (pd && (winograd == AlgorithmMode::kAlways || WinogradScratchpadKept(*pd))) return *pd;
+    }
+    if (PlainSourceFirst(p)) {
+      if (auto pd = builder.TryBuild(dnnl::algorithm::convolution_direct, LayoutDesc(p.input, 0), dst)) return *pd;
     }
     if (auto pd = builder.TryBuild(dnnl::algorithm::convolution_direct, src, dst)) return *pd;
   }
