@@ -26,9 +26,10 @@ bool WinogradPreferred(const ConvParams& p, const Dims& out) {
 
 // oneDNN 2.6's AVX-512 Winograd picks a schedule per shape: tiles kept in cache (small scratchpad), or the
 // whole image's transformed input and output in its scratchpad (tens to hundreds of MiB from 128 channels at
-// 256 x 256). The latter measured 3-7x slower than its direct conv (UNet's 128..512-channel layers, 2 threads:
-// a fresh scratchpad each call, ~40K page faults, and passes over memory), so Winograd is taken only while
-// its scratchpad is one the executing thread keeps between calls.
+// 256 x 256). The latter measured 2-7x slower than its direct conv while its scratchpad was allocated per
+// call (UNet's 128..512-channel layers, ResNet-50 b8's 256-channel ones, 2 threads: ~40K page faults a
+// call) and 0.32-0.55x once the executing thread keeps it (scratchpad.cc), so Winograd is taken only while
+// its scratchpad is one the thread keeps between calls.
 bool WinogradScratchpadKept(const dnnl::convolution_forward::primitive_desc& pd) {
   return pd.scratchpad_desc().get_size() <= KeptTempBytes(TempSlot::kScratchpad);
 }

@@ -52,21 +52,24 @@ void ExecuteWithScratchpadIn(const dnnl::primitive& primitive, dnnl::stream& str
 }  // namespace
 
 size_t KeptTempBytes(TempSlot slot) {
-  // Scratchpads larger than this are allocated per call: kept per thread they would pin hundreds of MiB
-  // for the rare primitive that wants one (and Winograd's large ones are avoided: conv_primitive_desc.cc).
+  // Reorder scratchpads and the int8 paths' accumulators larger than this are allocated per call.
   constexpr size_t kMaxKeptBytes = size_t{16} << 20;
   // Image-sized blocks are kept up to 256 MiB: a fresh block costs its page faults on every call, which
   // measured dearer than the work itself on large images (a 2-core AVX-512 VM, ~30 us a fault; UNet's last
   // k2 s2 ConvTranspose, 32 channels at 1024 x 1024, stages 128 MiB: ~1 s a call allocated fresh). They are
-  // the blocked copies of a primitive's src / dst, DepthToSpaceDeconv's staged conv output and the int8
-  // convolutions' padded 8-bit input; only the threads that run primitives hold them (the oneDNN queue's
-  // thread and the main thread's runSync), and each slot grows to its largest block only.
+  // the blocked copies of a primitive's src / dst, DepthToSpaceDeconv's staged conv output, the int8
+  // convolutions' padded 8-bit input and primitive scratchpads, whose largest are oneDNN Winograd's
+  // whole-image transforms (22 MiB for ResNet-50 b8's 128-channel layers, 78..152 MiB for UNet's
+  // 128..512-channel ones at 1024 x 1024): kept, that Winograd took 0.32-0.55x the time of the direct conv
+  // (2 threads); allocated per call it took up to 2x. Only the threads that run primitives hold them (the
+  // oneDNN queue's thread and the main thread's runSync), and each slot grows to its largest block only.
   constexpr size_t kMaxKeptImageBytes = size_t{256} << 20;
   switch (slot) {
     case TempSlot::kSrc:
     case TempSlot::kDst:
     case TempSlot::kStaged:
     case TempSlot::kInt8Input:
+    case TempSlot::kScratchpad:
       return kMaxKeptImageBytes;
     default:
       return kMaxKeptBytes;
