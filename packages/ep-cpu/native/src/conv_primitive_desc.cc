@@ -15,13 +15,15 @@ bool IsReference(const dnnl::convolution_forward::primitive_desc& pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
-// Measured with oneDNN 2.6.3 on a 2-core AVX-512 EPYC (nChw16c, 2 threads, against its direct conv):
-// Winograd took 0.48..0.64x the time from 64 channels and 2^23 multiply-adds up (ResNet-50's 3x3
-// layers), was even at 128 channels on 14x14 (0.91x) and lost on thin layers (16..32 channels:
-// 1.1..2.2x). Its error against direct: ~1e-6 of the output's scale.
+// Measured with oneDNN 2.6.3 on a 2-core AVX-512 EPYC (nChw16c, 2 threads, against its direct conv, the
+// scratchpad kept: see WinogradScratchpadKept): Winograd took 0.32..0.55x the time from 64 channels and
+// 2^23 multiply-adds up (ResNet-50 and UNet layers, b1 and b8), 0.53..0.79x at 32..48 channels (32 at
+// 56x56 up to 1024x1024), lost below 2^23 (64 channels at 14x14: 1.11x) and gained little at 16 channels
+// (0.86..0.95x), where it is not taken. Whole models: UNet 1024x1024 0.95x, CRNN 0.97x with the 32-channel layers in.
+// Its error against direct: ~1e-6 of the output's scale.
 bool WinogradPreferred(const ConvParams& p, const Dims& out) {
   const int64_t macs = out[0] * out[2] * out[3] * p.input[1] * p.weights[0] * 9;
-  return p.input[1] >= 64 && p.weights[0] >= 64 && macs >= (int64_t{1} << 23);
+  return p.input[1] >= 32 && p.weights[0] >= 32 && macs >= (int64_t{1} << 23);
 }
 
 // oneDNN 2.6's AVX-512 Winograd picks a schedule per shape: tiles kept in cache (small scratchpad), or the
