@@ -22,8 +22,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * 30-node model measured 0.79 ms a run over its first 10 runs, 0.18 ms over runs 60-100, 0.11 ms after
  * 400; the demo's 8-node tiny-cnn ~90 us a run up to run 1,000, when V8 optimises the executor's loop
  * and each kernel's run, called once a run, and ~30-35 us from run ~1,750), so a fixed handful of
- * warm-up runs would time the interpreter, not the engine; both engines get the same rule. Throws when the cold run took over `tooSlowMs`: timing an engine that needs
- * minutes a run would hold the bench for hours.
+ * warm-up runs would time the interpreter, not the engine; both engines get the same rule. Throws
+ * when the cold run took over `tooSlowMs`: timing an engine that needs minutes a run would hold the
+ * bench for hours.
  */
 export async function warmUp(c, n, tooSlowMs = Number.POSITIVE_INFINITY, minMs = 0, maxRuns = 5000) {
   const times = [];

@@ -18,9 +18,9 @@ bool IsReference(const dnnl::convolution_forward::primitive_desc& pd) {
 // Measured with oneDNN 2.6.3 on a 2-core AVX-512 EPYC (nChw16c, 2 threads, against its direct conv, the
 // scratchpad kept: see WinogradScratchpadKept): Winograd took 0.32..0.55x the time from 64 channels and
 // 2^23 multiply-adds up (ResNet-50 and UNet layers, b1 and b8), 0.53..0.79x at 32..48 channels (32 at
-// 56x56 up to 1024x1024), lost below 2^23 (64 channels at 14x14: 1.11x) and gained little at 16 channels
-// (0.86..0.95x), where it is not taken. Whole models: UNet 1024x1024 0.95x, CRNN 0.97x with the 32-channel layers in.
-// Its error against direct: ~1e-6 of the output's scale.
+// 56x56 up to 1024x1024), lost below 2^23 (64 channels at 14x14: 1.11x) and gained little at 16
+// channels (0.86..0.95x), where it is not taken. Whole models with the 32-channel layers in: UNet
+// 1024x1024 0.95x, CRNN 0.97x. Its error against direct: ~1e-6 of the output's scale.
 bool WinogradPreferred(const ConvParams& p, const Dims& out) {
   const int64_t macs = out[0] * out[2] * out[3] * p.input[1] * p.weights[0] * 9;
   return p.input[1] >= 32 && p.weights[0] >= 32 && macs >= (int64_t{1} << 23);
@@ -36,14 +36,17 @@ bool WinogradScratchpadKept(const dnnl::convolution_forward::primitive_desc& pd)
   return pd.scratchpad_desc().get_size() <= KeptTempBytes(TempSlot::kScratchpad);
 }
 
-// A blocked (ungrouped) conv whose input fills at most half a block (a tiny model's 3..8-channel layers) pays for a
-// whole block of lanes, most of them zero, and on AVX-512 oneDNN 2.6 serves it with brgconv, slow at these
-// sizes. Its jit kernel reading the input in plain NCHW, behind a reorder inside the kernel, measured
-// (2-core AVX-512 EPYC, 1 thread, best of 20 blocks, reorder included): 8 -> 16 channels at 16x16
-// 8.1 -> 5.7 us, 3 -> 8 at 32x32 13.5 -> 8.9 us, 6 -> 24 at 112x112 323 -> 252 us, 8 -> 16 at 56x56
-// even; the demo's tiny CNN 0.85-0.89x. Capped at AVX2 (8-lane blocks, so 3..4 channels) 0.9-0.97x.
+// A blocked (ungrouped) conv whose input fills at most half a block (a tiny model's 3..8-channel layers)
+// pays for a whole block of lanes, most of them zero, and on AVX-512 oneDNN 2.6 serves it with brgconv,
+// slow at these sizes. Its jit kernel reading the input in plain NCHW, behind a reorder inside the
+// kernel, measured (2-core AVX-512 EPYC, 1 thread, best of 20 blocks, reorder included): 8 -> 16
+// channels at 16x16 8.1 -> 5.7 us, 3 -> 8 at 32x32 13.5 -> 8.9 us, 6 -> 24 at 112x112 323 -> 252 us,
+// 8 -> 16 at 56x56 even; the demo's tiny CNN 0.85-0.99x in A/B runs. Capped at AVX2 (8-lane blocks,
+// so 3..4 channels) 0.9-0.97x.
 // At 12 of 16 lanes the reorder cost more than the lanes saved (120 -> 141..155 us at 56x56).
-bool PlainSourceFirst(const ConvParams& p) { return p.group == 1 && p.srcBlock > 0 && p.input[1] * 2 <= p.srcBlock; }
+bool PlainSourceFirst(const ConvParams& p) {
+  return p.group == 1 && p.srcBlock > 0 && p.input[1] * 2 <= p.srcBlock;
+}
 
 bool WinogradShape(const ConvParams& p) {
   if (p.input.size() != 4 || p.group != 1 || p.weights[2] != 3 || p.weights[3] != 3) return false;
