@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadInputs, locateCase, MODEL_IDS, ROOT, selectCases } from './lib/models.mjs';
-import { planSchedule, timeInterleaved, warmUp } from './lib/timing.mjs';
+import { planSchedule, steadyWarmUp, timeInterleaved } from './lib/timing.mjs';
 
 const argv = process.argv.slice(2);
 const flag = (name) => {
@@ -67,10 +67,7 @@ for (const c of selectCases(models)) {
     // cpu.mjs's warm-up rule: a model of microseconds needs thousands of runs before V8 has compiled
     // Switchyard's executor (timing.mjs), and five would time it half-interpreted.
     let slowest = 0;
-    for (const k of contestants) {
-      const warm = await warmUp(k, quick ? 3 : 6, Number.POSITIVE_INFINITY, quick ? 500 : 2000);
-      slowest = Math.max(slowest, Math.min(...warm.slice(1)));
-    }
+    for (const k of contestants) slowest = Math.max(slowest, Math.min(...(await steadyWarmUp(k, quick)).slice(1)));
     const r = await timeInterleaved(contestants, planSchedule(slowest, quick));
     const [b, t, o] = contestants.map((k) => r[k.name]);
     const kernels = (k) => Object.entries(k.kernels).map(([impl, n]) => `${n} ${impl}`).join(', ');

@@ -10,14 +10,11 @@ import { parseArgs } from './lib/args.mjs';
 import { createEngine, engineVersions, ENGINES, ortOptimizedNodeCount } from './lib/engines.mjs';
 import { CHAIN_NODES, loadInputs, locateCase, MODEL_IDS, ROOT, selectCases, writeChainModel } from './lib/models.mjs';
 import { isaFamily, renderMarkdown, writeDocs } from './lib/report.mjs';
-import { planSchedule, timeInterleaved, warmUp } from './lib/timing.mjs';
+import { planSchedule, steadyWarmUp, timeInterleaved } from './lib/timing.mjs';
 
 const log = (line) => console.log(line);
 /** An engine whose first run of a case takes longer is recorded as too slow, not timed. */
 const TOO_SLOW_MS = 120_000;
-/** Warm-up: at least 6 runs (3 with --quick) and at least this long per engine (see warmUp). */
-const WARM_UP_MS = 2000;
-const WARM_UP_MS_QUICK = 500;
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const opts = parseArgs(process.argv.slice(2), MODEL_IDS);
 if (opts.from) {
@@ -112,7 +109,7 @@ async function benchCase(c, modelPath, inputs, threads) {
       const engine = await createEngine(name, modelPath, threads, c.level);
       entry.createMs[name] = performance.now() - t;
       const contestant = { name, engine, run: engine.run, feeds: engine.makeFeeds(inputs) };
-      const warm = await warmUp(contestant, opts.quick ? 3 : 6, TOO_SLOW_MS, opts.quick ? WARM_UP_MS_QUICK : WARM_UP_MS);
+      const warm = await steadyWarmUp(contestant, opts.quick, TOO_SLOW_MS);
       entry.firstRunMs[name] = warm[0];
       // How the engine does before it is warm: the first runs' median, kept beside the timed figures.
       entry.warmUp ??= {};

@@ -41,6 +41,14 @@ export async function warmUp(c, n, tooSlowMs = Number.POSITIVE_INFINITY, minMs =
 }
 
 /**
+ * The benches' warm-up rule, the same for every engine: at least 6 runs and 2 s (3 runs and 0.5 s with
+ * `quick`), at most `warmUp`'s 5,000 runs.
+ */
+export function steadyWarmUp(c, quick, tooSlowMs = Number.POSITIVE_INFINITY) {
+  return quick ? warmUp(c, 3, tooSlowMs, 500) : warmUp(c, 6, tooSlowMs, 2000);
+}
+
+/**
  * Picks the block length from the warm-up: about `targetBlockMs` of the slower engine per block,
  * clamped, and the same for both so they get the same number of samples.
  */

@@ -2,7 +2,8 @@
  * oneDNN's own Winograd (AVX-512 only in oneDNN 2.6, on 16-channel blocks: conv_primitive_desc.cc), where
  * `auto` takes it. For large images oneDNN schedules it with the whole transformed image in its scratchpad,
  * which measured 2-7x slower than the direct conv when allocated per call and 0.32-0.55x when kept, so
- * `auto` takes it only while the scratchpad is one the executing thread keeps between calls (256 MiB). Skipped where the blocked layout is not 16 channels (AVX2 CPUs, or
+ * `auto` takes it only while the scratchpad is one the executing thread keeps between calls (256 MiB).
+ * Skipped where the blocked layout is not 16 channels (AVX2 CPUs, or
  * ONEDNN_MAX_CPU_ISA=AVX2), where the addon's own AVX2 Winograd applies instead (winograd-native.test.ts).
  */
 import { describe, expect, it } from 'vitest';
